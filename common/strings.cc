@@ -1,0 +1,130 @@
+#include "common/strings.h"
+
+#include <cctype>
+#include <limits>
+
+namespace nccl_roce {
+
+namespace {
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::string_view trim(std::string_view text) {
+  size_t begin = 0;
+  while (begin < text.size() && isSpace(text[begin])) ++begin;
+  size_t end = text.size();
+  while (end > begin && isSpace(text[end - 1])) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t pos = text.find(separator, start);
+    if (pos == std::string_view::npos) {
+      parts.push_back(text.substr(start));
+      return parts;
+    }
+    parts.push_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string toLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool endsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<uint64_t> parseUnsigned(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (!isDigit(c)) return std::nullopt;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+StatusOr<uint64_t> parseByteSize(std::string_view text) {
+  std::string_view t = trim(text);
+  if (t.empty()) return Status(StatusCode::kInvalidArgument, "empty size");
+  size_t digits = 0;
+  while (digits < t.size() && isDigit(t[digits])) ++digits;
+  if (digits == 0) {
+    return Status(StatusCode::kInvalidArgument, "size '" + std::string(t) + "' does not start with a number");
+  }
+  std::optional<uint64_t> number = parseUnsigned(t.substr(0, digits));
+  if (!number) return Status(StatusCode::kInvalidArgument, "size '" + std::string(t) + "' exceeds 2^64-1 bytes");
+  std::string unit = toLower(trim(t.substr(digits)));
+  unsigned shift = 0;
+  if (unit.empty() || unit == "b") {
+    shift = 0;
+  } else {
+    static const char kUnits[] = "kmgtpe";
+    size_t index = std::string_view(kUnits).find(unit[0]);
+    std::string_view rest = std::string_view(unit).substr(1);
+    if (index == std::string_view::npos || !(rest.empty() || rest == "b" || rest == "ib")) {
+      return Status(StatusCode::kInvalidArgument,
+                    "size '" + std::string(t) + "' has unknown unit '" + unit + "' (expected K, M, G, T, P or E)");
+    }
+    shift = 10 * static_cast<unsigned>(index + 1);
+  }
+  if (shift > 0 && *number > (std::numeric_limits<uint64_t>::max() >> shift)) {
+    return Status(StatusCode::kInvalidArgument, "size '" + std::string(t) + "' exceeds 2^64-1 bytes");
+  }
+  return *number << shift;
+}
+
+std::string formatByteSize(uint64_t bytes) {
+  static const char kUnits[] = "KMGTPE";
+  if (bytes == 0) return "0";
+  int unit = -1;
+  while (unit < 5 && (bytes & 1023u) == 0) {
+    bytes >>= 10;
+    ++unit;
+  }
+  std::string out = std::to_string(bytes);
+  if (unit >= 0) out += kUnits[unit];
+  return out;
+}
+
+bool naturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (isDigit(a[i]) && isDigit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && isDigit(a[ie])) ++ie;
+      while (je < b.size() && isDigit(b[je])) ++je;
+      // Compare digit runs by value: strip leading zeros, then length, then lexicographically.
+      size_t is = i, js = j;
+      while (is + 1 < ie && a[is] == '0') ++is;
+      while (js + 1 < je && b[js] == '0') ++js;
+      if (ie - is != je - js) return (ie - is) < (je - js);
+      int cmp = a.substr(is, ie - is).compare(b.substr(js, je - js));
+      if (cmp != 0) return cmp < 0;
+      if (ie - i != je - j) return (ie - i) < (je - j);  // "01" after "1": fewer zeros first, for a total order
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return (a.size() - i) < (b.size() - j);
+}
+
+}  // namespace nccl_roce

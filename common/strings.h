@@ -1,0 +1,35 @@
+// Small, strict string helpers shared by the sysfs reader, the policy parser and the CLI.
+// Strict means: a value that does not parse entirely is an error, never a silent 0 (unlike atoi/strtoll).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace nccl_roce {
+
+std::string_view trim(std::string_view text);
+// Splits on every separator; empty fields are kept ("a,,b" -> {"a","","b"}).
+std::vector<std::string_view> split(std::string_view text, char separator);
+std::string toLower(std::string_view text);
+bool startsWith(std::string_view text, std::string_view prefix);
+bool endsWith(std::string_view text, std::string_view suffix);
+
+// Decimal digits only (no sign, no spaces, no base prefix); nullopt on anything else or on overflow.
+std::optional<uint64_t> parseUnsigned(std::string_view text);
+
+// Byte sizes as operators write them: "0", "4096", "64K", "4M", "1G", "2T", "16KiB", "8MB"
+// (K, M, G, T are powers of 1024, as in nccl-tests' -b/-e). Errors name what was wrong, including
+// values past 2^64-1.
+StatusOr<uint64_t> parseByteSize(std::string_view text);
+// Inverse for display: the largest unit that divides exactly ("64K", "1M", "1000").
+std::string formatByteSize(uint64_t bytes);
+
+// Natural order: digit runs compare as numbers, so mlx5_2 < mlx5_10 and rocep9s0 < rocep65s0.
+bool naturalLess(std::string_view a, std::string_view b);
+
+}  // namespace nccl_roce
