@@ -75,7 +75,7 @@ Candidate evaluatePort(const Machine& machine, const DeviceInfo& device, const P
   d.state = port.state ? port.state->text : "";
   d.rateGbps = port.rateGbps;
   if (!port.state) {
-    d.reason = "port state unreadable";
+    d.reason = port.problems.empty() ? "port state unreadable" : "port " + port.problems.front();
   } else if (port.state->code != kPortActive) {
     d.reason = "port is " + port.state->text + " (state " + std::to_string(port.state->code) + ")";
   } else if (port.physState && port.physState->code != kPhysLinkUp) {

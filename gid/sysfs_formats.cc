@@ -1,6 +1,7 @@
 #include "gid/sysfs_formats.h"
 
 #include <cctype>
+#include <charconv>
 
 #include "common/strings.h"
 
@@ -19,19 +20,11 @@ std::optional<double> parseRateGbps(std::string_view text) {
   size_t unit = text.find(" Gb/sec");
   if (unit == std::string_view::npos || unit == 0) return std::nullopt;
   std::string_view number = text.substr(0, unit);
-  size_t dot = number.find('.');
-  std::optional<uint64_t> whole = parseUnsigned(number.substr(0, dot));
-  if (!whole || *whole > 100000) return std::nullopt;
-  double value = static_cast<double>(*whole);
-  if (dot != std::string_view::npos) {
-    std::string_view fraction = number.substr(dot + 1);
-    if (fraction.empty() || fraction.size() > 6 || !parseUnsigned(fraction)) return std::nullopt;
-    double scale = 0.1;
-    for (char c : fraction) {
-      value += (c - '0') * scale;
-      scale /= 10;
-    }
-  }
+  if (!std::isdigit(static_cast<unsigned char>(number.front())) || number.size() > 16) return std::nullopt;
+  double value = 0;
+  // from_chars: locale-independent, and it must consume the whole number.
+  auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value, std::chars_format::fixed);
+  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
   return value;
 }
 
