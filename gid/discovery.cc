@@ -117,15 +117,16 @@ class Discoverer {
     PortInfo port;
     port.number = number;
     std::string base = "class/infiniband/" + device.name + "/ports/" + std::to_string(number);
-    readState(base + "/state", "state", port.state, port);
-    readState(base + "/phys_state", "phys_state", port.physState, port);
-    auto layer = sysfs_.attribute(base + "/link_layer");
+    SysfsReader::Directory attributes = sysfs_.directory(base);
+    readState(attributes, "state", port.state, port);
+    readState(attributes, "phys_state", port.physState, port);
+    auto layer = attributes.attribute("link_layer");
     if (layer.isOk()) {
       port.linkLayer = parseLinkLayer(*layer);
     } else {
       port.problems.push_back("link_layer " + describe(layer.status()));
     }
-    auto rate = sysfs_.attribute(base + "/rate");
+    auto rate = attributes.attribute("rate");
     if (rate.isOk()) {
       port.rateText = *rate;
       port.rateGbps = parseRateGbps(*rate);
@@ -141,8 +142,9 @@ class Discoverer {
     return port;
   }
 
-  void readState(const std::string& path, const char* what, std::optional<NumberedState>& out, PortInfo& port) {
-    auto text = sysfs_.attribute(path);
+  void readState(const SysfsReader::Directory& attributes, const char* what, std::optional<NumberedState>& out,
+                 PortInfo& port) {
+    auto text = attributes.attribute(what);
     if (!text.isOk()) {
       port.problems.push_back(std::string(what) + " " + describe(text.status()));
       return;
@@ -158,35 +160,76 @@ class Discoverer {
       return;
     }
     port.gidsScanned = true;
-    std::map<int, GidEntry> table;
+    std::vector<int> indices;
     for (const auto& name : *names) {
       auto index = parseUnsigned(name);
-      if (!index || *index > 65535) continue;
-      int i = static_cast<int>(*index);
-      auto text = sysfs_.attribute(base + "/gids/" + name);
+      if (index && *index <= 65535) indices.push_back(static_cast<int>(*index));
+    }
+    std::sort(indices.begin(), indices.end());
+    SysfsReader::Directory gids = sysfs_.directory(base + "/gids");
+    SysfsReader::Directory types = sysfs_.directory(base + "/gid_attrs/types");
+    SysfsReader::Directory ndevs = sysfs_.directory(base + "/gid_attrs/ndevs");
+    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    FamilyNeeds needs = familyNeeds();
+    std::map<int, GidEntry> table;
+    for (int index : indices) {
+      // Lowest index wins within a family, so once this namespace's families are covered the rest of the table
+      // cannot change the answer (unless verbs must be compared entry by entry).
+      if (verbs == nullptr && needs.satisfied()) break;
+      auto text = gids.attribute(std::to_string(index));
       std::optional<GidValue> value = text.isOk() ? GidValue::parseKernel(*text) : std::nullopt;
       if (!value || value->isZero()) {
         ++port.emptyGidEntries;
         continue;
       }
       GidEntry entry;
-      entry.index = i;
+      entry.index = index;
       entry.value = *value;
-      table.emplace(i, entry);
+      if (verbs == nullptr) {
+        examine(types, ndevs, entry);
+        needs.record(machine_, entry);
+      }
+      table.emplace(index, entry);
     }
-    mergeVerbs(device, port, table);
-    for (auto& [index, entry] : table) {
-      examine(base, entry);
-      port.gids.push_back(std::move(entry));
+    if (verbs != nullptr) {
+      mergeVerbs(device, port, *verbs, table);
+      for (auto& [index, entry] : table) examine(types, ndevs, entry);
     }
+    for (auto& [index, entry] : table) port.gids.push_back(std::move(entry));
+  }
+
+  // Which address families this namespace can still find a GID for; only known when addresses are.
+  struct FamilyNeeds {
+    bool known = false;
+    bool ipv4 = false;
+    bool ipv6 = false;
+    bool satisfied() const { return known && !ipv4 && !ipv6; }
+    void record(const Machine& machine, const GidEntry& entry) {
+      if (!known || !entry.notExamined.empty() || !entry.netdev || !entry.type || *entry.type != GidType::kRoceV2 ||
+          machine.visibleNetdevs.count(*entry.netdev) == 0) {
+        return;
+      }
+      auto own = machine.addressesOf(*entry.netdev);
+      if (std::find(own.begin(), own.end(), entry.value) == own.end()) return;
+      (entry.value.isIpv4Mapped() ? ipv4 : ipv6) = false;
+    }
+  };
+
+  FamilyNeeds familyNeeds() const {
+    FamilyNeeds needs;
+    if (!machine_.addresses) return needs;
+    needs.known = true;
+    for (const auto& a : *machine_.addresses) {
+      if (a.address.isLinkLocal() || machine_.visibleNetdevs.count(a.ifname) == 0) continue;
+      (a.address.isIpv4Mapped() ? needs.ipv4 : needs.ipv6) = true;
+    }
+    return needs;
   }
 
   // Verbs is the authority for GID values (NCCL queries them through verbs); sysfs for type and netdev.
-  void mergeVerbs(const std::string& device, PortInfo& port, std::map<int, GidEntry>& table) {
-    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
-    if (verbs == nullptr) return;
+  void mergeVerbs(const std::string& device, PortInfo& port, const VerbsPort& verbs, std::map<int, GidEntry>& table) {
     std::map<int, const VerbsGid*> byIndex;
-    for (const auto& gid : verbs->gids) byIndex[gid.index] = &gid;
+    for (const auto& gid : verbs.gids) byIndex[gid.index] = &gid;
     std::string where = device + " port " + std::to_string(port.number) + " GID ";
     for (auto it = table.begin(); it != table.end();) {
       auto v = byIndex.find(it->first);
@@ -221,7 +264,7 @@ class Discoverer {
 
   // Reads ndevs and types only where the entry could still qualify (the benchmark's "read no file you do
   // not need"): link-local entries and addresses that are not configured here are settled by value alone.
-  void examine(const std::string& base, GidEntry& entry) {
+  void examine(const SysfsReader::Directory& types, const SysfsReader::Directory& ndevs, GidEntry& entry) {
     if (entry.value.isLinkLocal()) {
       entry.notExamined = "link-local address";
       return;
@@ -231,14 +274,14 @@ class Discoverer {
       return;
     }
     std::string index = std::to_string(entry.index);
-    auto netdev = sysfs_.attribute(base + "/gid_attrs/ndevs/" + index);
+    auto netdev = ndevs.attribute(index);
     if (netdev.isOk()) {
       entry.netdev = *netdev;
     } else {
       entry.netdevProblem = "gid_attrs/ndevs/" + index + " " + describe(netdev.status());
     }
     if (!entry.netdev || machine_.visibleNetdevs.count(*entry.netdev) == 0) return;
-    auto type = sysfs_.attribute(base + "/gid_attrs/types/" + index);
+    auto type = types.attribute(index);
     if (type.isOk()) {
       std::optional<GidType> parsed = parseGidType(*type);
       if (parsed) {

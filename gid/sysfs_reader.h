@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,19 @@
 
 namespace nccl_roce::gid {
 
+// Reads files of one directory by leaf name. The real one opens the directory once and reads relative to it
+// (openat), which keeps the kernel's path walk short: a GID table is hundreds of files in one directory.
+class DirectoryFiles {
+ public:
+  virtual ~DirectoryFiles() = default;
+  virtual StatusOr<std::string> read(const std::string& leaf, size_t maxBytes) const = 0;
+};
+
 class FileAccess {
  public:
   virtual ~FileAccess() = default;
+  // Default: reads `path + "/" + leaf` through read(), so substitutes need not implement it.
+  virtual std::unique_ptr<DirectoryFiles> openDirectory(const std::string& path) const;
   virtual StatusOr<std::string> read(const std::string& path, size_t maxBytes) const = 0;
   virtual StatusOr<std::vector<std::string>> list(const std::string& path, size_t maxEntries) const = 0;
   virtual StatusOr<std::string> readLink(const std::string& path) const = 0;
@@ -43,10 +54,27 @@ class SysfsReader {
   StatusOr<std::string> linkTarget(const std::string& relative) const;
   bool exists(const std::string& relative) const;
 
+  // Attributes of one directory (a GID table), read by leaf name; same rules as attribute().
+  class Directory {
+   public:
+    StatusOr<std::string> attribute(const std::string& leaf) const;
+
+   private:
+    friend class SysfsReader;
+    Directory(const SysfsReader& reader, std::unique_ptr<DirectoryFiles> files, std::string path)
+        : reader_(reader), files_(std::move(files)), path_(std::move(path)) {}
+    const SysfsReader& reader_;
+    std::unique_ptr<DirectoryFiles> files_;
+    std::string path_;
+  };
+  Directory directory(const std::string& relative) const;
+
   // Files opened for reading so far (attribute() calls): the benchmark's "read no file you do not need".
   size_t filesRead() const { return filesRead_.load(std::memory_order_relaxed); }
 
  private:
+  StatusOr<std::string> finish(StatusOr<std::string> content, const std::string& full) const;
+
   std::string root_;
   const FileAccess& files_;
   mutable std::atomic<size_t> filesRead_{0};
