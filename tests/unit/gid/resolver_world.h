@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/env.h"
+#include "gid/resolution_json.h"
 #include "gid/resolve.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/temp_dir.h"
@@ -38,7 +39,26 @@ class ResolverWorld {
     }
     sources.verbs = verbs;
     sources.verbsSourceName = "test table";
-    return gid::resolve(sources, env);
+    gid::Resolution r = gid::resolve(sources, env);
+    expectDesignJson(r);
+    return r;
+  }
+
+  // Every scenario's `detect --format json` document keeps DESIGN.md section 3's shape.
+  static void expectDesignJson(const gid::Resolution& r) {
+    auto doc = gid::resolutionToJson(r);
+    EXPECT_EQ(doc["devices"].size(), r.ports.size());
+    for (const auto& d : doc["devices"]) {
+      for (const char* key : {"name", "port", "link_layer", "state", "selected", "gid_index", "gid", "netdev", "reason"}) {
+        EXPECT_TRUE(d.contains(key)) << key;
+      }
+      EXPECT_EQ(d["selected"].get<bool>(), d["reason"].get<std::string>().rfind("active", 0) == 0) << d.dump();
+      if (d["link_layer"] == "InfiniBand") {
+        EXPECT_TRUE(d["gid_index"].is_null());
+      }
+    }
+    EXPECT_EQ(doc["env"].contains("NCCL_IB_HCA"), r.anySelected() || doc["kept"].dump().find("NCCL_IB_HCA") != std::string::npos);
+    EXPECT_NO_THROW(gid::dumpJson(doc));
   }
 
   TempDir dir;
