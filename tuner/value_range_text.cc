@@ -31,8 +31,11 @@ StatusOr<ValueRange> parseValueRange(std::string_view text, RangeUnit unit) {
     return range;
   }
   std::string_view lo = trim(t.substr(0, dots));
-  std::string_view hi = trim(t.substr(dots + 2));
+  std::string_view rest = t.substr(dots + 2);
+  bool inclusive = !rest.empty() && rest.front() == '=';
+  std::string_view hi = trim(inclusive ? rest.substr(1) : rest);
   if (lo.empty() && hi.empty()) return Status(StatusCode::kInvalidArgument, "'..' needs at least one bound");
+  if (inclusive && hi.empty()) return Status(StatusCode::kInvalidArgument, "'..=' needs an upper bound");
   if (!lo.empty()) {
     auto value = parseValue(lo, unit);
     if (!value.isOk()) return value.status();
@@ -41,7 +44,12 @@ StatusOr<ValueRange> parseValueRange(std::string_view text, RangeUnit unit) {
   if (!hi.empty()) {
     auto value = parseValue(hi, unit);
     if (!value.isOk()) return value.status();
-    range.hi = *value;
+    if (!inclusive && *value <= range.lo) {
+      return Status(StatusCode::kInvalidArgument,
+                    std::string(*value < range.lo ? "inverted" : "empty") + " range '" + std::string(t) + "': " +
+                        formatValue(range.lo, unit) + ".." + formatValue(*value, unit) + " holds no value");
+    }
+    range.hi = inclusive ? *value : *value - 1;
   }
   if (range.lo > range.hi) {
     return Status(StatusCode::kInvalidArgument, "inverted range '" + std::string(t) + "': " +
@@ -55,9 +63,11 @@ std::string formatValueRange(const ValueRange& range, RangeUnit unit) {
   if (range.isAll()) return "*";
   if (range.lo == range.hi) return formatValue(range.lo, unit);
   std::string out = range.lo == 0 ? "" : formatValue(range.lo, unit);
-  out += "..";
-  if (range.hi != std::numeric_limits<uint64_t>::max()) out += formatValue(range.hi, unit);
-  return out;
+  if (range.hi == std::numeric_limits<uint64_t>::max()) return out + "..";
+  // Half-open when the exclusive bound reads better ("..64K" rather than "..=65535").
+  std::string exclusive = formatValue(range.hi + 1, unit);
+  std::string inclusive = formatValue(range.hi, unit);
+  return exclusive.size() <= inclusive.size() ? out + ".." + exclusive : out + "..=" + inclusive;
 }
 
 }  // namespace nccl_roce::tuner
