@@ -14,5 +14,7 @@ struct CommandContext {
 void addDetectCommands(CLI::App& app, CommandContext& context);
 // cli/snapshot.cc: `snapshot`
 void addSnapshotCommand(CLI::App& app, CommandContext& context);
+// cli/policy.cc: `policy lint`, `policy explain`
+void addPolicyCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   nccl_roce::cli::addDetectCommands(app, context);
   nccl_roce::cli::addSnapshotCommand(app, context);
+  nccl_roce::cli::addPolicyCommands(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
