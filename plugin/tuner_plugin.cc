@@ -9,6 +9,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "plugin/env_plugin.h"
 #include "plugin/nccl_logger.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
@@ -106,6 +107,7 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   c->nNodes = nNodes;
   c->logger.setFunction(logFunction);
   try {
+    if (logFunction != nullptr) processEnvPlugin().flushPendingLog(c->logger);
     initContext(*c, processEnvironment());
   } catch (...) {
     c->compiled.reset();
