@@ -169,6 +169,11 @@ class Discoverer {
     SysfsReader::Directory types = sysfs_.directory(base + "/gid_attrs/types");
     SysfsReader::Directory ndevs = sysfs_.directory(base + "/gid_attrs/ndevs");
     const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    if (verbs != nullptr && !verbs->gidError.empty()) {
+      machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": " + verbs->gidError +
+                                  "; using sysfs's GID values");
+      verbs = nullptr;
+    }
     FamilyNeeds needs = familyNeeds();
     std::map<int, GidEntry> table;
     for (int index : indices) {

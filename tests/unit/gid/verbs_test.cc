@@ -24,6 +24,7 @@ struct FakeVerbs {
   };
   std::vector<Device> devices;
   std::vector<ibv_device*> handles;
+  std::string failing;  // the name of the one verbs call that fails, for fault injection
   static FakeVerbs* current;
 };
 FakeVerbs* FakeVerbs::current = nullptr;
@@ -35,8 +36,14 @@ T* handleFor(int i) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(i + 1) << 4);
 }
 
+bool fails(const char* call) { return FakeVerbs::current->failing == call; }
+
 ibv_device** fakeGetDeviceList(int* n) {
   auto& fake = *FakeVerbs::current;
+  if (fails("getDeviceList")) {
+    errno = ENOSYS;
+    return nullptr;
+  }
   fake.handles.clear();
   for (size_t i = 0; i < fake.devices.size(); ++i) fake.handles.push_back(handleFor<ibv_device>(static_cast<int>(i)));
   fake.handles.push_back(nullptr);
@@ -46,7 +53,7 @@ ibv_device** fakeGetDeviceList(int* n) {
 void fakeFreeDeviceList(ibv_device**) {}
 const char* fakeGetDeviceName(ibv_device* d) { return FakeVerbs::current->devices[indexOf(d)].name.c_str(); }
 ibv_context* fakeOpenDevice(ibv_device* d) {
-  if (!FakeVerbs::current->devices[indexOf(d)].openable) {
+  if (!FakeVerbs::current->devices[indexOf(d)].openable || fails("openDevice")) {
     errno = EACCES;
     return nullptr;
   }
@@ -54,10 +61,12 @@ ibv_context* fakeOpenDevice(ibv_device* d) {
 }
 int fakeCloseDevice(ibv_context*) { return 0; }
 int fakeQueryDevice(ibv_context* c, ibv_device_attr* attr) {
+  if (fails("queryDevice")) return EIO;
   attr->phys_port_cnt = static_cast<uint8_t>(FakeVerbs::current->devices[indexOf(c)].ports.size());
   return 0;
 }
 int fakeQueryPort(ibv_context* c, uint8_t, ibv_port_attr* attr) {
+  if (fails("queryPort")) return EIO;
   attr->state = IBV_PORT_ACTIVE;
   attr->link_layer = IBV_LINK_LAYER_ETHERNET;
   attr->gid_tbl_len = FakeVerbs::current->devices[indexOf(c)].tableLength;
@@ -74,6 +83,7 @@ bool lookup(ibv_context* c, uint32_t port, uint32_t index, gid::GidValue* value,
   return true;
 }
 int fakeQueryGid(ibv_context* c, uint8_t port, int index, ibv_gid* out) {
+  if (fails("queryGid")) return EIO;
   gid::GidValue value;
   int type;
   std::memset(out, 0, sizeof(*out));
@@ -81,9 +91,10 @@ int fakeQueryGid(ibv_context* c, uint8_t port, int index, ibv_gid* out) {
   return 0;
 }
 int fakeQueryGidEx(ibv_context* c, uint32_t port, uint32_t index, ibv_gid_entry* entry, uint32_t, size_t) {
+  if (fails("queryGidEx")) return EIO;
   gid::GidValue value;
   int type;
-  if (!lookup(c, port, index, &value, &type)) return ENODATA;
+  if (!lookup(c, port, index, &value, &type)) return ENODATA;  // what rdma-core returns for an empty entry
   std::memcpy(entry->gid.raw, value.bytes.data(), 16);
   entry->gid_index = index;
   entry->port_num = port;
@@ -173,6 +184,36 @@ TEST_F(VerbsTest, SysfsEntriesVerbsDoesNotHaveAreDropped) {
   EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1 GID 7: sysfs reads 0000:0000:0000:0000:0000:ffff:0a1e:0004, "
                                            "verbs reads it empty; using verbs"));
   EXPECT_EQ(portOf(r, "mlx5_0", 1).gidIndex, 5);
+}
+
+// Fault injection: libibverbs loads but one of its calls fails every time.
+TEST_F(VerbsTest, EachFailingVerbsCallEndsInTheDocumentedFallback) {
+  twoRails();
+  w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
+  w.sys.device("mlx5_1").port(1).gid(5, ipv4Gid("10.30.1.4"), "RoCE v2", "net2");
+  for (const char* call : {"getDeviceList", "openDevice", "queryDevice", "queryPort", "queryGid", "queryGidEx"}) {
+    SCOPED_TRACE(call);
+    fake.failing = call;
+    for (bool withEx : {true, false}) {
+      auto table = fakeTable(withEx);
+      auto r = w.resolve(gid::realFileAccess(), &table);
+      if (std::string(call) == "getDeviceList") {
+        EXPECT_THAT(r.verbsSource, HasSubstr("ibv_get_device_list failed")) << "sysfs alone then";
+        EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
+      } else if (std::string(call) == "openDevice") {
+        EXPECT_FALSE(r.anySelected()) << "a pod that cannot open a device cannot use it";
+        EXPECT_THAT(portOf(r, "mlx5_0", 1).reason, HasSubstr("this pod cannot open it"));
+        EXPECT_THAT(r.error, HasSubstr("no usable RDMA port"));
+      } else {
+        // A device, port or GID table verbs cannot describe: its GIDs come from sysfs.
+        EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1") << call;
+        bool tableCallFailed = (std::string(call) == "queryGidEx" && withEx) || (std::string(call) == "queryGid" && !withEx);
+        if (tableCallFailed) {
+          EXPECT_THAT(joinedWarnings(r), HasSubstr("failed: Input/output error; using sysfs's GID values"));
+        }
+      }
+    }
+  }
 }
 
 TEST(SystemVerbs, LoadsOnThisMachineOrSaysWhyNot) {
