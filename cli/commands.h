@@ -16,5 +16,7 @@ void addDetectCommands(CLI::App& app, CommandContext& context);
 void addSnapshotCommand(CLI::App& app, CommandContext& context);
 // cli/policy.cc: `policy lint`, `policy explain`
 void addPolicyCommands(CLI::App& app, CommandContext& context);
+// cli/doctor_command.cc: `doctor`
+void addDoctorCommand(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

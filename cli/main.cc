@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   nccl_roce::cli::addDetectCommands(app, context);
   nccl_roce::cli::addSnapshotCommand(app, context);
   nccl_roce::cli::addPolicyCommands(app, context);
+  nccl_roce::cli::addDoctorCommand(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

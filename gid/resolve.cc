@@ -88,6 +88,7 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
   resolution.family = selection.family;
   if (!selection.anySelected()) resolution.error = noneSelectedError(machine, selection);
   resolution.ports = std::move(selection.ports);
+  resolution.machine = std::make_shared<const Machine>(std::move(machine));
   return resolution;
 }
 

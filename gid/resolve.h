@@ -3,6 +3,7 @@
 // Never throws; safe to call from several threads at once (no shared mutable state).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct Resolution {
   std::string addressSource;        // "getifaddrs", a file name, or "none (matched by netdev)"
   std::string verbsSource;          // "libibverbs.so.1", or why verbs was not used
   size_t filesRead = 0;
+  // What discovery read (every device, port and examined GID entry), for tools such as `nccl-roce doctor`.
+  std::shared_ptr<const Machine> machine;
 
   bool anySelected() const { return error.empty(); }
   // The value we resolved for `name`; nullopt when the user set it (kept) or we do not set it.

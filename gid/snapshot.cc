@@ -90,7 +90,13 @@ Snapshot captureSnapshot(const std::string& sysfsRoot, const AddressSource* addr
   Snapshot snapshot;
   RecordingFileAccess recorder(snapshot, sysfsRoot);
   SysfsReader sysfs(sysfsRoot, recorder);
-  (void)sysfs.entries("class/net");
+  // Netdevs and uverbs nodes too: `nccl-roce doctor --snapshot` reads their MTU and device names.
+  if (auto netdevs = sysfs.entries("class/net"); netdevs.isOk()) {
+    for (const auto& netdev : *netdevs) (void)sysfs.attribute("class/net/" + netdev + "/mtu");
+  }
+  if (auto uverbs = sysfs.entries("class/infiniband_verbs"); uverbs.isOk()) {
+    for (const auto& node : *uverbs) (void)sysfs.attribute("class/infiniband_verbs/" + node + "/ibdev");
+  }
   auto devices = sysfs.entries("class/infiniband");
   if (devices.isOk()) {
     for (const auto& device : *devices) {

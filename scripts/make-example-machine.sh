@@ -20,6 +20,8 @@ for i in 0 1 2 3 4 5 6 7; do
   ln -s "../../../devices/pci0000:00/$pci" "$tree/class/infiniband/$dev/device"
   w "devices/pci0000:00/$pci/numa_node" $((i / 4))
   w "class/net/$net/operstate" up
+  w "class/net/$net/mtu" 9000
+  w "class/infiniband_verbs/uverbs$((10 + i))/ibdev" "$dev"
   p="class/infiniband/$dev/ports/1"
   w "$p/state" "4: ACTIVE"; w "$p/phys_state" "5: LinkUp"; w "$p/link_layer" Ethernet; w "$p/rate" "400 Gb/sec (4X NDR)"
   mkdir -p "$tree/$p/gid_attrs/types" "$tree/$p/gid_attrs/ndevs"
@@ -36,6 +38,8 @@ for i in 0 1 2 3 4 5 6 7; do
 done
 echo "eth0 10.244.3.17/24" >> "$tree/ifaddrs"
 mkdir -p "$tree/class/net/eth0" "$tree/class/net/lo"
+w class/net/eth0/mtu 1500
+w class/net/lo/mtu 65536
 dev=mlx5_0; pci=0000:0c:00.0; p="class/infiniband/$dev/ports/1"
 mkdir -p "$tree/devices/pci0000:00/$pci" "$tree/class/infiniband/$dev" "$tree/$p/gid_attrs/types" "$tree/$p/gid_attrs/ndevs"
 ln -s "../../../devices/pci0000:00/$pci" "$tree/class/infiniband/$dev/device"

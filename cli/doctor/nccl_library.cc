@@ -1,0 +1,125 @@
+// Which libnccl this environment loads and which of our plugins it will pick, following NCCL's own lookup:
+// NCCL_<T>_PLUGIN as given, else libnccl-<t>-<value>.so; unset means libnccl-<t>.so; "none" disables.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "cli/doctor/checks.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "plugin/nccl/net_v6.h"
+
+namespace nccl_roce::doctor {
+
+namespace {
+
+std::vector<std::string> searchDirs(const Environment& env) {
+  std::vector<std::string> dirs;
+  if (auto path = env.get("LD_LIBRARY_PATH")) {
+    for (std::string_view d : split(*path, ':')) {
+      if (!d.empty()) dirs.emplace_back(d);
+    }
+  }
+  for (const char* d : {"/usr/local/cuda/lib", "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/local/lib",
+                        "/usr/lib"}) {
+    dirs.emplace_back(d);
+  }
+  return dirs;
+}
+
+std::string find(const std::string& name, const Environment& env) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), R_OK) == 0 ? name : "";
+  for (const auto& dir : searchDirs(env)) {
+    std::string path = dir + "/" + name;
+    if (::access(path.c_str(), R_OK) == 0) return path;
+  }
+  return "";
+}
+
+// The name inside a plugin library's net table ("nccl-roce" for ours), or "" if it has none.
+std::string pluginName(const std::string& path) {
+  void* lib = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) return "";
+  std::string name;
+  for (const char* symbol : {"ncclNetPlugin_v6", "ncclTunerPlugin_v2", "ncclEnvPlugin_v1"}) {
+    // Every table of every version starts with `const char* name`.
+    auto* table = static_cast<const ncclNet_v6_t*>(::dlsym(lib, symbol));
+    if (table != nullptr && table->name != nullptr) {
+      name = table->name;
+      break;
+    }
+  }
+  ::dlclose(lib);
+  return name;
+}
+
+int ncclVersion(const std::string& path) {
+  void* lib = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) return 0;
+  using GetVersion = int (*)(int*);
+  auto get = reinterpret_cast<GetVersion>(::dlsym(lib, "ncclGetVersion"));
+  int version = 0;
+  if (get == nullptr || get(&version) != 0) version = 0;
+  ::dlclose(lib);
+  return version;
+}
+
+}  // namespace
+
+CheckResult checkNcclLibrary(const DoctorInputs& in) {
+  const char* id = "nccl-library";
+  const char* title = "NCCL and the plugins it will load";
+  const Environment& env = *in.env;
+  std::string nccl = in.ncclLibrary.empty() ? find("libnccl.so.2", env) : find(in.ncclLibrary, env);
+  std::string detail;
+  std::vector<std::string> warnings, failures;
+  int version = nccl.empty() ? 0 : ncclVersion(nccl);
+  if (nccl.empty()) {
+    warnings.push_back("libnccl.so.2 not found on LD_LIBRARY_PATH or the usual places");
+  } else {
+    detail = "NCCL " + (version > 0 ? format("%d.%d.%d", version / 10000, version / 100 % 100, version % 100)
+                                    : std::string("of unknown version")) + " at " + nccl;
+  }
+  for (const char* kind : {"net", "tuner", "env"}) {
+    std::string variable = "NCCL_" + toLower(kind) + "_PLUGIN";
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::optional<std::string> value = env.get(variable);
+    std::string line;
+    if (!value || value->empty()) {
+      line = std::string(kind) + ": " + variable + " unset (NCCL tries libnccl-" + kind + ".so)";
+      warnings.push_back(variable + " is not set to roce");
+    } else if (toLower(*value) == "none") {
+      line = std::string(kind) + ": disabled by " + variable + "=none";
+      warnings.push_back(variable + "=none");
+    } else {
+      std::string path = find(*value, env);
+      bool asLibrary = value->find('/') == std::string::npos && !(startsWith(*value, "lib") && endsWith(*value, ".so"));
+      if (path.empty() && asLibrary) path = find("libnccl-" + std::string(kind) + "-" + *value + ".so", env);
+      if (path.empty()) {
+        line = std::string(kind) + ": " + variable + "=" + *value + " finds no library";
+        failures.push_back(line);
+      } else {
+        std::string name = pluginName(path);
+        line = std::string(kind) + ": " + path + (name.empty() ? "" : " (" + name + ")");
+        if (name != "nccl-roce") warnings.push_back(std::string(kind) + " plugin is not nccl-roce");
+      }
+      if (std::string(kind) == "env" && version > 0 && version < 22807) {
+        warnings.push_back("NCCL before 2.28.7 ignores env plugins (the net plugin applies the settings instead)");
+      }
+    }
+    detail += (detail.empty() ? "" : "; ") + line;
+  }
+  if (!failures.empty()) {
+    return CheckResult::fail(id, title, detail,
+                             "put libnccl-roce.so and its links on LD_LIBRARY_PATH (NCCL silently falls back otherwise)");
+  }
+  if (!warnings.empty()) {
+    std::string all;
+    for (const auto& w : warnings) all += (all.empty() ? "" : "; ") + w;
+    return CheckResult::warn(id, title, detail + " [" + all + "]",
+                             "set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce with the library on "
+                             "LD_LIBRARY_PATH");
+  }
+  return CheckResult::pass(id, title, detail);
+}
+
+}  // namespace nccl_roce::doctor
