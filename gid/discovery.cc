@@ -85,9 +85,12 @@ class Discoverer {
     if (link.isOk()) {
       std::string target = *link;
       std::string leaf = target.substr(target.find_last_of('/') + 1);
-      if (isPciAddress(leaf)) device.pciAddress = leaf;
-      device.role = sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction
-                                                           : FunctionRole::kPhysicalFunction;
+      // Only a PCI function is a PF or a VF; soft-RoCE, sub-functions and auxiliary devices stay unknown.
+      if (isPciAddress(leaf)) {
+        device.pciAddress = leaf;
+        device.role = sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction
+                                                             : FunctionRole::kPhysicalFunction;
+      }
       auto numa = sysfs_.attribute(base + "/device/numa_node");
       if (numa.isOk()) {
         auto node = parseUnsigned(*numa);  // "-1" (no NUMA information) does not parse: stays unknown
@@ -120,6 +123,7 @@ class Discoverer {
     SysfsReader::Directory attributes = sysfs_.directory(base);
     readState(attributes, "state", port.state, port);
     readState(attributes, "phys_state", port.physState, port);
+    crossCheckState(device.name, port);
     auto layer = attributes.attribute("link_layer");
     if (layer.isOk()) {
       port.linkLayer = parseLinkLayer(*layer);
@@ -138,8 +142,56 @@ class Discoverer {
                   (!port.physState || port.physState->code == kPhysLinkUp);
     if (usable && port.linkLayer == LinkLayer::kEthernet) {
       readGidTable(device.name, base, port);
+      readForcedEntries(device.name, base, port);
     }
     return port;
+  }
+
+  // What each user-forced index holds on this port, read in full: value, type and netdev.
+  void readForcedEntries(const std::string& device, const std::string& base, PortInfo& port) {
+    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    for (int index : in_.forcedIndices) {
+      ForcedGid forced;
+      forced.entry.index = index;
+      std::string leaf = std::to_string(index);
+      auto text = sysfs_.attribute(base + "/gids/" + leaf);
+      if (text.isOk()) {
+        auto value = GidValue::parseKernel(*text);
+        if (value) {
+          forced.entry.value = *value;
+        } else {
+          forced.valueProblem = "gids/" + leaf + " '" + *text + "' not understood";
+        }
+      } else {
+        forced.valueProblem = "gids/" + leaf + " " + describe(text.status());
+      }
+      if (verbs != nullptr) {
+        forced.entry.value = GidValue();
+        for (const auto& gid : verbs->gids) {
+          if (gid.index == index) forced.entry.value = gid.value;
+        }
+        forced.entry.valueFromVerbs = true;
+        if (index < verbs->gidTableLength) forced.valueProblem.clear();
+      }
+      if (forced.valueProblem.empty() && !forced.entry.value.isZero()) {
+        auto netdev = sysfs_.attribute(base + "/gid_attrs/ndevs/" + leaf);
+        if (netdev.isOk()) forced.entry.netdev = *netdev;
+        auto type = sysfs_.attribute(base + "/gid_attrs/types/" + leaf);
+        if (type.isOk()) forced.entry.type = parseGidType(*type).value_or(GidType::kOther);
+      }
+      port.forced.push_back(std::move(forced));
+    }
+  }
+
+  // NCCL decides from verbs whether a port is active: when the two views disagree, say so and go by verbs.
+  void crossCheckState(const std::string& device, PortInfo& port) {
+    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    if (verbs == nullptr || !port.state || verbs->state == port.state->code) return;
+    NumberedState fromVerbs{verbs->state, portStateName(verbs->state)};
+    machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": sysfs state is " +
+                                std::to_string(port.state->code) + ": " + port.state->text + ", verbs state is " +
+                                std::to_string(fromVerbs.code) + ": " + fromVerbs.text + "; using verbs");
+    port.state = fromVerbs;
   }
 
   void readState(const SysfsReader::Directory& attributes, const char* what, std::optional<NumberedState>& out,

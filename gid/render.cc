@@ -117,6 +117,16 @@ std::vector<EnvSetting> renderSettings(const Selection& selection, const Machine
     }
   }
 
+  // UCX refuses UCX_IB_ROCE_SUBNETS together with UCX_IB_GID_INDEX: a user-set one means we leave out the other.
+  for (const auto& [userSet, ours] : {std::pair<const char*, const char*>{"UCX_IB_GID_INDEX", "UCX_IB_ROCE_SUBNETS"},
+                                      std::pair<const char*, const char*>{"UCX_IB_ROCE_SUBNETS", "UCX_IB_GID_INDEX"}}) {
+    auto it = resolved.find(ours);
+    if (it == resolved.end() || !user.get(userSet)) continue;
+    warnings.push_back(std::string(ours) + "=" + it->second.value + " not set: UCX refuses it together with " +
+                       userSet + ", which the user set");
+    resolved.erase(it);
+  }
+
   std::vector<EnvSetting> out;
   for (const auto& name : resolvedVariableNames()) {
     std::optional<std::string> userValue = user.get(name);

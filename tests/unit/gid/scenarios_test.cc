@@ -38,6 +38,9 @@ TEST(Scenario, BareMetalEightRailRoceSelectsIndexThreeOnEveryRail) {
   EXPECT_EQ(rail.gid->toKernelString(), "0000:0000:0000:0000:0000:ffff:0a00:050b");
   EXPECT_EQ(rail.netdev, "ens5np0");
   EXPECT_THAT(rail.reason, HasSubstr("10.0.5.11 on ens5np0"));
+  EXPECT_EQ(rail.pciAddress, "0000:22:00.0");
+  EXPECT_EQ(rail.numaNode, 1);
+  EXPECT_EQ(rail.role, gid::FunctionRole::kPhysicalFunction);
 }
 
 // Kubernetes SR-IOV VF pods (cases 1, 2): the pod's entries start at index 4; 0-3 read as zeros.
@@ -52,8 +55,27 @@ TEST(Scenario, SriovVfPodTableStartingAtFourSelectsItsOwnIpv4Entry) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(portOf(r, "mlx5_3", 1).gidIndex, 7);
+  EXPECT_EQ(portOf(r, "mlx5_3", 1).role, gid::FunctionRole::kVirtualFunction);
+  EXPECT_EQ(portOf(r, "mlx5_3", 1).pciAddress, "0000:3b:00.2");
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "7");
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_3:1");
+}
+
+// mlx5 sub-functions (and soft-RoCE, auxiliary-bus devices) hang off something that is not a PCI function:
+// no PCI address, and neither PF nor VF.
+TEST(Scenario, ScalableFunctionDeviceHasNoPciRole) {
+  ResolverWorld w;
+  w.sys.netdev("enp193s0f0s88");
+  w.address("enp193s0f0s88", "10.50.0.2/24");
+  w.sys.device("rocep193s0f0S88").pci("mlx5_core.sf.2", 1);
+  w.sys.device("rocep193s0f0S88").port(1).roce(200).tableLength(4).linkLocalGids("enp193s0f0s88").ipv4Pair(
+      2, "10.50.0.2", "enp193s0f0s88");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  const auto& sf = portOf(r, "rocep193s0f0S88", 1);
+  EXPECT_FALSE(sf.pciAddress.has_value());
+  EXPECT_EQ(sf.role, gid::FunctionRole::kUnknown);
+  EXPECT_EQ(sf.gidIndex, 3);
 }
 
 // macvlan pods share one HCA: other pods' GIDs are in the table, on netdevs that are also called net1 in
@@ -341,6 +363,20 @@ TEST(Scenario, TheFastestPortsDecideTheFamily) {
   auto r = w.resolve();
   EXPECT_EQ(r.family, gid::AddressFamily::kIpv6);
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1");
+}
+
+// Among equally fast candidates the family that keeps more ports wins: one stray IPv4 rail must not push
+// two IPv6 rails out.
+TEST(Scenario, TheFamilyKeepingMoreOfTheFastestPortsWins) {
+  ResolverWorld w;
+  for (std::string n : {"a", "b", "c"}) w.sys.netdev(n);
+  w.sys.device("mlx5_0").port(1).roce(400).tableLength(4).ipv4Pair(2, "10.8.0.1", "a");
+  w.sys.device("mlx5_1").port(1).roce(400).tableLength(4).gid(3, ipv6Gid("fd00:8::1"), "RoCE v2", "b");
+  w.sys.device("mlx5_2").port(1).roce(400).tableLength(4).gid(3, ipv6Gid("fd00:9::1"), "RoCE v2", "c");
+  auto r = w.resolve();
+  EXPECT_EQ(r.family, gid::AddressFamily::kIpv6);
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1,mlx5_2:1");
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "qualifies only with an IPv4 GID; the selected ports use IPv6");
 }
 
 TEST(Scenario, NcclTakesAtMostThirtyTwoDevicePorts) {

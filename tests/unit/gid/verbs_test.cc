@@ -21,6 +21,7 @@ struct FakeVerbs {
     bool openable = true;
     std::map<int, std::map<int, std::pair<std::string, int>>> ports;  // port -> index -> (kernel gid, type)
     int tableLength = 16;
+    int portState = IBV_PORT_ACTIVE;
   };
   std::vector<Device> devices;
   std::vector<ibv_device*> handles;
@@ -58,7 +59,7 @@ int fakeQueryDevice(ibv_context* c, ibv_device_attr* attr) {
   return 0;
 }
 int fakeQueryPort(ibv_context* c, uint8_t, ibv_port_attr* attr) {
-  attr->state = IBV_PORT_ACTIVE;
+  attr->state = static_cast<ibv_port_state>(FakeVerbs::current->devices[indexOf(c)].portState);
   attr->link_layer = IBV_LINK_LAYER_ETHERNET;
   attr->gid_tbl_len = FakeVerbs::current->devices[indexOf(c)].tableLength;
   return 0;
@@ -173,6 +174,18 @@ TEST_F(VerbsTest, SysfsEntriesVerbsDoesNotHaveAreDropped) {
   EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1 GID 7: sysfs reads 0000:0000:0000:0000:0000:ffff:0a1e:0004, "
                                            "verbs reads it empty; using verbs"));
   EXPECT_EQ(portOf(r, "mlx5_0", 1).gidIndex, 5);
+}
+
+// NCCL skips a port that verbs does not report ACTIVE, whatever sysfs says (a stale or foreign sysfs view).
+TEST_F(VerbsTest, PortStatesAreTakenFromVerbsWhenTheViewsDisagree) {
+  twoRails();
+  w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
+  fake.devices[0].portState = IBV_PORT_DOWN;
+  auto table = fakeTable(true);
+  auto r = w.resolve(gid::realFileAccess(), &table);
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1");
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port is DOWN (state 1)");
+  EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1: sysfs state is 4: ACTIVE, verbs state is 1: DOWN; using verbs"));
 }
 
 TEST(SystemVerbs, LoadsOnThisMachineOrSaysWhyNot) {
