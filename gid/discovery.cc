@@ -45,11 +45,10 @@ class Discoverer {
     readNetdevs();
     auto names = sysfs_.entries("class/infiniband");
     if (!names.isOk()) {
-      if (names.status().code() == StatusCode::kNotFound) {
-        machine_.warnings.push_back("no RDMA devices: " + sysfs_.path("class/infiniband") + " does not exist");
-      } else {
-        machine_.warnings.push_back("cannot list RDMA devices: " + names.status().toString());
-      }
+      machine_.noDevicesReason = names.status().code() == StatusCode::kNotFound
+                                     ? "no RDMA devices: " + sysfs_.path("class/infiniband") + " does not exist"
+                                     : "cannot list RDMA devices: " + names.status().toString();
+      machine_.warnings.push_back(machine_.noDevicesReason);
       return;
     }
     std::sort(names->begin(), names->end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });

@@ -80,6 +80,7 @@ struct Machine {
   std::set<std::string> visibleNetdevs;        // class/net/<ifname> of this namespace
   std::optional<std::vector<InterfaceAddress>> addresses;  // nullopt: unknown (match by netdev alone)
   std::vector<std::string> warnings;
+  std::string noDevicesReason;  // why `devices` is empty, when the listing itself failed
 
   // Addresses configured on `netdev` (empty when unknown or none).
   std::vector<GidValue> addressesOf(const std::string& netdev) const;

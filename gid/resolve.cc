@@ -14,7 +14,7 @@ constexpr const char* kDefaultSysfsRoot = "/sys";
 
 std::string noneSelectedError(const Machine& machine, const Selection& selection) {
   if (machine.devices.empty()) {
-    return machine.warnings.empty() ? std::string("no RDMA devices found") : machine.warnings.front();
+    return machine.noDevicesReason.empty() ? std::string("no RDMA devices found") : machine.noDevicesReason;
   }
   return "no usable RDMA port: none of " + std::to_string(selection.ports.size()) +
          " device port(s) qualified (see each port's reason)";

@@ -1,0 +1,63 @@
+// What the env and net plugins serve on a real resolution: the resolver's settings for the machine under
+// NCCL_ROCE_SYSFS_ROOT plus the policy's environment defaults, never a variable the user set.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plugin/served_settings.h"
+#include "tests/fixtures/fake_sysfs.h"
+#include "tests/support/capturing_logger.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Machine {
+  Machine() : sys(dir.join("sys")) {
+    sys.netdev("net1");
+    sys.device("mlx5_0").port(1).roce(400).tableLength(8).linkLocalGids("net1").ipv4Pair(2, "10.0.0.1", "net1");
+    env.set("NCCL_ROCE_SYSFS_ROOT", sys.root());
+  }
+  testing::TempDir dir;
+  testing::FakeSysfs sys;
+  MapEnvironment env;
+  testing::CapturingLogger log;
+};
+
+TEST(ServedSettings, TheResolutionOfTheMachineAndThePolicyDefaults) {
+  Machine m;
+  m.env.set("NCCL_ROCE_POLICY", m.dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION "
+                                                          "= \"2\"\nNCCL_IB_HCA = \"=mlx5_9:1\"\n"));
+  ServedSettings served = resolveServedSettings(m.env, m.log);
+  EXPECT_TRUE(served.failure.empty()) << served.failure;
+  EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1") << "the resolution wins over a policy default";
+  EXPECT_EQ(served.values["NCCL_IB_GID_INDEX"], "3");
+  EXPECT_EQ(served.values["NCCL_IB_QPS_PER_CONNECTION"], "2");
+  bool mentioned = false;
+  for (const auto& line : served.lines) mentioned |= line == "NCCL_IB_QPS_PER_CONNECTION=2 (default of the tuner policy)";
+  EXPECT_TRUE(mentioned);
+}
+
+TEST(ServedSettings, NeverServesWhatTheUserSet) {
+  Machine m;
+  m.env.set("NCCL_IB_GID_INDEX", "5");
+  ServedSettings served = resolveServedSettings(m.env, m.log);
+  EXPECT_EQ(served.values.count("NCCL_IB_GID_INDEX"), 0u);
+  EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1");
+}
+
+TEST(ServedSettings, AnUnusableMachineIsAFailureButPolicyDefaultsStillApply) {
+  testing::TempDir dir;
+  MapEnvironment env;
+  env.set("NCCL_ROCE_SYSFS_ROOT", dir.path());
+  env.set("NCCL_ROCE_POLICY", dir.writeFile("q.toml", "[policy]\nname = \"q\"\n[env]\nNCCL_SOCKET_IFNAME = \"lo\"\n"));
+  testing::CapturingLogger log;
+  ServedSettings served = resolveServedSettings(env, log);
+  EXPECT_THAT(served.failure, HasSubstr("class/infiniband does not exist"));
+  EXPECT_EQ(served.values.size(), 1u);
+  EXPECT_EQ(served.values["NCCL_SOCKET_IFNAME"], "lo");
+}
+
+}  // namespace
+}  // namespace nccl_roce::plugin
