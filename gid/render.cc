@@ -76,6 +76,9 @@ std::vector<EnvSetting> renderSettings(const Selection& selection, const Machine
     std::string prefix = commonPrefix(ports);
     if (!allMlx5 && !prefix.empty()) {
       set("NVSHMEM_HCA_PREFIX", prefix, "NVSHMEM skips devices whose name lacks its prefix (default mlx5)");
+    } else if (!allMlx5) {
+      warnings.push_back("the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
+                         "skips those whose name does not contain 'mlx5'");
     }
   }
 

@@ -207,6 +207,22 @@ TEST(Scenario, RdmaCoreRenamedDevicesInNaturalOrder) {
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "rocep");
 }
 
+// Vendors side by side (Broadcom bnxt_re beside Intel irdma): no name prefix NVSHMEM could be given.
+TEST(Scenario, DevicesOfDifferentDriversShareNoNvshmemPrefix) {
+  ResolverWorld w;
+  w.sys.netdev("ens1f0np0");
+  w.sys.netdev("ens2f0");
+  w.address("ens1f0np0", "10.70.0.2/24");
+  w.address("ens2f0", "10.70.1.2/24");
+  w.sys.device("bnxt_re0").port(1).roce(200).tableLength(4).linkLocalGids("ens1f0np0").ipv4Pair(2, "10.70.0.2",
+                                                                                                "ens1f0np0");
+  w.sys.device("irdma0").port(1).roce(200).tableLength(4).linkLocalGids("ens2f0").ipv4Pair(2, "10.70.1.2", "ens2f0");
+  auto r = w.resolve();
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=bnxt_re0:1,irdma0:1");
+  EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "<unset>");
+  EXPECT_THAT(joinedWarnings(r), HasSubstr("share no prefix"));
+}
+
 // A 25G management NIC with a RoCE v2 address beside 400G rails is not a rail.
 TEST(Scenario, SlowerManagementNicBesideFourHundredGigRails) {
   ResolverWorld w;
@@ -249,6 +265,52 @@ TEST(Scenario, DualPortHcaWithPortTwoActive) {
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:2");
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_LIST"), "mlx5_0:2");
   EXPECT_FALSE(portOf(r, "mlx5_0", 1).selected);
+}
+
+// ConnectX-8 multi-plane RoCE (sichek PR#98): one device, twelve ports, data on 3/6/9/12; "port 1 only"
+// tools report all cards down.
+TEST(Scenario, MultiPlaneDeviceWithDataOnPortsThreeSixNineTwelve) {
+  ResolverWorld w;
+  auto dev = w.sys.device("mlx5_0");
+  for (int p = 1; p <= 12; ++p) {
+    if (p % 3 != 0) {
+      dev.port(p).roce(400).state("1: DOWN").physState("3: Disabled").tableLength(4);
+      continue;
+    }
+    std::string net = "plane" + std::to_string(p / 3);
+    std::string ip = "10.60." + std::to_string(p) + ".5";
+    w.sys.netdev(net);
+    w.address(net, ip + "/24");
+    dev.port(p).roce(400).tableLength(4).linkLocalGids(net).ipv4Pair(2, ip, net);
+  }
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:3,mlx5_0:6,mlx5_0:9,mlx5_0:12");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(r.ports.size(), 12u);
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port is DOWN (state 1)");
+}
+
+// DGX Spark (case 20): rdma-core names with a PCI domain (roceP2p1s0f1 beside rocep1s0f1), per-device indices
+// that differ and drift. No single index fits; NCCL is steered to this node's subnet instead.
+TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
+  ResolverWorld w;
+  w.sys.netdev("enp1s0f1np1");
+  w.sys.netdev("enP2p1s0f1np1");
+  w.address("enp1s0f1np1", "192.168.100.11/24");
+  w.address("enP2p1s0f1np1", "192.168.101.11/24");
+  w.sys.device("rocep1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enp1s0f1np1").ipv4Pair(
+      2, "192.168.100.11", "enp1s0f1np1");
+  w.sys.device("roceP2p1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enP2p1s0f1np1").ipv4Pair(
+      4, "192.168.101.11", "enP2p1s0f1np1");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=roceP2p1s0f1:1,rocep1s0f1:1");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "<unset>");
+  EXPECT_EQ(envOf(r, "NCCL_IB_ADDR_RANGE"), "192.168.100.0/23");
+  EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "roce");
+  EXPECT_EQ(portOf(r, "roceP2p1s0f1", 1).gidIndex, 5);
+  EXPECT_EQ(portOf(r, "rocep1s0f1", 1).gidIndex, 3);
 }
 
 // Containers: unpopulated gid_attrs entries fail with EINVAL, are empty, or are missing (cases 18, 19).
