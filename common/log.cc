@@ -43,9 +43,14 @@ void logf(Logger& logger, LogLevel level, unsigned long subsystem, const char* f
   int savedErrno = errno;
   va_list args;
   va_start(args, fmt);
-  std::string message = vformat(fmt, args);
+  // Logging never throws: callers log from catch blocks and noexcept entry points. Out of memory, the line is
+  // dropped.
+  try {
+    std::string message = vformat(fmt, args);
+    logger.log(level, subsystem, file, line, message);
+  } catch (...) {
+  }
   va_end(args);
-  logger.log(level, subsystem, file, line, message);
   errno = savedErrno;
 }
 

@@ -29,10 +29,11 @@ class Logger {
 Logger& nullLogger();
 
 // printf-style front end; keeps errno intact so callers can log between a failing call and its errno check.
+// Never throws (a line that cannot be formatted for lack of memory is dropped).
 void logf(Logger& logger, LogLevel level, unsigned long subsystem, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-std::string vformat(const char* fmt, va_list args);
+std::string vformat(const char* fmt, va_list args) __attribute__((format(printf, 1, 0)));
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace nccl_roce

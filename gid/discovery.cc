@@ -222,6 +222,11 @@ class Discoverer {
     }
     std::sort(inSysfs.begin(), inSysfs.end());
     const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    if (verbs != nullptr && !verbs->gidError.empty()) {
+      machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": " + verbs->gidError +
+                                  "; using sysfs's GID values");
+      verbs = nullptr;
+    }
     std::map<int, const VerbsGid*> inVerbs;
     if (verbs != nullptr) {
       for (const auto& gid : verbs->gids) inVerbs[gid.index] = &gid;

@@ -39,7 +39,10 @@ void collectGidsFromTable(const IbvFunctions& ibv, struct ibv_context* context, 
                           int totalEntries) {
   std::vector<struct ibv_gid_entry> entries(static_cast<size_t>(std::max(totalEntries, 1)));
   ssize_t n = ibv.queryGidTable(context, entries.data(), entries.size(), 0, sizeof(struct ibv_gid_entry));
-  if (n < 0) return;
+  if (n < 0) {
+    for (auto& port : device.ports) port.gidError = std::string("ibv_query_gid_table failed: ") + std::strerror(static_cast<int>(-n));
+    return;
+  }
   for (ssize_t i = 0; i < n && static_cast<size_t>(i) < entries.size(); ++i) {
     const auto& entry = entries[static_cast<size_t>(i)];
     GidValue value = GidValue::fromBytes(entry.gid.raw);
@@ -57,9 +60,12 @@ void collectGidsPerIndex(const IbvFunctions& ibv, struct ibv_context* context, V
     if (ibv.queryGidEx != nullptr) {
       struct ibv_gid_entry entry;
       std::memset(&entry, 0, sizeof(entry));
-      if (ibv.queryGidEx(context, static_cast<uint32_t>(port.number), static_cast<uint32_t>(index), &entry, 0,
-                         sizeof(entry)) != 0) {
-        continue;  // ENODATA: an empty entry
+      int rc = ibv.queryGidEx(context, static_cast<uint32_t>(port.number), static_cast<uint32_t>(index), &entry, 0,
+                              sizeof(entry));
+      if (rc == ENODATA) continue;  // an empty entry
+      if (rc != 0) {
+        port.gidError = std::string("ibv_query_gid_ex failed: ") + std::strerror(rc);
+        return;
       }
       GidValue value = GidValue::fromBytes(entry.gid.raw);
       if (!value.isZero()) port.gids.push_back({index, value, typeFromVerbs(entry.gid_type)});
@@ -67,7 +73,10 @@ void collectGidsPerIndex(const IbvFunctions& ibv, struct ibv_context* context, V
     }
     union ibv_gid gid;
     std::memset(&gid, 0, sizeof(gid));
-    if (ibv.queryGid(context, static_cast<uint8_t>(port.number), index, &gid) != 0) continue;
+    if (ibv.queryGid(context, static_cast<uint8_t>(port.number), index, &gid) != 0) {
+      port.gidError = std::string("ibv_query_gid failed: ") + std::strerror(errno != 0 ? errno : EIO);
+      return;
+    }
     GidValue value = GidValue::fromBytes(gid.raw);
     if (!value.isZero()) port.gids.push_back({index, value, std::nullopt});
   }

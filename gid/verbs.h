@@ -51,6 +51,7 @@ struct VerbsPort {
   int linkLayer = 0;       // IBV_LINK_LAYER_*
   int gidTableLength = 0;
   std::vector<VerbsGid> gids;  // non-zero entries, ascending index
+  std::string gidError;        // non-empty: the GID table could not be read, so `gids` says nothing
 };
 
 struct VerbsDevice {

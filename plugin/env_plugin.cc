@@ -10,29 +10,38 @@ void EnvPlugin::init(int ncclMajor, int ncclMinor, int ncclPatch, const char* su
     if (initialized_) return;
     initialized_ = true;
   }
-  ServedSettings served;
   try {
-    served = resolver_(env_, logger_);
+    ServedSettings served;
+    try {
+      served = resolver_(env_, logger_);
+    } catch (...) {
+      served = ServedSettings();
+      served.failure = "resolution failed";
+    }
+    std::string version = std::to_string(ncclMajor) + "." + std::to_string(ncclMinor) + "." +
+                          std::to_string(ncclPatch) + (suffix ? suffix : "");
+    std::vector<PendingLine> lines;
+    if (!served.failure.empty()) {
+      lines.push_back({LogLevel::kWarn, "env: " + served.failure + "; NCCL " + version + " runs with its own defaults"});
+    }
+    lines.push_back({LogLevel::kInfo, "env: serving " + std::to_string(served.values.size()) +
+                                          " resolved variable(s) to NCCL " + version +
+                                          "; everything else passes through, and variables you set always win"});
+    for (const auto& line : served.lines) lines.push_back({LogLevel::kInfo, "env: " + line});
+    std::lock_guard<std::mutex> lock(mutex_);
+    served_ = std::move(served.values);
+    if (logFunction != nullptr) {
+      for (const auto& line : lines) {
+        logf(logger_, line.level, kLogInit | kLogEnv, __FILE__, __LINE__, "%s", line.text.c_str());
+      }
+    } else {
+      pending_ = std::move(lines);
+    }
   } catch (...) {
-    served = ServedSettings();
-    served.failure = "resolution failed";
-  }
-  std::string version = std::to_string(ncclMajor) + "." + std::to_string(ncclMinor) + "." + std::to_string(ncclPatch) +
-                        (suffix ? suffix : "");
-  std::vector<PendingLine> lines;
-  if (!served.failure.empty()) {
-    lines.push_back({LogLevel::kWarn, "env: " + served.failure + "; NCCL " + version + " runs with its own defaults"});
-  }
-  lines.push_back({LogLevel::kInfo, "env: serving " + std::to_string(served.values.size()) +
-                                        " resolved variable(s) to NCCL " + version +
-                                        "; everything else passes through, and variables you set always win"});
-  for (const auto& line : served.lines) lines.push_back({LogLevel::kInfo, "env: " + line});
-  std::lock_guard<std::mutex> lock(mutex_);
-  served_ = std::move(served.values);
-  if (logFunction != nullptr) {
-    for (const auto& line : lines) logf(logger_, line.level, kLogInit | kLogEnv, __FILE__, __LINE__, "%s", line.text.c_str());
-  } else {
-    pending_ = std::move(lines);
+    // Out of memory: serve nothing (every variable passes through) and say so if the line can be written.
+    std::lock_guard<std::mutex> lock(mutex_);
+    served_.clear();
+    NCCL_ROCE_WARN(logger_, kLogInit | kLogEnv, "env: initialisation failed; every variable passes through");
   }
 }
 

@@ -112,8 +112,8 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   } catch (...) {
     c->compiled.reset();
     c->stats.reset();
-    NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm %s",
-                   hex(commId).c_str());
+    NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm 0x%016llx",
+                   static_cast<unsigned long long>(commId));
   }
   *context = c;
   return ncclSuccess;

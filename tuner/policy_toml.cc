@@ -4,6 +4,8 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "tuner/nccl_names.h"
@@ -263,10 +265,44 @@ void readExperiment(Reader& r, const toml::table& root, Experiment& experiment) 
   }
 }
 
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() when it asks whether one of these code points is
+// whitespace (is_non_ascii_horizontal_whitespace: U+00A1-U+0499 and U+2C6E-U+3067 except U+3000), which it does
+// between tokens and in several string paths: undefined behaviour inside NCCL's process. Found by fuzzing
+// (tests/fuzz/corpus/fuzz_policy/toml-unreachable-u018a). Such files are rejected before toml++ sees them.
+bool tomlMishandles(char32_t c) { return (c >= 0xA1 && c < 0x49A) || (c >= 0x2C6E && c < 0x3068 && c != 0x3000); }
+
+std::optional<PolicyError> unsupportedCharacter(const std::string& text, const std::string& source) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char lead = static_cast<unsigned char>(text[i]);
+    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 1;
+    char32_t c = length == 1 ? lead : lead & (0x7F >> length);
+    for (size_t k = 1; k < length && i + k < text.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (length > 1 && tomlMishandles(c)) {
+      char code[16];
+      std::snprintf(code, sizeof(code), "U+%04X", static_cast<unsigned>(c));
+      return PolicyError{source, line, column,
+                         std::string("character ") + code + " is not supported in policy files; write it in ASCII"};
+    }
+    if (lead == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourceName) {
   PolicyDocument doc;
+  if (auto problem = unsupportedCharacter(text, sourceName)) {
+    doc.errors.push_back(*problem);
+    return doc;
+  }
   toml::parse_result parsed = toml::parse(text, sourceName);
   if (!parsed) {
     const toml::parse_error& e = parsed.error();

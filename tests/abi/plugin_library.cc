@@ -9,7 +9,10 @@ namespace nccl_roce::testing {
 std::string PluginLibrary::builtPath() { return NCCL_ROCE_PLUGIN_PATH; }
 
 PluginLibrary::PluginLibrary(const std::string& path) {
-  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: the plugin keeps process-wide singletons alive for the life of the process (NCCL may read
+  // variables from exit handlers); unmapping them would turn every one into a "definite leak" under valgrind,
+  // hiding real ones. NCCL itself unloads plugins only at exit.
+  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle_ == nullptr) {
     const char* e = ::dlerror();
     error_ = e ? e : "dlopen failed";

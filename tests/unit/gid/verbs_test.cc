@@ -118,6 +118,40 @@ TEST_F(VerbsTest, PortStatesAreTakenFromVerbsWhenTheViewsDisagree) {
   EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1: sysfs state is 4: ACTIVE, verbs state is 1: DOWN; using verbs"));
 }
 
+// Fault injection: libibverbs loads but one of its calls fails every time.
+TEST_F(VerbsTest, EachFailingVerbsCallEndsInTheDocumentedFallback) {
+  twoRails();
+  w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
+  w.sys.device("mlx5_1").port(1).gid(5, ipv4Gid("10.30.1.4"), "RoCE v2", "net2");
+  using Query = FakeVerbs::Query;
+  for (const char* call :
+       {"getDeviceList", "openDevice", "queryDevice", "queryPort", "queryGid", "queryGidEx", "queryGidTable"}) {
+    SCOPED_TRACE(call);
+    fake.failing = call;
+    for (Query query : {Query::kGidTable, Query::kGidEx, Query::kPlain}) {
+      auto table = fake.table(query);
+      auto r = w.resolve(gid::realFileAccess(), &table);
+      if (std::string(call) == "getDeviceList") {
+        EXPECT_THAT(r.verbsSource, HasSubstr("ibv_get_device_list failed")) << "sysfs alone then";
+        EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
+      } else if (std::string(call) == "openDevice") {
+        EXPECT_FALSE(r.anySelected()) << "a pod that cannot open a device cannot use it";
+        EXPECT_THAT(portOf(r, "mlx5_0", 1).reason, HasSubstr("this pod cannot open it"));
+        EXPECT_THAT(r.error, HasSubstr("no usable RDMA port"));
+      } else {
+        // A device, port or GID table verbs cannot describe: its GIDs come from sysfs.
+        EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1") << call;
+        bool tableCallFailed = (std::string(call) == "queryGidTable" && query == Query::kGidTable) ||
+                               (std::string(call) == "queryGidEx" && query == Query::kGidEx) ||
+                               (std::string(call) == "queryGid" && query == Query::kPlain);
+        if (tableCallFailed) {
+          EXPECT_THAT(joinedWarnings(r), HasSubstr("failed: Input/output error; using sysfs's GID values"));
+        }
+      }
+    }
+  }
+}
+
 TEST(SystemVerbs, LoadsOnThisMachineOrSaysWhyNot) {
   std::string whyNot;
   const gid::IbvFunctions* table = gid::loadSystemVerbs(&whyNot);

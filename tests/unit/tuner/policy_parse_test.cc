@@ -160,6 +160,16 @@ TEST(PolicyToml, SyntaxErrorsCarryTomlsPosition) {
   EXPECT_FALSE(doc.ok());
 }
 
+// Found by fuzzing: toml++ 3.3 reaches __builtin_unreachable() on these (undefined behaviour in NCCL's process).
+TEST(PolicyToml, CharactersTomlppMishandlesAreRejectedBeforeParsing) {
+  auto fuzzed = parsePolicyToml("# nuilt-in pol\"a\"\npolic = [[0\xc6\x8a\nexl-perimeoFi", "f.toml");
+  EXPECT_THAT(errorsOf(fuzzed), ElementsAre("f.toml:2:12: character U+018A is not supported in policy files; write it in ASCII"));
+  auto micro = parsePolicyToml("[policy]\nname = \"x\"\ndescription = \"latency in \xc2\xb5s\"\n", "m.toml");
+  EXPECT_THAT(errorsOf(micro), ElementsAre("m.toml:3:27: character U+00B5 is not supported in policy files; write it in ASCII"));
+  auto fine = parsePolicyToml("[policy]\nname = \"x\"  # \xe2\x82\xac and \xe6\x97\xa5\n", "ok.toml");
+  EXPECT_TRUE(fine.ok()) << joinErrors(fine.errors);
+}
+
 TEST(PolicyToml, AFileMustBeAPolicyOrAnExperiment) {
   EXPECT_THAT(errorsOf(parsePolicyToml("title = \"x\"\n", "e.toml")),
               ElementsAre("e.toml:1:1: expected a [policy] or an [experiment] table"));

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The sanitizer suites: ASan+UBSan over the whole test suite, TSan over the concurrency tests (concurrent tuner
+# inits, getEnv from many threads, the resolver from several communicators), valgrind memcheck over the ABI
+# harness. Tests that must run in an uninstrumented process are left to the plain build: the real-NCCL test
+# (NCCL's own process loads the instrumented plugin), the exports/DT_NEEDED test (sanitizers add their
+# runtime) and packaging.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+common=(-DNCCL_ROCE_WERROR=ON -DNCCL_ROCE_BUILD_BENCHMARKS=OFF)
+
+echo "== ASan + UBSan: whole suite"
+cmake -S . -B build-asan "${common[@]}" -DNCCL_ROCE_SANITIZE=address,undefined >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'real-nccl|exports|packaging'
+
+echo "== TSan: concurrency tests"
+cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
+cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test plugin_env_net_test gid_concurrency_test
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -L concurrency
+
+echo "== valgrind memcheck: ABI harness"
+build=${BUILD_DIR:-build}
+cmake --build "$build" -j"$jobs" --target abi_tuner_test abi_env_net_test
+for harness in abi_tuner_test abi_env_net_test; do
+  valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+    "$build/tests/abi/$harness" --gtest_brief=1
+done
+echo "sanitizer suites passed"
