@@ -2,8 +2,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <thread>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -131,20 +129,6 @@ TEST(ProcessRoot, ResolveThisProcessReadsTheTreeNamedByTheEnvironment) {
   EXPECT_EQ(r.addressSource, "none (GIDs matched by netdev)") << "a substitute tree is not this machine";
   EXPECT_THAT(r.verbsSource, HasSubstr("is not this machine's"));
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
-}
-
-// NCCL may initialise communicators on several threads at once; each resolution stands alone.
-TEST(ProcessRoot, ConcurrentResolutionsAllGiveTheSameAnswer) {
-  ResolverWorld w;
-  addHealthyRail(w);
-  w.env.set("NCCL_ROCE_SYSFS_ROOT", w.sys.root());
-  std::vector<std::string> hcas(8);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < hcas.size(); ++i) {
-    threads.emplace_back([&, i] { hcas[i] = envOf(gid::resolveThisProcess(w.env, nullLogger()), "NCCL_IB_HCA"); });
-  }
-  for (auto& t : threads) t.join();
-  for (const auto& hca : hcas) EXPECT_EQ(hca, "=mlx5_9:1");
 }
 
 }  // namespace
