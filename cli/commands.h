@@ -10,8 +10,10 @@ struct CommandContext {
   int exitCode = 0;
 };
 
-// cli/detect.cc: `detect` and `env`
-void addDetectCommands(CLI::App& app, CommandContext& context);
+// cli/detect.cc: `detect`
+void addDetectCommand(CLI::App& app, CommandContext& context);
+// cli/env.cc: `env`
+void addEnvCommand(CLI::App& app, CommandContext& context);
 // cli/snapshot.cc: `snapshot`
 void addSnapshotCommand(CLI::App& app, CommandContext& context);
 // cli/policy.cc: `policy lint`, `policy explain`

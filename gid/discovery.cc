@@ -84,9 +84,12 @@ class Discoverer {
     if (link.isOk()) {
       std::string target = *link;
       std::string leaf = target.substr(target.find_last_of('/') + 1);
-      if (isPciAddress(leaf)) device.pciAddress = leaf;
-      device.role = sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction
-                                                           : FunctionRole::kPhysicalFunction;
+      // Only a PCI function is a PF or a VF; soft-RoCE, sub-functions and auxiliary devices stay unknown.
+      if (isPciAddress(leaf)) {
+        device.pciAddress = leaf;
+        device.role = sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction
+                                                             : FunctionRole::kPhysicalFunction;
+      }
       auto numa = sysfs_.attribute(base + "/device/numa_node");
       if (numa.isOk()) {
         auto node = parseUnsigned(*numa);  // "-1" (no NUMA information) does not parse: stays unknown
@@ -119,6 +122,7 @@ class Discoverer {
     SysfsReader::Directory attributes = sysfs_.directory(base);
     readState(attributes, "state", port.state, port);
     readState(attributes, "phys_state", port.physState, port);
+    crossCheckState(device.name, port);
     auto layer = attributes.attribute("link_layer");
     if (layer.isOk()) {
       port.linkLayer = parseLinkLayer(*layer);
@@ -137,8 +141,56 @@ class Discoverer {
                   (!port.physState || port.physState->code == kPhysLinkUp);
     if (usable && port.linkLayer == LinkLayer::kEthernet) {
       readGidTable(device.name, base, port);
+      readForcedEntries(device.name, base, port);
     }
     return port;
+  }
+
+  // What each user-forced index holds on this port, read in full: value, type and netdev.
+  void readForcedEntries(const std::string& device, const std::string& base, PortInfo& port) {
+    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    for (int index : in_.forcedIndices) {
+      ForcedGid forced;
+      forced.entry.index = index;
+      std::string leaf = std::to_string(index);
+      auto text = sysfs_.attribute(base + "/gids/" + leaf);
+      if (text.isOk()) {
+        auto value = GidValue::parseKernel(*text);
+        if (value) {
+          forced.entry.value = *value;
+        } else {
+          forced.valueProblem = "gids/" + leaf + " '" + *text + "' not understood";
+        }
+      } else {
+        forced.valueProblem = "gids/" + leaf + " " + describe(text.status());
+      }
+      if (verbs != nullptr) {
+        forced.entry.value = GidValue();
+        for (const auto& gid : verbs->gids) {
+          if (gid.index == index) forced.entry.value = gid.value;
+        }
+        forced.entry.valueFromVerbs = true;
+        if (index < verbs->gidTableLength) forced.valueProblem.clear();
+      }
+      if (forced.valueProblem.empty() && !forced.entry.value.isZero()) {
+        auto netdev = sysfs_.attribute(base + "/gid_attrs/ndevs/" + leaf);
+        if (netdev.isOk()) forced.entry.netdev = *netdev;
+        auto type = sysfs_.attribute(base + "/gid_attrs/types/" + leaf);
+        if (type.isOk()) forced.entry.type = parseGidType(*type).value_or(GidType::kOther);
+      }
+      port.forced.push_back(std::move(forced));
+    }
+  }
+
+  // NCCL decides from verbs whether a port is active: when the two views disagree, say so and go by verbs.
+  void crossCheckState(const std::string& device, PortInfo& port) {
+    const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
+    if (verbs == nullptr || !port.state || verbs->state == port.state->code) return;
+    NumberedState fromVerbs{verbs->state, portStateName(verbs->state)};
+    machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": sysfs state is " +
+                                std::to_string(port.state->code) + ": " + port.state->text + ", verbs state is " +
+                                std::to_string(fromVerbs.code) + ": " + fromVerbs.text + "; using verbs");
+    port.state = fromVerbs;
   }
 
   void readState(const SysfsReader::Directory& attributes, const char* what, std::optional<NumberedState>& out,
@@ -152,6 +204,10 @@ class Discoverer {
     if (!out) port.problems.push_back(std::string(what) + " '" + *text + "' not understood");
   }
 
+  // Reads the table in index order. Lowest index wins within a family, so once every family this namespace has
+  // addresses in has its qualifying entry the rest of the table cannot change the answer, and is not read. With
+  // verbs, both views are compared entry by entry up to that point (verbs wins): exactly the entries that
+  // could have been chosen instead.
   void readGidTable(const std::string& device, const std::string& base, PortInfo& port) {
     auto names = sysfs_.entries(base + "/gids");
     if (!names.isOk()) {
@@ -159,47 +215,72 @@ class Discoverer {
       return;
     }
     port.gidsScanned = true;
-    std::vector<int> indices;
+    std::vector<int> inSysfs;
     for (const auto& name : *names) {
       auto index = parseUnsigned(name);
-      if (index && *index <= 65535) indices.push_back(static_cast<int>(*index));
+      if (index && *index <= 65535) inSysfs.push_back(static_cast<int>(*index));
     }
-    std::sort(indices.begin(), indices.end());
-    SysfsReader::Directory gids = sysfs_.directory(base + "/gids");
-    SysfsReader::Directory types = sysfs_.directory(base + "/gid_attrs/types");
-    SysfsReader::Directory ndevs = sysfs_.directory(base + "/gid_attrs/ndevs");
+    std::sort(inSysfs.begin(), inSysfs.end());
     const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
     if (verbs != nullptr && !verbs->gidError.empty()) {
       machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": " + verbs->gidError +
                                   "; using sysfs's GID values");
       verbs = nullptr;
     }
+    std::map<int, const VerbsGid*> inVerbs;
+    if (verbs != nullptr) {
+      for (const auto& gid : verbs->gids) inVerbs[gid.index] = &gid;
+    }
+    std::vector<int> indices = inSysfs;
+    for (const auto& [index, gid] : inVerbs) indices.push_back(index);
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+
+    SysfsReader::Directory gids = sysfs_.directory(base + "/gids");
+    SysfsReader::Directory types = sysfs_.directory(base + "/gid_attrs/types");
+    SysfsReader::Directory ndevs = sysfs_.directory(base + "/gid_attrs/ndevs");
     FamilyNeeds needs = familyNeeds();
-    std::map<int, GidEntry> table;
+    const std::string where = device + " port " + std::to_string(port.number) + " GID ";
     for (int index : indices) {
-      // Lowest index wins within a family, so once this namespace's families are covered the rest of the table
-      // cannot change the answer (unless verbs must be compared entry by entry).
-      if (verbs == nullptr && needs.satisfied()) break;
-      auto text = gids.attribute(std::to_string(index));
-      std::optional<GidValue> value = text.isOk() ? GidValue::parseKernel(*text) : std::nullopt;
-      if (!value || value->isZero()) {
-        ++port.emptyGidEntries;
-        continue;
+      if (needs.satisfied()) break;
+      std::optional<GidValue> fromSysfs;
+      if (std::binary_search(inSysfs.begin(), inSysfs.end(), index)) {
+        auto text = gids.attribute(std::to_string(index));
+        if (text.isOk()) fromSysfs = GidValue::parseKernel(*text);
+        if (fromSysfs && fromSysfs->isZero()) fromSysfs.reset();
       }
       GidEntry entry;
       entry.index = index;
-      entry.value = *value;
-      if (verbs == nullptr) {
-        examine(types, ndevs, entry);
-        needs.record(machine_, entry);
+      if (verbs != nullptr) {
+        auto v = inVerbs.find(index);
+        const VerbsGid* fromVerbs = v == inVerbs.end() ? nullptr : v->second;
+        bool disagree = fromSysfs.has_value() != (fromVerbs != nullptr) ||
+                        (fromSysfs && fromVerbs && *fromSysfs != fromVerbs->value);
+        if (disagree) {
+          machine_.warnings.push_back(
+              where + std::to_string(index) + ": " +
+              (fromSysfs ? "sysfs reads " + fromSysfs->toKernelString() : std::string("sysfs reads it empty")) + ", " +
+              (fromVerbs ? "verbs reads " + fromVerbs->value.toKernelString() : std::string("verbs reads it empty")) +
+              "; using verbs");
+        }
+        if (fromVerbs == nullptr) {
+          ++port.emptyGidEntries;
+          continue;
+        }
+        entry.value = fromVerbs->value;
+        entry.type = fromVerbs->type;
+        entry.valueFromVerbs = !fromSysfs || *fromSysfs != fromVerbs->value;
+      } else {
+        if (!fromSysfs) {
+          ++port.emptyGidEntries;
+          continue;
+        }
+        entry.value = *fromSysfs;
       }
-      table.emplace(index, entry);
+      examine(types, ndevs, entry);
+      needs.record(machine_, entry);
+      port.gids.push_back(std::move(entry));
     }
-    if (verbs != nullptr) {
-      mergeVerbs(device, port, *verbs, table);
-      for (auto& [index, entry] : table) examine(types, ndevs, entry);
-    }
-    for (auto& [index, entry] : table) port.gids.push_back(std::move(entry));
   }
 
   // Which address families this namespace can still find a GID for; only known when addresses are.
@@ -228,42 +309,6 @@ class Discoverer {
       (a.address.isIpv4Mapped() ? needs.ipv4 : needs.ipv6) = true;
     }
     return needs;
-  }
-
-  // Verbs is the authority for GID values (NCCL queries them through verbs); sysfs for type and netdev.
-  void mergeVerbs(const std::string& device, PortInfo& port, const VerbsPort& verbs, std::map<int, GidEntry>& table) {
-    std::map<int, const VerbsGid*> byIndex;
-    for (const auto& gid : verbs.gids) byIndex[gid.index] = &gid;
-    std::string where = device + " port " + std::to_string(port.number) + " GID ";
-    for (auto it = table.begin(); it != table.end();) {
-      auto v = byIndex.find(it->first);
-      if (v == byIndex.end()) {
-        machine_.warnings.push_back(where + std::to_string(it->first) + ": sysfs reads " +
-                                    it->second.value.toKernelString() + ", verbs reads it empty; using verbs");
-        ++port.emptyGidEntries;
-        it = table.erase(it);
-        continue;
-      }
-      if (v->second->value != it->second.value) {
-        machine_.warnings.push_back(where + std::to_string(it->first) + ": sysfs reads " +
-                                    it->second.value.toKernelString() + ", verbs reads " +
-                                    v->second->value.toKernelString() + "; using verbs");
-        it->second.value = v->second->value;
-        it->second.valueFromVerbs = true;
-      }
-      ++it;
-    }
-    for (const auto& [index, gid] : byIndex) {
-      if (table.count(index) != 0) continue;
-      machine_.warnings.push_back(where + std::to_string(index) + ": sysfs reads it empty, verbs reads " +
-                                  gid->value.toKernelString() + "; using verbs");
-      GidEntry entry;
-      entry.index = index;
-      entry.value = gid->value;
-      entry.type = gid->type;
-      entry.valueFromVerbs = true;
-      table.emplace(index, entry);
-    }
   }
 
   // Reads ndevs and types only where the entry could still qualify (the benchmark's "read no file you do

@@ -18,6 +18,8 @@ struct DiscoveryInputs {
   std::optional<std::vector<InterfaceAddress>> addresses;
   // nullptr: libibverbs not available (sysfs alone).
   const std::vector<VerbsDevice>* verbs = nullptr;
+  // GID indices the user forces: read in full on every usable RoCE port (PortInfo::forced).
+  std::vector<int> forcedIndices;
 };
 
 Machine discoverMachine(const DiscoveryInputs& inputs);

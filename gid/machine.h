@@ -38,6 +38,12 @@ struct GidEntry {
   bool valueFromVerbs = false;
 };
 
+// One entry at an index the user forces: its value may be zero, unreadable or missing.
+struct ForcedGid {
+  GidEntry entry;           // value zero when the entry is empty
+  std::string valueProblem;  // non-empty when gids/<N> could not be read ("missing", "unreadable (...)")
+};
+
 struct PortInfo {
   int number = 0;
   std::optional<NumberedState> state;      // ports/<p>/state
@@ -49,6 +55,9 @@ struct PortInfo {
   int emptyGidEntries = 0;                 // all-zero or unreadable gids/<N>
   std::vector<std::string> problems;       // attributes that could not be read, in plain words
   bool gidsScanned = false;                // whether the GID table was read at all
+  // Entries read in full, whatever they hold, because the user forces their index (NCCL_IB_GID_INDEX and
+  // friends): what NCCL will use on this port. Ascending index.
+  std::vector<ForcedGid> forced;
 };
 
 enum class FunctionRole { kUnknown, kPhysicalFunction, kVirtualFunction };

@@ -76,6 +76,9 @@ std::vector<EnvSetting> renderSettings(const Selection& selection, const Machine
     std::string prefix = commonPrefix(ports);
     if (!allMlx5 && !prefix.empty()) {
       set("NVSHMEM_HCA_PREFIX", prefix, "NVSHMEM skips devices whose name lacks its prefix (default mlx5)");
+    } else if (!allMlx5) {
+      warnings.push_back("the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
+                         "skips those whose name does not contain 'mlx5'");
     }
   }
 
@@ -115,6 +118,16 @@ std::vector<EnvSetting> renderSettings(const Selection& selection, const Machine
                            ", not this pod's) before GID " + std::to_string(*p->gidIndex));
       }
     }
+  }
+
+  // UCX refuses UCX_IB_ROCE_SUBNETS together with UCX_IB_GID_INDEX: a user-set one means we leave out the other.
+  for (const auto& [userSet, ours] : {std::pair<const char*, const char*>{"UCX_IB_GID_INDEX", "UCX_IB_ROCE_SUBNETS"},
+                                      std::pair<const char*, const char*>{"UCX_IB_ROCE_SUBNETS", "UCX_IB_GID_INDEX"}}) {
+    auto it = resolved.find(ours);
+    if (it == resolved.end() || !user.get(userSet)) continue;
+    warnings.push_back(std::string(ours) + "=" + it->second.value + " not set: UCX refuses it together with " +
+                       userSet + ", which the user set");
+    resolved.erase(it);
   }
 
   std::vector<EnvSetting> out;

@@ -18,6 +18,10 @@ nlohmann::ordered_json portToJson(const PortDecision& p) {
   j["gid"] = p.gid ? nlohmann::ordered_json(p.gid->toKernelString()) : nlohmann::ordered_json(nullptr);
   j["netdev"] = p.netdev ? nlohmann::ordered_json(*p.netdev) : nlohmann::ordered_json(nullptr);
   j["reason"] = p.reason;
+  j["pci"] = p.pciAddress ? nlohmann::ordered_json(*p.pciAddress) : nlohmann::ordered_json(nullptr);
+  j["numa_node"] = p.numaNode ? nlohmann::ordered_json(*p.numaNode) : nlohmann::ordered_json(nullptr);
+  j["function"] = p.role == FunctionRole::kUnknown ? nlohmann::ordered_json(nullptr)
+                                                   : nlohmann::ordered_json(functionRoleName(p.role));
   return j;
 }
 

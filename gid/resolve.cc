@@ -1,8 +1,10 @@
 #include "gid/resolve.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "gid/discovery.h"
+#include "gid/forced_index.h"
 
 namespace nccl_roce::gid {
 
@@ -76,13 +78,27 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
     }
   }
 
+  std::vector<ForcedIndex> forced = forcedIndicesOf(user);
+  for (const auto& f : forced) {
+    if (f.index >= 0 && std::find(inputs.forcedIndices.begin(), inputs.forcedIndices.end(), f.index) ==
+                            inputs.forcedIndices.end()) {
+      inputs.forcedIndices.push_back(f.index);
+    }
+  }
+  SelectionOptions options;
+  if (auto hca = user.get("NCCL_IB_HCA")) {
+    options.userHcaList = NcclHcaList::parse(*hca);
+    options.userHcaText = *hca;
+  }
+
   size_t readsBefore = sources.sysfs->filesRead();
   Machine machine = discoverMachine(inputs);
   resolution.filesRead = sources.sysfs->filesRead() - readsBefore;
-  Selection selection = selectPorts(machine);
+  Selection selection = selectPorts(machine, options);
 
   resolution.warnings.insert(resolution.warnings.end(), machine.warnings.begin(), machine.warnings.end());
   resolution.warnings.insert(resolution.warnings.end(), selection.warnings.begin(), selection.warnings.end());
+  for (auto& warning : checkForcedIndices(forced, selection, machine)) resolution.warnings.push_back(std::move(warning));
   resolution.env = renderSettings(selection, machine, user, resolution.warnings);
   resolution.fabric = selection.fabric;
   resolution.family = selection.family;

@@ -71,6 +71,9 @@ Candidate evaluatePort(const Machine& machine, const DeviceInfo& device, const P
   PortDecision& d = c.decision;
   d.device = device.name;
   d.port = port.number;
+  d.pciAddress = device.pciAddress;
+  d.numaNode = device.numaNode;
+  d.role = device.role;
   d.linkLayer = port.linkLayer;
   d.state = port.state ? port.state->text : "";
   d.rateGbps = port.rateGbps;
@@ -102,6 +105,17 @@ bool rateBelowHalf(const std::optional<double>& rate, double fastest) {
   return rate && fastest > 0 && *rate * 2 < fastest;  // exactly half is kept
 }
 
+// NCCL uses every ACTIVE port a user-set NCCL_IB_HCA admits, whatever its GIDs: say which of those we would
+// not have chosen, and why, since that is where a user-set list goes wrong.
+void warnAboutUserListedPorts(Selection& selection, const SelectionOptions& options) {
+  for (const auto& p : selection.ports) {
+    if (p.selected || p.port <= 0 || p.state != "ACTIVE") continue;
+    if (!options.userHcaList->admits(p.device, p.port)) continue;
+    selection.warnings.push_back("the user's NCCL_IB_HCA (" + options.userHcaText + ") lets NCCL use " +
+                                 p.device + ":" + std::to_string(p.port) + ", which was not selected: " + p.reason);
+  }
+}
+
 }  // namespace
 
 bool Selection::anySelected() const {
@@ -116,18 +130,30 @@ std::vector<const PortDecision*> Selection::selected() const {
   return out;
 }
 
-Selection selectPorts(const Machine& machine) {
+Selection selectPorts(const Machine& machine, const SelectionOptions& options) {
   Selection selection;
   std::vector<Candidate> candidates;
   for (const auto& device : machine.devices) {
     if (device.ports.empty()) {
       Candidate c;
       c.decision.device = device.name;
+      c.decision.pciAddress = device.pciAddress;
+      c.decision.numaNode = device.numaNode;
+      c.decision.role = device.role;
       c.decision.reason = device.problems.empty() ? "no ports" : device.problems.front();
       candidates.push_back(c);
       continue;
     }
     for (const auto& port : device.ports) candidates.push_back(evaluatePort(machine, device, port));
+  }
+
+  if (options.userHcaList) {
+    for (auto& c : candidates) {
+      if (c.eligible && !options.userHcaList->admits(c.decision.device, c.decision.port)) {
+        c.eligible = false;
+        c.decision.reason = "not admitted by the user's NCCL_IB_HCA (" + options.userHcaText + ")";
+      }
+    }
   }
 
   // One fabric: any usable InfiniBand port makes it InfiniBand.
@@ -149,16 +175,18 @@ Selection selectPorts(const Machine& machine) {
     for (const auto& c : candidates) {
       if (c.eligible && c.decision.rateGbps) fastest = std::max(fastest.value_or(0), *c.decision.rateGbps);
     }
-    bool v4AtFastest = false, anyV4 = false, anyV6 = false;
+    // Count, among the fastest candidates, the ports each family would keep: the larger count wins, so one
+    // stray IPv4 rail cannot push eight IPv6 rails out (ties: IPv4, NCCL's default family).
+    size_t v4AtFastest = 0, v6AtFastest = 0;
     for (const auto& c : candidates) {
       if (!c.eligible) continue;
-      anyV4 |= bool(c.v4);
-      anyV6 |= bool(c.v6);
       bool atFastest = !fastest || (c.decision.rateGbps && *c.decision.rateGbps == *fastest);
-      if (atFastest && c.v4) v4AtFastest = true;
+      if (!atFastest) continue;
+      v4AtFastest += c.v4 ? 1 : 0;
+      v6AtFastest += c.v6 ? 1 : 0;
     }
-    if (anyV4 || anyV6) {
-      AddressFamily family = (v4AtFastest || !anyV6) ? AddressFamily::kIpv4 : AddressFamily::kIpv6;
+    if (v4AtFastest > 0 || v6AtFastest > 0) {
+      AddressFamily family = v4AtFastest >= v6AtFastest ? AddressFamily::kIpv4 : AddressFamily::kIpv6;
       selection.family = family;
       for (auto& c : candidates) {
         if (!c.eligible) continue;
@@ -226,6 +254,7 @@ Selection selectPorts(const Machine& machine) {
                                    " qualifying port(s) left out: NCCL uses at most 32 device ports");
     }
   }
+  if (options.userHcaList) warnAboutUserListedPorts(selection, options);
   return selection;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gid/hca_list.h"
 #include "gid/machine.h"
 
 namespace nccl_roce::gid {
@@ -21,6 +22,10 @@ struct PortDecision {
   std::optional<GidValue> gid;
   std::optional<std::string> netdev;
   std::string reason;
+  // Where the device sits, as sysfs shows it (for locality and for telling SR-IOV VFs from PFs).
+  std::optional<std::string> pciAddress;
+  std::optional<int> numaNode;
+  FunctionRole role = FunctionRole::kUnknown;
 };
 
 struct Selection {
@@ -36,6 +41,13 @@ struct Selection {
 // NCCL takes at most this many device-ports (MAX_IB_DEVS).
 inline constexpr size_t kNcclMaxDevices = 32;
 
-Selection selectPorts(const Machine& machine);
+struct SelectionOptions {
+  // The user's own NCCL_IB_HCA: a port it does not admit is never selected, since NCCL would not use it, so
+  // NVSHMEM, UCX and the GID index follow the user's choice of devices.
+  std::optional<NcclHcaList> userHcaList;
+  std::string userHcaText;  // as the user wrote it, for reasons and warnings
+};
+
+Selection selectPorts(const Machine& machine, const SelectionOptions& options = {});
 
 }  // namespace nccl_roce::gid

@@ -40,6 +40,11 @@ std::optional<GidType> parseGidType(std::string_view text) {
   return std::nullopt;
 }
 
+const char* portStateName(int code) {
+  static const char* const kNames[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+  return code >= 0 && code <= 5 ? kNames[code] : "UNKNOWN";
+}
+
 bool isPciAddress(std::string_view text) {
   // dddd:bb:dd.f
   if (text.size() != 12) return false;

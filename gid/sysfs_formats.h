@@ -25,5 +25,7 @@ bool isListableDeviceName(std::string_view name);
 // Port state codes (ib_port_state) and the physical state code for LinkUp.
 inline constexpr int kPortActive = 4;
 inline constexpr int kPhysLinkUp = 5;
+// The kernel's name of a port state code, as `state` prints it ("4" -> "ACTIVE"); "UNKNOWN" outside 0..5.
+const char* portStateName(int code);
 
 }  // namespace nccl_roce::gid

@@ -35,10 +35,9 @@ class RealDirectoryFiles final : public DirectoryFiles {
     if (fd_ >= 0) ::close(fd_);
   }
   StatusOr<std::string> read(const std::string& leaf, size_t maxBytes) const override {
-    std::string full = path_ + "/" + leaf;
-    if (fd_ < 0) return readFileBounded(full, maxBytes);
+    if (fd_ < 0) return readFileBounded(path_ + "/" + leaf, maxBytes);
     int fd = ::openat(fd_, leaf.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) return statusFromErrno(errno, full);
+    if (fd < 0) return statusFromErrno(errno, path_ + "/" + leaf);
     // A stack page covers every sysfs attribute; larger bounds fall back to a heap buffer.
     char page[SysfsReader::kMaxAttributeBytes + 1];
     std::string heap;
@@ -53,8 +52,8 @@ class RealDirectoryFiles final : public DirectoryFiles {
     } while (n < 0 && errno == EINTR);
     int readErrno = errno;
     ::close(fd);
-    if (n < 0) return statusFromErrno(readErrno, full);
-    if (static_cast<size_t>(n) > maxBytes) return Status(StatusCode::kTooLarge, full + ": more than a page");
+    if (n < 0) return statusFromErrno(readErrno, path_ + "/" + leaf);
+    if (static_cast<size_t>(n) > maxBytes) return Status(StatusCode::kTooLarge, path_ + "/" + leaf + ": more than a page");
     return std::string(buffer, static_cast<size_t>(n));
   }
 
@@ -104,14 +103,20 @@ SysfsReader::SysfsReader(std::string root, const FileAccess& files) : root_(std:
 
 StatusOr<std::string> SysfsReader::attribute(const std::string& relative) const {
   std::string full = path(relative);
-  return finish(files_.read(full, kMaxAttributeBytes), full);
+  return finish(files_.read(full, kMaxAttributeBytes), full, {});
 }
 
-StatusOr<std::string> SysfsReader::finish(StatusOr<std::string> content, const std::string& full) const {
+StatusOr<std::string> SysfsReader::finish(StatusOr<std::string> content, std::string_view directory,
+                                          std::string_view leaf) const {
   filesRead_.fetch_add(1, std::memory_order_relaxed);
   if (!content.isOk()) return content.status();
   std::string_view text = trim(*content);
-  if (text.empty()) return Status(StatusCode::kInvalidArgument, full + ": empty");
+  if (text.empty()) {
+    std::string full(directory);
+    if (!leaf.empty()) full.append("/").append(leaf);
+    return Status(StatusCode::kInvalidArgument, full + ": empty");
+  }
+  if (text.size() == content->size()) return std::move(content).value();
   return std::string(text);
 }
 
@@ -121,7 +126,7 @@ SysfsReader::Directory SysfsReader::directory(const std::string& relative) const
 }
 
 StatusOr<std::string> SysfsReader::Directory::attribute(const std::string& leaf) const {
-  return reader_.finish(files_->read(leaf, kMaxAttributeBytes), path_ + "/" + leaf);
+  return reader_.finish(files_->read(leaf, kMaxAttributeBytes), path_, leaf);
 }
 
 StatusOr<std::vector<std::string>> SysfsReader::entries(const std::string& relative) const {

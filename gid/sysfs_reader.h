@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -73,7 +74,8 @@ class SysfsReader {
   size_t filesRead() const { return filesRead_.load(std::memory_order_relaxed); }
 
  private:
-  StatusOr<std::string> finish(StatusOr<std::string> content, const std::string& full) const;
+  // Counts the read and applies the attribute rules; the path (directory + "/" + leaf) is only built for errors.
+  StatusOr<std::string> finish(StatusOr<std::string> content, std::string_view directory, std::string_view leaf) const;
 
   std::string root_;
   const FileAccess& files_;

@@ -13,11 +13,18 @@ namespace {
 
 constexpr int kMaxGidTableLength = 4096;
 
+// rdma-core keeps IBVERBS_1.0 compatibility versions of the old entry points beside the current ones; ask for
+// the version we were compiled against (as NCCL does), falling back to the default for unversioned builds.
 template <typename Fn>
-bool bind(void* handle, const char* name, Fn& slot) {
-  slot = reinterpret_cast<Fn>(::dlsym(handle, name));
+bool bind(void* handle, const char* name, const char* version, Fn& slot) {
+  void* symbol = ::dlvsym(handle, name, version);
+  if (symbol == nullptr) symbol = ::dlsym(handle, name);
+  slot = reinterpret_cast<Fn>(symbol);
   return slot != nullptr;
 }
+
+constexpr const char* kVerbs11 = "IBVERBS_1.1";
+constexpr const char* kVerbs111 = "IBVERBS_1.11";  // rdma-core v31: GID entries with their types
 
 std::optional<GidType> typeFromVerbs(uint32_t type) {
   switch (type) {
@@ -137,18 +144,20 @@ const IbvFunctions* loadSystemVerbs(std::string* whyNot) {
       failure = std::string("libibverbs.so.1 not loaded: ") + (error ? error : "unknown error");
       return;
     }
-    bool ok = bind(handle, "ibv_get_device_list", table.getDeviceList) &&
-              bind(handle, "ibv_free_device_list", table.freeDeviceList) &&
-              bind(handle, "ibv_get_device_name", table.getDeviceName) &&
-              bind(handle, "ibv_open_device", table.openDevice) && bind(handle, "ibv_close_device", table.closeDevice) &&
-              bind(handle, "ibv_query_device", table.queryDevice) && bind(handle, "ibv_query_port", table.queryPort) &&
-              bind(handle, "ibv_query_gid", table.queryGid);
+    bool ok = bind(handle, "ibv_get_device_list", kVerbs11, table.getDeviceList) &&
+              bind(handle, "ibv_free_device_list", kVerbs11, table.freeDeviceList) &&
+              bind(handle, "ibv_get_device_name", kVerbs11, table.getDeviceName) &&
+              bind(handle, "ibv_open_device", kVerbs11, table.openDevice) &&
+              bind(handle, "ibv_close_device", kVerbs11, table.closeDevice) &&
+              bind(handle, "ibv_query_device", kVerbs11, table.queryDevice) &&
+              bind(handle, "ibv_query_port", kVerbs11, table.queryPort) &&
+              bind(handle, "ibv_query_gid", kVerbs11, table.queryGid);
     if (!ok) {
       failure = "libibverbs.so.1 lacks a required symbol";
       return;
     }
-    bind(handle, "_ibv_query_gid_table", table.queryGidTable);
-    bind(handle, "_ibv_query_gid_ex", table.queryGidEx);
+    bind(handle, "_ibv_query_gid_table", kVerbs111, table.queryGidTable);
+    bind(handle, "_ibv_query_gid_ex", kVerbs111, table.queryGidEx);
     loaded = &table;
   });
   if (loaded == nullptr && whyNot != nullptr) *whyNot = failure;

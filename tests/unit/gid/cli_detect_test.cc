@@ -138,6 +138,11 @@ TEST(SnapshotCli, TheBundledExampleMachineResolves) {
   expectDesignContract(doc);
   EXPECT_EQ(doc["env"]["NCCL_IB_HCA"], "=mlx5_10:1,mlx5_11:1,mlx5_12:1,mlx5_13:1,mlx5_14:1,mlx5_15:1,mlx5_16:1,mlx5_17:1");
   EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "7");
+  EXPECT_EQ(doc["devices"][0]["function"], "PF") << "the host's management NIC";
+  EXPECT_EQ(doc["devices"][1]["name"], "mlx5_10");
+  EXPECT_EQ(doc["devices"][1]["function"], "VF");
+  EXPECT_EQ(doc["devices"][1]["pci"], "0000:1a:00.2");
+  EXPECT_EQ(doc["devices"][5]["numa_node"], 1);
 }
 
 TEST(DetectCli, BadOptionFilesAreReportedNotCrashedOn) {

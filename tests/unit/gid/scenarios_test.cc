@@ -38,6 +38,9 @@ TEST(Scenario, BareMetalEightRailRoceSelectsIndexThreeOnEveryRail) {
   EXPECT_EQ(rail.gid->toKernelString(), "0000:0000:0000:0000:0000:ffff:0a00:050b");
   EXPECT_EQ(rail.netdev, "ens5np0");
   EXPECT_THAT(rail.reason, HasSubstr("10.0.5.11 on ens5np0"));
+  EXPECT_EQ(rail.pciAddress, "0000:22:00.0");
+  EXPECT_EQ(rail.numaNode, 1);
+  EXPECT_EQ(rail.role, gid::FunctionRole::kPhysicalFunction);
 }
 
 // Kubernetes SR-IOV VF pods (cases 1, 2): the pod's entries start at index 4; 0-3 read as zeros.
@@ -52,8 +55,27 @@ TEST(Scenario, SriovVfPodTableStartingAtFourSelectsItsOwnIpv4Entry) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(portOf(r, "mlx5_3", 1).gidIndex, 7);
+  EXPECT_EQ(portOf(r, "mlx5_3", 1).role, gid::FunctionRole::kVirtualFunction);
+  EXPECT_EQ(portOf(r, "mlx5_3", 1).pciAddress, "0000:3b:00.2");
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "7");
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_3:1");
+}
+
+// mlx5 sub-functions (and soft-RoCE, auxiliary-bus devices) hang off something that is not a PCI function:
+// no PCI address, and neither PF nor VF.
+TEST(Scenario, ScalableFunctionDeviceHasNoPciRole) {
+  ResolverWorld w;
+  w.sys.netdev("enp193s0f0s88");
+  w.address("enp193s0f0s88", "10.50.0.2/24");
+  w.sys.device("rocep193s0f0S88").pci("mlx5_core.sf.2", 1);
+  w.sys.device("rocep193s0f0S88").port(1).roce(200).tableLength(4).linkLocalGids("enp193s0f0s88").ipv4Pair(
+      2, "10.50.0.2", "enp193s0f0s88");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  const auto& sf = portOf(r, "rocep193s0f0S88", 1);
+  EXPECT_FALSE(sf.pciAddress.has_value());
+  EXPECT_EQ(sf.role, gid::FunctionRole::kUnknown);
+  EXPECT_EQ(sf.gidIndex, 3);
 }
 
 // macvlan pods share one HCA: other pods' GIDs are in the table, on netdevs that are also called net1 in
@@ -185,6 +207,22 @@ TEST(Scenario, RdmaCoreRenamedDevicesInNaturalOrder) {
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "rocep");
 }
 
+// Vendors side by side (Broadcom bnxt_re beside Intel irdma): no name prefix NVSHMEM could be given.
+TEST(Scenario, DevicesOfDifferentDriversShareNoNvshmemPrefix) {
+  ResolverWorld w;
+  w.sys.netdev("ens1f0np0");
+  w.sys.netdev("ens2f0");
+  w.address("ens1f0np0", "10.70.0.2/24");
+  w.address("ens2f0", "10.70.1.2/24");
+  w.sys.device("bnxt_re0").port(1).roce(200).tableLength(4).linkLocalGids("ens1f0np0").ipv4Pair(2, "10.70.0.2",
+                                                                                                "ens1f0np0");
+  w.sys.device("irdma0").port(1).roce(200).tableLength(4).linkLocalGids("ens2f0").ipv4Pair(2, "10.70.1.2", "ens2f0");
+  auto r = w.resolve();
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=bnxt_re0:1,irdma0:1");
+  EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "<unset>");
+  EXPECT_THAT(joinedWarnings(r), HasSubstr("share no prefix"));
+}
+
 // A 25G management NIC with a RoCE v2 address beside 400G rails is not a rail.
 TEST(Scenario, SlowerManagementNicBesideFourHundredGigRails) {
   ResolverWorld w;
@@ -227,6 +265,52 @@ TEST(Scenario, DualPortHcaWithPortTwoActive) {
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:2");
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_LIST"), "mlx5_0:2");
   EXPECT_FALSE(portOf(r, "mlx5_0", 1).selected);
+}
+
+// ConnectX-8 multi-plane RoCE (sichek PR#98): one device, twelve ports, data on 3/6/9/12; "port 1 only"
+// tools report all cards down.
+TEST(Scenario, MultiPlaneDeviceWithDataOnPortsThreeSixNineTwelve) {
+  ResolverWorld w;
+  auto dev = w.sys.device("mlx5_0");
+  for (int p = 1; p <= 12; ++p) {
+    if (p % 3 != 0) {
+      dev.port(p).roce(400).state("1: DOWN").physState("3: Disabled").tableLength(4);
+      continue;
+    }
+    std::string net = "plane" + std::to_string(p / 3);
+    std::string ip = "10.60." + std::to_string(p) + ".5";
+    w.sys.netdev(net);
+    w.address(net, ip + "/24");
+    dev.port(p).roce(400).tableLength(4).linkLocalGids(net).ipv4Pair(2, ip, net);
+  }
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:3,mlx5_0:6,mlx5_0:9,mlx5_0:12");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(r.ports.size(), 12u);
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port is DOWN (state 1)");
+}
+
+// DGX Spark (case 20): rdma-core names with a PCI domain (roceP2p1s0f1 beside rocep1s0f1), per-device indices
+// that differ and drift. No single index fits; NCCL is steered to this node's subnet instead.
+TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
+  ResolverWorld w;
+  w.sys.netdev("enp1s0f1np1");
+  w.sys.netdev("enP2p1s0f1np1");
+  w.address("enp1s0f1np1", "192.168.100.11/24");
+  w.address("enP2p1s0f1np1", "192.168.101.11/24");
+  w.sys.device("rocep1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enp1s0f1np1").ipv4Pair(
+      2, "192.168.100.11", "enp1s0f1np1");
+  w.sys.device("roceP2p1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enP2p1s0f1np1").ipv4Pair(
+      4, "192.168.101.11", "enP2p1s0f1np1");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=roceP2p1s0f1:1,rocep1s0f1:1");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "<unset>");
+  EXPECT_EQ(envOf(r, "NCCL_IB_ADDR_RANGE"), "192.168.100.0/23");
+  EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "roce");
+  EXPECT_EQ(portOf(r, "roceP2p1s0f1", 1).gidIndex, 5);
+  EXPECT_EQ(portOf(r, "rocep1s0f1", 1).gidIndex, 3);
 }
 
 // Containers: unpopulated gid_attrs entries fail with EINVAL, are empty, or are missing (cases 18, 19).
@@ -341,6 +425,20 @@ TEST(Scenario, TheFastestPortsDecideTheFamily) {
   auto r = w.resolve();
   EXPECT_EQ(r.family, gid::AddressFamily::kIpv6);
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1");
+}
+
+// Among equally fast candidates the family that keeps more ports wins: one stray IPv4 rail must not push
+// two IPv6 rails out.
+TEST(Scenario, TheFamilyKeepingMoreOfTheFastestPortsWins) {
+  ResolverWorld w;
+  for (std::string n : {"a", "b", "c"}) w.sys.netdev(n);
+  w.sys.device("mlx5_0").port(1).roce(400).tableLength(4).ipv4Pair(2, "10.8.0.1", "a");
+  w.sys.device("mlx5_1").port(1).roce(400).tableLength(4).gid(3, ipv6Gid("fd00:8::1"), "RoCE v2", "b");
+  w.sys.device("mlx5_2").port(1).roce(400).tableLength(4).gid(3, ipv6Gid("fd00:9::1"), "RoCE v2", "c");
+  auto r = w.resolve();
+  EXPECT_EQ(r.family, gid::AddressFamily::kIpv6);
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1,mlx5_2:1");
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "qualifies only with an IPv4 GID; the selected ports use IPv6");
 }
 
 TEST(Scenario, NcclTakesAtMostThirtyTwoDevicePorts) {

@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
-#include <cstring>
-#include <map>
 
+#include "tests/fixtures/fake_verbs.h"
 #include "tests/unit/gid/resolver_world.h"
 
 namespace nccl_roce::testing {
@@ -14,113 +13,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The fake RDMA stack behind the table. One instance at a time (the table holds plain function pointers).
-struct FakeVerbs {
-  struct Device {
-    std::string name;
-    bool openable = true;
-    std::map<int, std::map<int, std::pair<std::string, int>>> ports;  // port -> index -> (kernel gid, type)
-    int tableLength = 16;
-  };
-  std::vector<Device> devices;
-  std::vector<ibv_device*> handles;
-  std::string failing;  // the name of the one verbs call that fails, for fault injection
-  static FakeVerbs* current;
-};
-FakeVerbs* FakeVerbs::current = nullptr;
-
-// Handles and contexts carry the device's position in their address: no real verbs objects are needed.
-int indexOf(const void* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) >> 4) - 1; }
-template <typename T>
-T* handleFor(int i) {
-  return reinterpret_cast<T*>(static_cast<uintptr_t>(i + 1) << 4);
-}
-
-bool fails(const char* call) { return FakeVerbs::current->failing == call; }
-
-ibv_device** fakeGetDeviceList(int* n) {
-  auto& fake = *FakeVerbs::current;
-  if (fails("getDeviceList")) {
-    errno = ENOSYS;
-    return nullptr;
-  }
-  fake.handles.clear();
-  for (size_t i = 0; i < fake.devices.size(); ++i) fake.handles.push_back(handleFor<ibv_device>(static_cast<int>(i)));
-  fake.handles.push_back(nullptr);
-  *n = static_cast<int>(fake.devices.size());
-  return fake.handles.data();
-}
-void fakeFreeDeviceList(ibv_device**) {}
-const char* fakeGetDeviceName(ibv_device* d) { return FakeVerbs::current->devices[indexOf(d)].name.c_str(); }
-ibv_context* fakeOpenDevice(ibv_device* d) {
-  if (!FakeVerbs::current->devices[indexOf(d)].openable || fails("openDevice")) {
-    errno = EACCES;
-    return nullptr;
-  }
-  return handleFor<ibv_context>(indexOf(d));
-}
-int fakeCloseDevice(ibv_context*) { return 0; }
-int fakeQueryDevice(ibv_context* c, ibv_device_attr* attr) {
-  if (fails("queryDevice")) return EIO;
-  attr->phys_port_cnt = static_cast<uint8_t>(FakeVerbs::current->devices[indexOf(c)].ports.size());
-  return 0;
-}
-int fakeQueryPort(ibv_context* c, uint8_t, ibv_port_attr* attr) {
-  if (fails("queryPort")) return EIO;
-  attr->state = IBV_PORT_ACTIVE;
-  attr->link_layer = IBV_LINK_LAYER_ETHERNET;
-  attr->gid_tbl_len = FakeVerbs::current->devices[indexOf(c)].tableLength;
-  return 0;
-}
-bool lookup(ibv_context* c, uint32_t port, uint32_t index, gid::GidValue* value, int* type) {
-  auto& ports = FakeVerbs::current->devices[indexOf(c)].ports;
-  auto p = ports.find(static_cast<int>(port));
-  if (p == ports.end()) return false;
-  auto e = p->second.find(static_cast<int>(index));
-  if (e == p->second.end()) return false;
-  *value = *gid::GidValue::parseKernel(e->second.first);
-  *type = e->second.second;
-  return true;
-}
-int fakeQueryGid(ibv_context* c, uint8_t port, int index, ibv_gid* out) {
-  if (fails("queryGid")) return EIO;
-  gid::GidValue value;
-  int type;
-  std::memset(out, 0, sizeof(*out));
-  if (lookup(c, port, static_cast<uint32_t>(index), &value, &type)) std::memcpy(out->raw, value.bytes.data(), 16);
-  return 0;
-}
-int fakeQueryGidEx(ibv_context* c, uint32_t port, uint32_t index, ibv_gid_entry* entry, uint32_t, size_t) {
-  if (fails("queryGidEx")) return EIO;
-  gid::GidValue value;
-  int type;
-  if (!lookup(c, port, index, &value, &type)) return ENODATA;  // what rdma-core returns for an empty entry
-  std::memcpy(entry->gid.raw, value.bytes.data(), 16);
-  entry->gid_index = index;
-  entry->port_num = port;
-  entry->gid_type = static_cast<uint32_t>(type);
-  return 0;
-}
-
-gid::IbvFunctions fakeTable(bool withGidEx) {
-  gid::IbvFunctions t;
-  t.getDeviceList = fakeGetDeviceList;
-  t.freeDeviceList = fakeFreeDeviceList;
-  t.getDeviceName = fakeGetDeviceName;
-  t.openDevice = fakeOpenDevice;
-  t.closeDevice = fakeCloseDevice;
-  t.queryDevice = fakeQueryDevice;
-  t.queryPort = fakeQueryPort;
-  t.queryGid = fakeQueryGid;
-  if (withGidEx) t.queryGidEx = fakeQueryGidEx;
-  return t;
-}
-
 class VerbsTest : public ::testing::Test {
  protected:
-  void SetUp() override { FakeVerbs::current = &fake; }
-  void TearDown() override { FakeVerbs::current = nullptr; }
-
   // Two rails; the pod's sysfs view of mlx5_1 hides entry 5 (EINVAL / zeros), verbs sees it (case 2).
   void twoRails() {
     for (int i = 0; i < 2; ++i) {
@@ -131,11 +25,10 @@ class VerbsTest : public ::testing::Test {
       auto port = w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(200).tableLength(8);
       if (i == 0) port.ipv4Pair(4, ip, netdev);
       if (i == 1) port.gid(4, ipv4Gid(ip), "IB/RoCE v1", netdev).file("gid_attrs/ndevs/5", netdev + "\n");
-      FakeVerbs::Device d;
-      d.name = "mlx5_" + std::to_string(i);
-      d.ports[1][4] = {ipv4Gid(ip), IBV_GID_TYPE_ROCE_V1};
-      d.ports[1][5] = {ipv4Gid(ip), IBV_GID_TYPE_ROCE_V2};
-      fake.devices.push_back(d);
+      auto& d = fake.device("mlx5_" + std::to_string(i));
+      d.ports[1].tableLength = 8;
+      d.ports[1].gids[4] = {ipv4Gid(ip), IBV_GID_TYPE_ROCE_V1};
+      d.ports[1].gids[5] = {ipv4Gid(ip), IBV_GID_TYPE_ROCE_V2};
     }
   }
 
@@ -147,7 +40,7 @@ TEST_F(VerbsTest, VerbsIsTheAuthorityForGidValuesAndDisagreementsAreReported) {
   twoRails();
   FaultyFileAccess files;
   files.fail("mlx5_1/ports/1/gid_attrs/types/5", EINVAL);
-  auto table = fakeTable(/*withGidEx=*/true);
+  auto table = fake.table(FakeVerbs::Query::kGidEx);
   auto r = w.resolve(files, &table);
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
@@ -159,31 +52,70 @@ TEST_F(VerbsTest, VerbsIsTheAuthorityForGidValuesAndDisagreementsAreReported) {
 TEST_F(VerbsTest, WithoutTheExtendedQueryTheTypeComesFromSysfs) {
   twoRails();
   w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
-  auto table = fakeTable(/*withGidEx=*/false);
+  auto table = fake.table(FakeVerbs::Query::kPlain);
   auto r = w.resolve(gid::realFileAccess(), &table);
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(portOf(r, "mlx5_1", 1).gidIndex, 5);
+}
+
+// rdma-core >= v31: the whole table, with types, in one query per device.
+TEST_F(VerbsTest, TheWholeTableQueryGivesTheSameAnswerInOneCall) {
+  twoRails();
+  FaultyFileAccess files;
+  files.fail("mlx5_1/ports/1/gid_attrs/types/5", EINVAL);
+  auto table = fake.table(FakeVerbs::Query::kGidTable);
+  auto r = w.resolve(files, &table);
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "5") << "the type of entry 5 comes from verbs: sysfs fails EINVAL";
+  EXPECT_EQ(fake.gidQueries, 2u) << "one table query per device";
 }
 
 TEST_F(VerbsTest, DevicesThePodCannotOpenAreNotUsable) {
   twoRails();
   w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
   fake.devices[1].openable = false;  // shared-mode sysfs lists it; /dev/infiniband does not hold it
-  auto table = fakeTable(true);
+  auto table = fake.table(FakeVerbs::Query::kGidEx);
   auto r = w.resolve(gid::realFileAccess(), &table);
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1");
   EXPECT_EQ(portOf(r, "mlx5_1", 1).reason,
             "listed in sysfs but this pod cannot open it (ibv_open_device failed: Permission denied)");
 }
 
+// sysfs alone would pick 3; verbs (what NCCL queries) has nothing there.
 TEST_F(VerbsTest, SysfsEntriesVerbsDoesNotHaveAreDropped) {
   twoRails();
-  w.sys.device("mlx5_0").port(1).ipv4Pair(6, "10.30.0.4", "net1");
-  auto table = fakeTable(true);
+  w.sys.device("mlx5_0").port(1).ipv4Pair(2, "10.30.0.4", "net1");
+  auto table = fake.table(FakeVerbs::Query::kGidEx);
   auto r = w.resolve(gid::realFileAccess(), &table);
-  EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1 GID 7: sysfs reads 0000:0000:0000:0000:0000:ffff:0a1e:0004, "
+  EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1 GID 3: sysfs reads 0000:0000:0000:0000:0000:ffff:0a1e:0004, "
                                            "verbs reads it empty; using verbs"));
   EXPECT_EQ(portOf(r, "mlx5_0", 1).gidIndex, 5);
+}
+
+// The views are compared up to the chosen entry, no further: entries past it cannot change the answer, so a
+// resolution with verbs reads no more sysfs files than one without.
+TEST_F(VerbsTest, ComparingTheViewsStopsAtTheChosenEntry) {
+  twoRails();
+  w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n").file("gids/5", ipv4Gid("10.30.1.4") + "\n");
+  w.sys.device("mlx5_0").port(1).ipv4Pair(6, "10.30.0.99", "net1");  // past the chosen entry, not in verbs
+  auto table = fake.table(FakeVerbs::Query::kGidEx);
+  auto withVerbs = w.resolve(gid::realFileAccess(), &table);
+  auto sysfsOnly = w.resolve();
+  EXPECT_EQ(joinedWarnings(withVerbs), "");
+  EXPECT_EQ(withVerbs.filesRead, sysfsOnly.filesRead);
+  EXPECT_EQ(envOf(withVerbs, "NCCL_IB_GID_INDEX"), "5");
+}
+
+// NCCL skips a port that verbs does not report ACTIVE, whatever sysfs says (a stale or foreign sysfs view).
+TEST_F(VerbsTest, PortStatesAreTakenFromVerbsWhenTheViewsDisagree) {
+  twoRails();
+  w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
+  fake.devices[0].ports[1].state = IBV_PORT_DOWN;
+  auto table = fake.table(FakeVerbs::Query::kGidEx);
+  auto r = w.resolve(gid::realFileAccess(), &table);
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1");
+  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port is DOWN (state 1)");
+  EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1: sysfs state is 4: ACTIVE, verbs state is 1: DOWN; using verbs"));
 }
 
 // Fault injection: libibverbs loads but one of its calls fails every time.
@@ -191,11 +123,13 @@ TEST_F(VerbsTest, EachFailingVerbsCallEndsInTheDocumentedFallback) {
   twoRails();
   w.sys.device("mlx5_1").port(1).file("gid_attrs/types/5", "RoCE v2\n");
   w.sys.device("mlx5_1").port(1).gid(5, ipv4Gid("10.30.1.4"), "RoCE v2", "net2");
-  for (const char* call : {"getDeviceList", "openDevice", "queryDevice", "queryPort", "queryGid", "queryGidEx"}) {
+  using Query = FakeVerbs::Query;
+  for (const char* call :
+       {"getDeviceList", "openDevice", "queryDevice", "queryPort", "queryGid", "queryGidEx", "queryGidTable"}) {
     SCOPED_TRACE(call);
     fake.failing = call;
-    for (bool withEx : {true, false}) {
-      auto table = fakeTable(withEx);
+    for (Query query : {Query::kGidTable, Query::kGidEx, Query::kPlain}) {
+      auto table = fake.table(query);
       auto r = w.resolve(gid::realFileAccess(), &table);
       if (std::string(call) == "getDeviceList") {
         EXPECT_THAT(r.verbsSource, HasSubstr("ibv_get_device_list failed")) << "sysfs alone then";
@@ -207,7 +141,9 @@ TEST_F(VerbsTest, EachFailingVerbsCallEndsInTheDocumentedFallback) {
       } else {
         // A device, port or GID table verbs cannot describe: its GIDs come from sysfs.
         EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1") << call;
-        bool tableCallFailed = (std::string(call) == "queryGidEx" && withEx) || (std::string(call) == "queryGid" && !withEx);
+        bool tableCallFailed = (std::string(call) == "queryGidTable" && query == Query::kGidTable) ||
+                               (std::string(call) == "queryGidEx" && query == Query::kGidEx) ||
+                               (std::string(call) == "queryGid" && query == Query::kPlain);
         if (tableCallFailed) {
           EXPECT_THAT(joinedWarnings(r), HasSubstr("failed: Input/output error; using sysfs's GID values"));
         }
