@@ -59,14 +59,27 @@ CheckResult checkGidQualification(const DoctorInputs& in) {
   const char* title = "RoCE v2 GID per port";
   const gid::Resolution& r = *in.resolution;
   if (r.fabric == gid::LinkLayer::kInfiniBand) return CheckResult::skip(id, title, "InfiniBand fabric: no GID to choose");
-  std::string detail;
+  // Name every port that fails (the reason is the remedy's input); summarise the ones that qualify, since a
+  // rail-optimised node has eight of them and the per-port choice is `nccl-roce detect`'s job.
+  std::string failures, chosen;
   size_t ok = 0, rejected = 0;
+  std::set<int> indices;
   for (const auto& p : r.ports) {
     if (p.linkLayer != gid::LinkLayer::kEthernet || p.state != "ACTIVE") continue;
-    detail += (detail.empty() ? "" : "; ") + where(p) + ": " + p.reason;
-    (p.selected ? ok : rejected)++;
+    if (p.selected) {
+      ++ok;
+      if (p.gidIndex) indices.insert(*p.gidIndex);
+    } else {
+      ++rejected;
+      failures += (failures.empty() ? "" : "; ") + where(p) + ": " + p.reason;
+    }
   }
   if (ok + rejected == 0) return CheckResult::skip(id, title, "no active Ethernet port");
+  for (int i : indices) chosen += (chosen.empty() ? "" : ",") + std::to_string(i);
+  std::string detail = std::to_string(ok) + " of " + std::to_string(ok + rejected) +
+                       " active RoCE port(s) have a RoCE v2 GID of this pod" +
+                       (chosen.empty() ? "" : " (GID index " + chosen + ")");
+  if (!failures.empty()) detail += "; " + failures;
   if (ok == 0) {
     return CheckResult::fail(id, title, detail,
                              "no GID carries an address of this pod: check the pod's secondary networks (net1...) are "
