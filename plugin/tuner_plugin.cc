@@ -32,19 +32,20 @@ struct TunerContext {
   size_t nNodes = 0;
   std::shared_ptr<const ActivePolicy> active;
   tuner::PolicyAssignment assignment;
-  std::unique_ptr<CompiledPolicy> compiled;  // null: NCCL decides everything
+  std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   std::unique_ptr<tuner::DecisionStats> stats;
   std::string statsPath;
   bool algoOrProtoRestricted = false;  // NCCL_ALGO / NCCL_PROTO set by the user
   NcclLogger logger;
 };
 
-// One WARN per broken policy per process, not one per communicator.
-bool firstWarningFor(const ActivePolicy* active) {
+// One WARN per problem per process (keyed by the object it concerns, which lives as long as the process),
+// not one per communicator.
+bool firstWarningFor(const void* subject) {
   static std::mutex mutex;
-  static std::set<const ActivePolicy*> warned;
+  static std::set<const void*> warned;
   std::lock_guard<std::mutex> lock(mutex);
-  return warned.insert(active).second;
+  return warned.insert(subject).second;
 }
 
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
@@ -57,7 +58,14 @@ void initContext(TunerContext& c, const Environment& env) {
   }
   c.assignment = c.active->assign(c.commId);
   if (c.assignment.policy && !c.assignment.policy->rules.empty()) {
-    c.compiled = std::make_unique<CompiledPolicy>(c.assignment.policy, c.nRanks, c.nNodes);
+    c.compiled = tuner::compiledPolicyFor(c.assignment.policy, c.nRanks, c.nNodes);
+    if (c.compiled->truncated() && firstWarningFor(c.compiled.get())) {
+      NCCL_ROCE_WARN(c.logger, kLogTuning,
+                     "tuner: policy '%s': more than %zu rules can match one call on %zu ranks / %zu nodes; only the "
+                     "first %zu are considered",
+                     c.assignment.policy->name.c_str(), CompiledPolicy::kMaxCandidatesPerSegment, c.nRanks,
+                     c.nNodes, CompiledPolicy::kMaxCandidatesPerSegment);
+    }
   }
   c.algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
   if (auto path = env.get("NCCL_ROCE_STATS"); path && !path->empty()) {

@@ -1,6 +1,10 @@
 #include "tuner/compiled_policy.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
 
 namespace nccl_roce::tuner {
 
@@ -24,6 +28,10 @@ CompiledPolicy::Entry CompiledPolicy::pack(uint32_t index) {
   return e;
 }
 
+// A sweep over the size axis: rules enter the active set at their lower bound and leave after their upper bound;
+// each segment lists the active rules in policy order. With our own format the list stops at the first rule
+// that has no pipeOps/regBuff condition, since it always matches and nothing after it can be reached; so the
+// cost is O(n log n) plus the entries written, not segments x rules.
 CompiledPolicy::CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nRanks, uint64_t nNodes)
     : policy_(std::move(policy)) {
   const auto& rules = policy_->rules;
@@ -45,26 +53,57 @@ CompiledPolicy::CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nR
     }
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-    index.segments = starts.size();
-    while ((size_t{1} << index.depth) < starts.size()) ++index.depth;
-    index.starts = starts;
-    index.starts.resize(size_t{1} << index.depth, UINT64_MAX);
-    for (uint64_t start : starts) {
+    auto segmentOf = [&](uint64_t start) {
+      return static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), start) - starts.begin());
+    };
+    std::vector<std::vector<uint32_t>> entering(starts.size()), leaving(starts.size());
+    for (uint32_t i : forColl) {
+      entering[segmentOf(rules[i].bytes.lo)].push_back(i);
+      if (rules[i].bytes.hi != UINT64_MAX) leaving[segmentOf(rules[i].bytes.hi + 1)].push_back(i);
+    }
+    std::set<uint32_t> active;  // ordered by rule index: policy order
+    for (size_t k = 0; k < starts.size(); ++k) {
+      for (uint32_t i : leaving[k]) active.erase(i);
+      active.insert(entering[k].begin(), entering[k].end());
       index.offsets.push_back(static_cast<uint32_t>(entries_.size()));
       size_t taken = 0;
-      for (uint32_t i : forColl) {
-        const Rule& r = rules[i];
-        if (!r.bytes.contains(start)) continue;
+      for (uint32_t i : active) {
+        if (taken == kMaxCandidatesPerSegment) {
+          truncated_ = true;
+          break;
+        }
         entries_.push_back(pack(i));
-        // With our own format the first matching rule decides; a rule with no pipeOps/regBuff condition always
-        // matches here, so nothing after it can be reached.
-        bool unconditional = r.pipeOps.isAll() && !r.regBuff;
-        if (++taken >= kMaxCandidatesPerSegment || (unconditional && !policy_->unavailableFallsThrough)) break;
+        ++taken;
+        bool unconditional = rules[i].pipeOps.isAll() && !rules[i].regBuff;
+        if (unconditional && !policy_->unavailableFallsThrough) break;
       }
     }
     index.offsets.push_back(static_cast<uint32_t>(entries_.size()));
+    index.segments = starts.size();
+    while ((size_t{1} << index.depth) < starts.size()) ++index.depth;
+    index.starts = std::move(starts);
+    index.starts.resize(size_t{1} << index.depth, UINT64_MAX);
   }
 }
 
+std::shared_ptr<const CompiledPolicy> compiledPolicyFor(const std::shared_ptr<const Policy>& policy, uint64_t nRanks,
+                                                        uint64_t nNodes) {
+  // Keyed by the policy's address: each entry holds the policy (through CompiledPolicy), so it stays valid.
+  using Key = std::tuple<const Policy*, uint64_t, uint64_t>;
+  constexpr size_t kMaxShapes = 4096;  // beyond this (never seen in practice) compile per communicator
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const CompiledPolicy>> cache;
+  Key key{policy.get(), nRanks, nNodes};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  // Built outside the lock so communicators of other shapes need not wait; a concurrent twin is discarded.
+  auto compiled = std::make_shared<const CompiledPolicy>(policy, nRanks, nNodes);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= kMaxShapes) return compiled;
+  return cache.emplace(key, std::move(compiled)).first->second;
+}
 
 }  // namespace nccl_roce::tuner

@@ -1,8 +1,9 @@
-// A policy narrowed to one communicator and indexed for getCollInfo. nRanks and nNodes never change for a
-// communicator, so rules that cannot match it are dropped at init; the rest are indexed per collective by
-// size segments, each listing the rules that may match there in policy order. A call then costs one binary
-// search over the segment starts plus a check of pipeOps/regBuff on the first candidate(s): barely more for
-// 1000 rules than for 10.
+// A policy narrowed to one communicator shape and indexed for getCollInfo. nRanks and nNodes never change for
+// a communicator, so rules that cannot match it are dropped when it is built; the rest are indexed per
+// collective by size segments, each listing the rules that may match there in policy order. A call then costs
+// one binary search over the segment starts plus a check of pipeOps/regBuff on the first candidate(s): barely
+// more for 1000 rules than for 10. Immutable once built: communicators of one shape share it
+// (compiledPolicyFor).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@ namespace nccl_roce::tuner {
 
 class CompiledPolicy {
  public:
-  // Fallback chains longer than this (only NCCL-CSV policies with deep overlaps) end in NCCL's own choice.
+  // At most this many rules are considered for one call (only rules with pipe_ops/reg_buff selectors, or
+  // NCCL-CSV fallback chains, stack up); later ones are dropped and truncated() says so.
   static constexpr size_t kMaxCandidatesPerSegment = 64;
 
   CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nRanks, uint64_t nNodes);
@@ -50,6 +52,7 @@ class CompiledPolicy {
   const Policy& policy() const { return *policy_; }
   const Rule& rule(uint32_t index) const { return policy_->rules[index]; }
   size_t applicableRules() const { return applicable_; }  // rules that can match this communicator
+  bool truncated() const { return truncated_; }  // some call had more than kMaxCandidatesPerSegment candidates
 
  private:
   struct Index {
@@ -67,6 +70,7 @@ class CompiledPolicy {
   std::vector<Entry> entries_;
   std::vector<PackedChoice> choices_;
   size_t applicable_ = 0;
+  bool truncated_ = false;
 };
 
 // Inline: it is most of what a getCollInfo call costs.
@@ -118,5 +122,10 @@ inline CompiledPolicy::Candidates CompiledPolicy::candidates(int collective, uin
   return {entries + index.offsets[segment], entries + index.offsets[segment + 1]};
 }
 #undef NCCL_ROCE_HALVE
+
+// The compiled lookup for (policy, nRanks, nNodes), built once per process and shared: MoE serving creates
+// hundreds of communicators, most of them of a few shapes. Thread-safe.
+std::shared_ptr<const CompiledPolicy> compiledPolicyFor(const std::shared_ptr<const Policy>& policy, uint64_t nRanks,
+                                                        uint64_t nNodes);
 
 }  // namespace nccl_roce::tuner

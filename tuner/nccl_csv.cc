@@ -8,7 +8,6 @@ namespace nccl_roce::tuner {
 namespace {
 
 constexpr size_t kMaxLineBytes = 4096;
-constexpr size_t kMaxRules = 65536;  // as for TOML policies
 
 struct Field {
   std::string_view text;
@@ -116,8 +115,8 @@ PolicyDocument parseNcclCsv(const std::string& text, const std::string& sourceNa
         rule.regBuff = *value == 1;
       }
     }
-    if (policy.rules.size() >= kMaxRules) {
-      error(1, "more than " + std::to_string(kMaxRules) + " rules");
+    if (policy.rules.size() >= kMaxPolicyRules) {
+      error(1, "more than " + std::to_string(kMaxPolicyRules) + " rules");
       break;
     }
     policy.rules.push_back(std::move(rule));

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Instructions per getCollInfo call at 10, 100 and 1000 rules, counted by callgrind inside
 # nccl_roce::plugin::tunerGetCollInfo only (setup and the driver loop are not counted).
-# Usage: tests/bench/tuner_callgrind.sh [BUILD_DIR] [CALLS]
+# Usage: tests/bench/tuner/tuner_callgrind.sh [BUILD_DIR] [CALLS]
 set -euo pipefail
 build=${1:-build}
 calls=${2:-20000}
-driver="$build/tests/bench/tuner_call_driver"
+driver="$build/tests/bench/tuner/tuner_call_driver"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '| rules | calls | instructions per call |\n|---|---|---|\n'

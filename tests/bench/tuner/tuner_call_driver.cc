@@ -1,5 +1,5 @@
 // Drives the tuner's getCollInfo N times on a policy of R rules, for callgrind instruction counts
-// (tests/bench/tuner_callgrind.sh). Every rule applies to the communicator (the worst case for the lookup):
+// (tests/bench/tuner/tuner_callgrind.sh). Every rule applies to the communicator (the worst case for the lookup):
 // all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops selectors.
 //   tuner_call_driver RULES CALLS
 #include <cstdio>
