@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -38,6 +39,23 @@ struct GuardedTable {
   int numAlgo;
   std::vector<float> cells;
 };
+
+// What NCCL relies on whatever the policy: entries it made unavailable (any negative value, NaN) keep their exact
+// bits, at most one entry changes and only to 0.0, and nChannels stays within NCCL's 0..MAXCHANNELS.
+::testing::AssertionResult keptNcclsTableSafe(const std::vector<float>& before, const std::vector<float>& after,
+                                              int numCells, int nChannels) {
+  int changed = 0;
+  for (int i = 0; i < numCells; ++i) {
+    float b = before[static_cast<size_t>(i)], a = after[static_cast<size_t>(i)];
+    if (std::memcmp(&a, &b, sizeof(float)) == 0) continue;
+    if (!(b >= 0.0f)) return ::testing::AssertionFailure() << "unavailable entry " << i << " (" << b << ") was written";
+    if (a != 0.0f) return ::testing::AssertionFailure() << "entry " << i << " became " << a << ", not 0.0";
+    ++changed;
+  }
+  if (changed > 1) return ::testing::AssertionFailure() << changed << " entries marked, NCCL takes only one";
+  if (nChannels < 0 || nChannels > 64) return ::testing::AssertionFailure() << "nChannels " << nChannels;
+  return ::testing::AssertionSuccess();
+}
 
 class ScopedPolicy {
  public:
@@ -140,8 +158,9 @@ TEST(TunerAbi, ThirtyTwoConcurrentInitsAndCollectives) {
   for (int ok : results) EXPECT_EQ(ok, 1);
 }
 
-// Two ranks are two processes with their own copy of the plugin; they must agree on every decision.
-TEST(TunerAbi, AnyTwoRanksDecideTheSameOverRandomInputs) {
+// Two ranks are two processes with their own copy of the plugin; they must agree on every decision, and every
+// decision must leave NCCL a table it can use, whatever it marked unavailable.
+TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
   TempDir dir;
   dir.writeFile("candidate.toml",
                 "[policy]\nname = \"cand\"\n"
@@ -174,16 +193,23 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameOverRandomInputs) {
       size_t bytes = random() >> (random() % 64);
       int pipeOps = 1 + static_cast<int>(random() % 4);
       int regBuff = static_cast<int>(random() % 2);
+      // NCCL's own forms of "unavailable": -1, the FP8 Ring x1024 scaling of it, and NaN (never chosen by NCCL).
+      const float kUnavailable[] = {-1.0f, -1024.0f, std::numeric_limits<float>::quiet_NaN()};
       GuardedTable ta(7);
       for (float& cell : ta.cells) {
-        if (&cell - ta.cells.data() < 21) cell = random() % 4 == 0 ? -1.0f : static_cast<float>(random() % 1000) / 10;
+        if (&cell - ta.cells.data() >= 21) continue;
+        cell = random() % 4 == 0 ? kUnavailable[random() % 3] : 0.1f + static_cast<float>(random() % 1000) / 10;
       }
       GuardedTable tb = ta;
+      const std::vector<float> before = ta.cells;
       int chA = 0, chB = 0;
       a->getCollInfo(ctxA, coll, bytes, pipeOps, ta.ptr(), 7, 3, regBuff, &chA);
       b->getCollInfo(ctxB, coll, bytes, pipeOps, tb.ptr(), 7, 3, regBuff, &chB);
-      ASSERT_EQ(ta.cells, tb.cells) << "comm " << commId << " coll " << coll << " bytes " << bytes;
+      ASSERT_EQ(0, std::memcmp(ta.cells.data(), tb.cells.data(), ta.cells.size() * sizeof(float)))
+          << "comm " << commId << " coll " << coll << " bytes " << bytes;
       ASSERT_EQ(chA, chB);
+      ASSERT_TRUE(keptNcclsTableSafe(before, ta.cells, 21, chA)) << "coll " << coll << " bytes " << bytes;
+      ASSERT_TRUE(ta.guardIntact());
       for (int i = 0; i < 21; ++i) overridden += ta.cells[static_cast<size_t>(i)] == 0.0f;
     }
     a->finalize(ctxA);
