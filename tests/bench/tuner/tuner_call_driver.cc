@@ -1,12 +1,16 @@
-// Drives the tuner's getCollInfo N times on a policy of R rules, for callgrind instruction counts
-// (tests/bench/tuner/tuner_callgrind.sh). Every rule applies to the communicator (the worst case for the lookup):
-// all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops selectors.
-//   tuner_call_driver RULES CALLS
+// Drives getCollInfo N times on a policy of R rules, for callgrind instruction counts
+// (tests/bench/tuner/tuner_callgrind.sh). It calls what NCCL calls: the built libnccl-roce.so, opened with
+// dlopen, through its exported ncclTunerPlugin_v6 table, so the figure is the shipped code's (no inlining or
+// constant propagation into the driver). Every rule applies to the communicator (the worst case for the
+// lookup): all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops.
+//   tuner_call_driver RULES CALLS [stats]     ("stats": with NCCL_ROCE_STATS set, counting every decision)
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "plugin/tuner_plugin.h"
+#include "plugin/nccl/tuner_v6.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -26,8 +30,8 @@ std::string makePolicy(int rules) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s RULES CALLS\n", argv[0]);
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "stats")) {
+    std::fprintf(stderr, "usage: %s RULES CALLS [stats]\n", argv[0]);
     return 2;
   }
   int rules = std::atoi(argv[1]);
@@ -35,9 +39,19 @@ int main(int argc, char** argv) {
   nccl_roce::testing::TempDir dir;
   std::string path = dir.writeFile("bench.toml", makePolicy(rules));
   ::setenv("NCCL_ROCE_POLICY", path.c_str(), 1);
-  ::unsetenv("NCCL_ROCE_STATS");
+  if (argc == 4) {
+    ::setenv("NCCL_ROCE_STATS", (dir.path() + "/stats").c_str(), 1);
+  } else {
+    ::unsetenv("NCCL_ROCE_STATS");
+  }
+  void* library = ::dlopen(NCCL_ROCE_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+  const auto* tuner = library ? static_cast<const ncclTuner_v6_t*>(::dlsym(library, "ncclTunerPlugin_v6")) : nullptr;
+  if (tuner == nullptr) {
+    std::fprintf(stderr, "cannot load the tuner from %s: %s\n", NCCL_ROCE_PLUGIN_PATH, ::dlerror());
+    return 1;
+  }
   void* context = nullptr;
-  nccl_roce::plugin::tunerInit(&context, 42, 16, 2, nullptr);
+  tuner->init(&context, 42, 16, 2, nullptr, nullptr, nullptr);
   float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
   uint64_t state = 12345;
   uint64_t span = static_cast<uint64_t>(rules) * 4096 + 4096;
@@ -46,8 +60,8 @@ int main(int argc, char** argv) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     size_t bytes = static_cast<size_t>((state >> 33) % span);
     int nChannels = 0;
-    nccl_roce::plugin::tunerGetCollInfo(context, ncclFuncAllReduce, bytes, 1 + static_cast<int>((state >> 20) & 1),
-                                        reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
+    tuner->getCollInfo(context, ncclFuncAllReduce, bytes, 1 + static_cast<int>((state >> 20) & 1),
+                       reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
     for (auto& row : table) {
       for (float& cell : row) {
         if (cell == 0.0f) {
@@ -57,7 +71,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  nccl_roce::plugin::tunerFinalize(context);
+  tuner->finalize(context);
   std::printf("rules %d calls %ld overrides %ld\n", rules, calls, chosen);
-  return 0;
+  return chosen > 0 ? 0 : 1;  // a policy that never overrides would measure nothing
 }
