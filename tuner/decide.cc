@@ -1,19 +1,21 @@
 #include "tuner/decide.h"
 
-#include <limits>
+#include <cstring>
 
 namespace nccl_roce::tuner {
 
 bool ncclDefaultChoice(const CostTable& table, int* algorithm, int* protocol) {
   if (!table.valid()) return false;
-  // Row-major over algorithms, strict minimum: the first of equal costs wins, as in NCCL.
+  // Row-major over algorithms, strict minimum: the first of equal costs wins, as in NCCL. Bit patterns compared
+  // as in detail::cheapestIn: negative, NaN and +inf entries are never below the bits of +inf.
   const int cells = table.numAlgo * table.numProto;
-  float best = std::numeric_limits<float>::infinity();
+  uint32_t best = 0x7f800000u;
   int found = -1;
   for (int i = 0; i < cells; ++i) {
-    float cost = table.entries[i];
-    bool better = cost >= 0.0f && cost < best;
-    best = better ? cost : best;
+    uint32_t bits;
+    std::memcpy(&bits, &table.entries[i], sizeof(bits));
+    bool better = bits < best;
+    best = better ? bits : best;
     found = better ? i : found;
   }
   if (found < 0) return false;

@@ -19,10 +19,8 @@ namespace {
 constexpr int kCollShift = 60, kBucketShift = 54, kAlgoShift = 50, kProtoShift = 47, kChannelShift = 40,
               kSourceShift = 38, kRuleShift = 18;
 
-uint64_t field(int value, int bits) {
-  const int max = (1 << bits) - 1;
-  return static_cast<uint64_t>(value < 0 ? 0 : value > max ? max : value);
-}
+// Callers pass values within range (the plugin's own decisions); the mask only keeps fields from bleeding.
+uint64_t field(int value, int bits) { return static_cast<uint64_t>(static_cast<uint32_t>(value) & ((1u << bits) - 1)); }
 
 int unpack(uint64_t key, int shift, int bits) { return static_cast<int>((key >> shift) & ((1u << bits) - 1)); }
 
