@@ -13,6 +13,7 @@
 #include "plugin/nccl/tuner_v2.h"
 #include "plugin/nccl/tuner_v3.h"
 #include "plugin/nccl/tuner_v4.h"
+#include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
@@ -118,6 +119,32 @@ TEST(TunerAbi, OlderNcclSixAlgorithmTablesAreNeverOverrun) {
   EXPECT_EQ(t7.at(6, 2), 0.0f) << "PAT/Simple when NCCL offers it";
   EXPECT_TRUE(t7.guardIntact());
   v4->destroy(ctx);
+}
+
+TEST(TunerAbi, V5TakesTheCommIdAndLeavesConstantsAlone) {
+  TempDir dir;
+  std::string path = dir.writeFile("ab.toml",
+                                   "[experiment]\nname = \"v5\"\n"
+                                   "[[experiment.arm]]\nname = \"only\"\npolicy = \"inference\"\nweight = 100\n");
+  ScopedPolicy policy(path);
+  PluginLibrary lib;
+  const auto* v5 = lib.table<ncclTuner_v5_t>("ncclTunerPlugin_v5");
+  ncclTunerConstants_v5_t constants;
+  std::memset(&constants, 0x5a, sizeof(constants));
+  ncclTunerConstants_v5_t before = constants;
+  ncclNvlDomainInfo_v5_t nvl{2, 8, 8};
+  void* ctx = nullptr;
+  clearCapturedNcclLog();
+  ASSERT_EQ(v5->init(&ctx, 0xfeed, 16, 2, captureNcclLog, &nvl, &constants), ncclSuccess);
+  EXPECT_EQ(std::memcmp(&constants, &before, sizeof(constants)), 0) << "NCCL's constants are never edited";
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "comm 0x000000000000feed (16 ranks, 2 nodes)"), 1u);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "experiment arm only"), 1u);
+  GuardedTable t(7);
+  int nChannels = 0;
+  ASSERT_EQ(v5->getCollInfo(ctx, ncclFuncAllReduce, 2048, 1, t.ptr(), 7, 3, 1, &nChannels), ncclSuccess);
+  EXPECT_EQ(t.at(0, 0), 0.0f);
+  EXPECT_TRUE(t.guardIntact());
+  EXPECT_EQ(v5->finalize(ctx), ncclSuccess);
 }
 
 TEST(TunerAbi, V2ReturnsAnAlgorithmAndProtocolDirectly) {
