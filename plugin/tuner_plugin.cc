@@ -32,19 +32,20 @@ struct TunerContext {
   size_t nNodes = 0;
   std::shared_ptr<const ActivePolicy> active;
   tuner::PolicyAssignment assignment;
-  std::unique_ptr<CompiledPolicy> compiled;  // null: NCCL decides everything
+  std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   std::unique_ptr<tuner::DecisionStats> stats;
   std::string statsPath;
   bool algoOrProtoRestricted = false;  // NCCL_ALGO / NCCL_PROTO set by the user
   NcclLogger logger;
 };
 
-// One WARN per broken policy per process, not one per communicator.
-bool firstWarningFor(const ActivePolicy* active) {
+// One WARN per problem per process (keyed by the object it concerns, which lives as long as the process),
+// not one per communicator.
+bool firstWarningFor(const void* subject) {
   static std::mutex mutex;
-  static std::set<const ActivePolicy*> warned;
+  static std::set<const void*> warned;
   std::lock_guard<std::mutex> lock(mutex);
-  return warned.insert(active).second;
+  return warned.insert(subject).second;
 }
 
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
@@ -57,7 +58,14 @@ void initContext(TunerContext& c, const Environment& env) {
   }
   c.assignment = c.active->assign(c.commId);
   if (c.assignment.policy && !c.assignment.policy->rules.empty()) {
-    c.compiled = std::make_unique<CompiledPolicy>(c.assignment.policy, c.nRanks, c.nNodes);
+    c.compiled = tuner::compiledPolicyFor(c.assignment.policy, c.nRanks, c.nNodes);
+    if (c.compiled->truncated() && firstWarningFor(c.compiled.get())) {
+      NCCL_ROCE_WARN(c.logger, kLogTuning,
+                     "tuner: policy '%s': more than %zu rules can match one call on %zu ranks / %zu nodes; only the "
+                     "first %zu are considered",
+                     c.assignment.policy->name.c_str(), CompiledPolicy::kMaxCandidatesPerSegment, c.nRanks,
+                     c.nNodes, CompiledPolicy::kMaxCandidatesPerSegment);
+    }
   }
   c.algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
   if (auto path = env.get("NCCL_ROCE_STATS"); path && !path->empty()) {
@@ -76,22 +84,35 @@ void initContext(TunerContext& c, const Environment& env) {
 // Out of line: statistics are optional, and inlining them would tax every call with their register needs.
 __attribute__((noinline)) void record(TunerContext& c, int coll, size_t nBytes, const Decision& d,
                                       const CostTable& table) {
+  using Source = tuner::DecisionStats::Source;
+  bool ruleDecided = d.outcome == Decision::Outcome::kChosen || d.outcome == Decision::Outcome::kChannelsOnly;
+  Source source = ruleDecided                                          ? Source::kRule
+                  : d.outcome == Decision::Outcome::kUnavailable ? Source::kUnavailable
+                                                                       : Source::kNccl;
   int algorithm = d.algorithm, protocol = d.protocol;
-  bool chosen = d.outcome == Decision::Outcome::kChosen;
-  if (!chosen && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) algorithm = protocol = -1;
-  bool ruleDecided = chosen || d.outcome == Decision::Outcome::kChannelsOnly;
+  if (d.outcome != Decision::Outcome::kChosen && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) {
+    algorithm = protocol = -1;
+  }
   c.stats->record(coll, nBytes, algorithm, protocol, ruleDecided ? d.channels : 0,
-                  ruleDecided || d.outcome == Decision::Outcome::kUnavailable ? d.rule : -1,
-                  d.outcome == Decision::Outcome::kUnavailable);
+                  source == Source::kNccl ? -1 : d.rule, source);
 }
 
-// Statistics are best effort; the decision already stands.
-__attribute__((noinline)) void recordQuietly(TunerContext& c, int coll, size_t nBytes, Decision decision,
-                                             CostTable table) noexcept {
+// getCollInfo with statistics on: decide, apply, then count. Out of line, and with getCollInfo's own
+// signature so that the plain path (statistics off, the default) reaches it by a tail jump and stays a leaf
+// function with nothing to save.
+__attribute__((noinline)) ncclResult_t getCollInfoCounted(TunerContext* c, ncclFunc_t collType, size_t nBytes,
+                                                          int numPipeOps, float** collCostTable, int numAlgo,
+                                                          int numProto, int regBuff, int* nChannels) noexcept {
+  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
+  int coll = static_cast<int>(collType);
+  Decision decision = c->compiled ? tuner::decide(*c->compiled, {coll, nBytes, numPipeOps, regBuff}, table) : Decision{};
+  tuner::applyDecision(decision, table, nChannels);
   try {
-    record(c, coll, nBytes, decision, table);
+    record(*c, coll, nBytes, decision, table);
   } catch (...) {
+    // Statistics are best effort; the decision already stands.
   }
+  return ncclSuccess;
 }
 
 }  // namespace
@@ -126,12 +147,14 @@ __attribute__((noinline)) ncclResult_t tunerGetCollInfo(void* context, ncclFunc_
   auto* c = static_cast<TunerContext*>(context);
   if (c == nullptr || collCostTable == nullptr) return ncclSuccess;
   // NCCL passes a contiguous float[numAlgo][numProto] cast to float**.
-  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};  // decide() checks its shape
-  Decision decision = c->compiled ? tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps,
-                                                                   regBuff}, table)
-                                  : Decision{};
-  tuner::applyDecision(decision, table, nChannels);
-  if (c->stats) recordQuietly(*c, static_cast<int>(collType), nBytes, decision, table);
+  if (c->stats) {
+    return getCollInfoCounted(c, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels);
+  }
+  if (c->compiled) {
+    CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};  // decide() checks its shape
+    Decision decision = tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps, regBuff}, table);
+    tuner::applyDecision(decision, table, nChannels);
+  }
   return ncclSuccess;
 }
 
@@ -179,7 +202,7 @@ ncclResult_t tunerFinalize(void* context) noexcept {
       comm["arm"] = c->assignment.arm.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c->assignment.arm);
       tuner::Policy none;
       comm.update(c->stats->toJson(policy ? *policy : none));
-      Status written = tuner::publishCommunicatorStats(c->statsPath, std::move(comm));
+      Status written = tuner::publishCommunicatorStats(c->statsPath, comm);
       if (!written.isOk()) {
         NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
       }

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
-#include <vector>
+#include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "common/file.h"
 #include "common/strings.h"
@@ -10,49 +12,120 @@
 
 namespace nccl_roce::tuner {
 
+namespace {
+
+// Key layout, most significant first so that sorting keys sorts decisions: flag 1 | collective 3 | bucket 6 |
+// algorithm+1 4 | protocol+1 3 | channels 7 | source 2 | rule+1 20 | unused 18.
+constexpr int kCollShift = 60, kBucketShift = 54, kAlgoShift = 50, kProtoShift = 47, kChannelShift = 40,
+              kSourceShift = 38, kRuleShift = 18;
+
+// Callers pass values within range (the plugin's own decisions); the mask only keeps fields from bleeding.
+uint64_t field(int value, int bits) { return static_cast<uint64_t>(static_cast<uint32_t>(value) & ((1u << bits) - 1)); }
+
+int unpack(uint64_t key, int shift, int bits) { return static_cast<int>((key >> shift) & ((1u << bits) - 1)); }
+
+size_t slotOf(uint64_t key, size_t mask) { return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 32) & mask; }
+
+}  // namespace
+
 int sizeBucket(uint64_t bytes) { return bytes <= 1 ? 0 : 63 - __builtin_clzll(bytes); }
 
+DecisionStats::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
+  while (flag_.test_and_set(std::memory_order_acquire)) {
+  }
+}
+DecisionStats::Lock::~Lock() { flag_.clear(std::memory_order_release); }
+
+DecisionStats::DecisionStats() : slots_(64) {}
+
 void DecisionStats::record(int collective, uint64_t bytes, int algorithm, int protocol, int channels, int rule,
-                           bool unavailable) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++counts_[Key{collective, sizeBucket(bytes), algorithm, protocol, channels, rule}];
-  ++totals_.calls;
-  if (rule >= 0 && !unavailable) ++totals_.fromRules;
-  if (unavailable) ++totals_.unavailable;
+                           Source source) {
+  // collectives beyond NCCL's five share the "unknown" value 7.
+  uint64_t key = (uint64_t{1} << 63) | field(collective < 0 || collective >= kNumCollectives ? 7 : collective, 3)
+                                           << kCollShift |
+                 static_cast<uint64_t>(sizeBucket(bytes)) << kBucketShift | field(algorithm + 1, 4) << kAlgoShift |
+                 field(protocol + 1, 3) << kProtoShift | field(channels, 7) << kChannelShift |
+                 field(static_cast<int>(source), 2) << kSourceShift | field(rule + 1, 20) << kRuleShift;
+  Lock lock(busy_);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = slotOf(key, mask);; i = (i + 1) & mask) {
+    Slot& slot = slots_[i];
+    if (slot.key == key) {
+      ++slot.count;
+      return;
+    }
+    if (slot.key == 0) {
+      slot = {key, 1};
+      if (++used_ * 2 > slots_.size()) grow();
+      return;
+    }
+  }
+}
+
+void DecisionStats::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.key == 0) continue;
+    size_t i = slotOf(s.key, mask);
+    while (slots_[i].key != 0) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
 }
 
 DecisionStats::Totals DecisionStats::totals() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return totals_;
+  Lock lock(busy_);
+  Totals t;
+  for (const Slot& s : slots_) {
+    if (s.key == 0) continue;
+    t.calls += s.count;
+    auto source = static_cast<Source>(unpack(s.key, kSourceShift, 2));
+    if (source == Source::kRule) t.fromRules += s.count;
+    if (source == Source::kUnavailable) t.unavailable += s.count;
+  }
+  return t;
 }
 
 nlohmann::ordered_json DecisionStats::toJson(const Policy& policy) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Slot> used;
+  {
+    Lock lock(busy_);
+    for (const Slot& s : slots_) {
+      if (s.key != 0) used.push_back(s);
+    }
+  }
+  std::sort(used.begin(), used.end(), [](const Slot& a, const Slot& b) { return a.key < b.key; });
+  Totals t = totals();
   nlohmann::ordered_json out;
-  out["calls"] = totals_.calls;
-  out["from_rules"] = totals_.fromRules;
-  out["unavailable"] = totals_.unavailable;
+  out["calls"] = t.calls;
+  out["from_rules"] = t.fromRules;
+  out["unavailable"] = t.unavailable;
   out["decisions"] = nlohmann::ordered_json::array();
-  for (const auto& [key, count] : counts_) {
-    auto [collective, bucket, algorithm, protocol, channels, rule] = key;
-    uint64_t lo = bucket == 0 ? 0 : (1ull << bucket);
-    uint64_t hi = bucket == 63 ? UINT64_MAX : (1ull << (bucket + 1)) - 1;
+  for (const Slot& s : used) {
+    int bucket = unpack(s.key, kBucketShift, 6);
+    int algorithm = unpack(s.key, kAlgoShift, 4) - 1;
+    int protocol = unpack(s.key, kProtoShift, 3) - 1;
+    int rule = unpack(s.key, kRuleShift, 20) - 1;
+    auto source = static_cast<Source>(unpack(s.key, kSourceShift, 2));
+    uint64_t lo = bucket == 0 ? 0 : (uint64_t{1} << bucket);
+    uint64_t hi = bucket == 63 ? UINT64_MAX : (uint64_t{1} << (bucket + 1)) - 1;
     nlohmann::ordered_json d;
-    d["collective"] = collectiveName(collective);
+    d["collective"] = collectiveName(unpack(s.key, kCollShift, 3));
     d["bucket"] = formatByteSize(lo) + "-" + (bucket == 63 ? std::string("16E") : formatByteSize(hi + 1));
     d["size_min"] = lo;
     d["size_max"] = hi;
     d["algorithm"] = algorithm >= 0 ? nlohmann::ordered_json(algorithmName(algorithm)) : nlohmann::ordered_json(nullptr);
     d["protocol"] = protocol >= 0 ? nlohmann::ordered_json(protocolName(protocol)) : nlohmann::ordered_json(nullptr);
-    d["channels"] = channels;  // 0: NCCL decided
-    d["source"] = rule >= 0 ? "rule" : "nccl";
+    d["channels"] = unpack(s.key, kChannelShift, 7);  // 0: NCCL decided
+    d["source"] = source == Source::kRule ? "rule" : source == Source::kUnavailable ? "unavailable" : "nccl";
     if (rule >= 0 && static_cast<size_t>(rule) < policy.rules.size()) {
       const Rule& r = policy.rules[static_cast<size_t>(rule)];
       d["rule"] = r.name.empty() ? "line " + std::to_string(r.position.line) : r.name;
     } else {
       d["rule"] = nullptr;
     }
-    d["count"] = count;
+    d["count"] = s.count;
     out["decisions"].push_back(std::move(d));
   }
   return out;
@@ -60,18 +133,26 @@ nlohmann::ordered_json DecisionStats::toJson(const Policy& policy) const {
 
 std::string statsPathFor(const std::string& base, long pid) { return base + "." + std::to_string(pid) + ".json"; }
 
-Status publishCommunicatorStats(const std::string& path, nlohmann::ordered_json communicator) {
+Status publishCommunicatorStats(const std::string& path, const nlohmann::ordered_json& communicator) {
   static std::mutex mutex;
-  static std::map<std::string, std::vector<nlohmann::ordered_json>> published;
+  // Per file, the communicators finalized so far, each already serialised: rewriting the file at each
+  // finalize then costs a copy, not a re-serialisation of everything (hundreds of communicators in MoE).
+  static std::map<std::string, std::string> published;
+  const auto dump = [](const nlohmann::ordered_json& j) {
+    return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  std::string entry = dump(communicator);
   std::lock_guard<std::mutex> lock(mutex);
-  auto& list = published[path];
-  list.push_back(std::move(communicator));
-  nlohmann::ordered_json file;
-  file["pid"] = static_cast<long>(::getpid());
+  std::string& list = published[path];
+  list += (list.empty() ? "\n" : ",\n") + entry;
+  nlohmann::ordered_json header;
+  header["pid"] = static_cast<long>(::getpid());
   char host[256] = {0};
-  file["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
-  file["communicators"] = list;
-  return writeFileAtomically(path, file.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  header["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
+  std::string head = dump(header);
+  head.pop_back();  // the closing brace: the communicators go inside the same object
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+  return writeFileAtomically(path, head + ",\n \"communicators\": [" + list + "\n ]\n}\n");
 }
 
 }  // namespace nccl_roce::tuner

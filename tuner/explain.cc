@@ -1,5 +1,7 @@
 #include "tuner/explain.h"
 
+#include <vector>
+
 #include "common/log.h"
 #include "common/strings.h"
 #include "tuner/compiled_policy.h"
@@ -49,10 +51,11 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
   auto shared = std::shared_ptr<const Policy>(assignment.policy);
   CompiledPolicy compiled(shared, request.nRanks, request.nNodes);
   CompiledPolicy::Candidates candidates = compiled.candidates(call.collective, call.bytes);
-  const Rule* fired = nullptr;
-  for (const CompiledPolicy::Entry* e = candidates.begin; e != candidates.end && !fired; ++e) {
-    if (e->matches(call.pipeOps, call.regBuff)) fired = &compiled.rule(e->rule);
+  std::vector<const Rule*> matching;  // in policy order; the first fires
+  for (const CompiledPolicy::Entry* e = candidates.begin; e != candidates.end; ++e) {
+    if (e->matches(call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(e->rule));
   }
+  const Rule* fired = matching.empty() ? nullptr : matching.front();
   if (fired == nullptr) {
     out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
     return out;
@@ -71,7 +74,14 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
     out += "  then " + describeChoice(fired->choices[i]) + "\n";
   }
   if (policy.unavailableFallsThrough) {
-    out += "  then the next matching rule of this NCCL-format file, if any; finally NCCL's own choice\n";
+    // NCCL's CSV semantics: the next matching rules are the fallbacks, each with its own channels.
+    for (size_t i = 1; i < matching.size(); ++i) {
+      const Rule& next = *matching[i];
+      std::string what = next.choices.empty() ? std::string("NCCL's algorithm and protocol")
+                                              : describeChoice(next.choices.front());
+      out += "  then " + describeRule(next) + ": " + what + "; " + channelsText(next.channels) + "\n";
+    }
+    out += "  then NCCL's own choice (and its own channel count)\n";
   } else {
     out += "  then NCCL's own choice (and its own channel count)\n";
   }

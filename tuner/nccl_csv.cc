@@ -8,7 +8,6 @@ namespace nccl_roce::tuner {
 namespace {
 
 constexpr size_t kMaxLineBytes = 4096;
-constexpr size_t kMaxRules = 65536;  // as for TOML policies
 
 struct Field {
   std::string_view text;
@@ -75,9 +74,10 @@ PolicyDocument parseNcclCsv(const std::string& text, const std::string& sourceNa
       error(f[0].column, "unknown collective '" + std::string(f[0].text) + "' (expected one of: " + collectiveChoices() + ")");
     }
     auto lo = parseUnsigned(f[1].text);
-    auto hi = parseUnsigned(f[2].text);
+    // The example reads max_bytes with strtoull, which turns -1 into 2^64-1: "no upper bound".
+    auto hi = f[2].text == "-1" ? std::optional<uint64_t>(UINT64_MAX) : parseUnsigned(f[2].text);
     if (!lo) error(f[1].column, "min_bytes '" + std::string(f[1].text) + "' is not a byte count below 2^64");
-    if (!hi) error(f[2].column, "max_bytes '" + std::string(f[2].text) + "' is not a byte count below 2^64");
+    if (!hi) error(f[2].column, "max_bytes '" + std::string(f[2].text) + "' is not a byte count below 2^64 (or -1)");
     if (lo && hi) {
       if (*lo > *hi) error(f[1].column, "inverted range: min_bytes " + std::to_string(*lo) + " is above max_bytes " + std::to_string(*hi));
       rule.bytes = {*lo, *hi};
@@ -116,8 +116,8 @@ PolicyDocument parseNcclCsv(const std::string& text, const std::string& sourceNa
         rule.regBuff = *value == 1;
       }
     }
-    if (policy.rules.size() >= kMaxRules) {
-      error(1, "more than " + std::to_string(kMaxRules) + " rules");
+    if (policy.rules.size() >= kMaxPolicyRules) {
+      error(1, "more than " + std::to_string(kMaxPolicyRules) + " rules");
       break;
     }
     policy.rules.push_back(std::move(rule));

@@ -36,6 +36,10 @@ struct Choice {
 
 inline constexpr uint32_t kAllCollectives = (1u << 5) - 1;
 
+// Far beyond any fitted policy (a few hundred rules per cluster shape); keeps loading, the overlap checks
+// (pairwise) and building a communicator's lookup well under a second even at the limit.
+inline constexpr size_t kMaxPolicyRules = 8192;
+
 struct Rule {
   std::string name;
   SourcePosition position;

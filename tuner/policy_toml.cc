@@ -17,8 +17,6 @@ namespace nccl_roce::tuner {
 namespace {
 
 constexpr int kMaxChannels = 64;  // NCCL's MAXCHANNELS
-// Far beyond any fitted policy; keeps the compiled index within its fixed search depth.
-constexpr size_t kMaxRules = 65536;
 
 class Reader {
  public:
@@ -209,8 +207,8 @@ void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
       r.error(*rules, "rules are written as [[rule]] tables");
       return;
     }
-    if (array->size() > kMaxRules) {
-      r.error(*rules, "more than " + std::to_string(kMaxRules) + " rules");
+    if (array->size() > kMaxPolicyRules) {
+      r.error(*rules, "more than " + std::to_string(kMaxPolicyRules) + " rules");
       return;
     }
     for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table()));

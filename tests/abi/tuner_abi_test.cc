@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "plugin/nccl/tuner_v2.h"
 #include "plugin/nccl/tuner_v3.h"
 #include "plugin/nccl/tuner_v4.h"
+#include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
@@ -38,6 +40,23 @@ struct GuardedTable {
   int numAlgo;
   std::vector<float> cells;
 };
+
+// What NCCL relies on whatever the policy: entries it made unavailable (any negative value, NaN) keep their exact
+// bits, at most one entry changes and only to 0.0, and nChannels stays within NCCL's 0..MAXCHANNELS.
+::testing::AssertionResult keptNcclsTableSafe(const std::vector<float>& before, const std::vector<float>& after,
+                                              int numCells, int nChannels) {
+  int changed = 0;
+  for (int i = 0; i < numCells; ++i) {
+    float b = before[static_cast<size_t>(i)], a = after[static_cast<size_t>(i)];
+    if (std::memcmp(&a, &b, sizeof(float)) == 0) continue;
+    if (!(b >= 0.0f)) return ::testing::AssertionFailure() << "unavailable entry " << i << " (" << b << ") was written";
+    if (a != 0.0f) return ::testing::AssertionFailure() << "entry " << i << " became " << a << ", not 0.0";
+    ++changed;
+  }
+  if (changed > 1) return ::testing::AssertionFailure() << changed << " entries marked, NCCL takes only one";
+  if (nChannels < 0 || nChannels > 64) return ::testing::AssertionFailure() << "nChannels " << nChannels;
+  return ::testing::AssertionSuccess();
+}
 
 class ScopedPolicy {
  public:
@@ -102,6 +121,32 @@ TEST(TunerAbi, OlderNcclSixAlgorithmTablesAreNeverOverrun) {
   v4->destroy(ctx);
 }
 
+TEST(TunerAbi, V5TakesTheCommIdAndLeavesConstantsAlone) {
+  TempDir dir;
+  std::string path = dir.writeFile("ab.toml",
+                                   "[experiment]\nname = \"v5\"\n"
+                                   "[[experiment.arm]]\nname = \"only\"\npolicy = \"inference\"\nweight = 100\n");
+  ScopedPolicy policy(path);
+  PluginLibrary lib;
+  const auto* v5 = lib.table<ncclTuner_v5_t>("ncclTunerPlugin_v5");
+  ncclTunerConstants_v5_t constants;
+  std::memset(&constants, 0x5a, sizeof(constants));
+  ncclTunerConstants_v5_t before = constants;
+  ncclNvlDomainInfo_v5_t nvl{2, 8, 8};
+  void* ctx = nullptr;
+  clearCapturedNcclLog();
+  ASSERT_EQ(v5->init(&ctx, 0xfeed, 16, 2, captureNcclLog, &nvl, &constants), ncclSuccess);
+  EXPECT_EQ(std::memcmp(&constants, &before, sizeof(constants)), 0) << "NCCL's constants are never edited";
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "comm 0x000000000000feed (16 ranks, 2 nodes)"), 1u);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "experiment arm only"), 1u);
+  GuardedTable t(7);
+  int nChannels = 0;
+  ASSERT_EQ(v5->getCollInfo(ctx, ncclFuncAllReduce, 2048, 1, t.ptr(), 7, 3, 1, &nChannels), ncclSuccess);
+  EXPECT_EQ(t.at(0, 0), 0.0f);
+  EXPECT_TRUE(t.guardIntact());
+  EXPECT_EQ(v5->finalize(ctx), ncclSuccess);
+}
+
 TEST(TunerAbi, V2ReturnsAnAlgorithmAndProtocolDirectly) {
   ScopedPolicy policy("inference");
   PluginLibrary lib;
@@ -140,8 +185,9 @@ TEST(TunerAbi, ThirtyTwoConcurrentInitsAndCollectives) {
   for (int ok : results) EXPECT_EQ(ok, 1);
 }
 
-// Two ranks are two processes with their own copy of the plugin; they must agree on every decision.
-TEST(TunerAbi, AnyTwoRanksDecideTheSameOverRandomInputs) {
+// Two ranks are two processes with their own copy of the plugin; they must agree on every decision, and every
+// decision must leave NCCL a table it can use, whatever it marked unavailable.
+TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
   TempDir dir;
   dir.writeFile("candidate.toml",
                 "[policy]\nname = \"cand\"\n"
@@ -174,16 +220,23 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameOverRandomInputs) {
       size_t bytes = random() >> (random() % 64);
       int pipeOps = 1 + static_cast<int>(random() % 4);
       int regBuff = static_cast<int>(random() % 2);
+      // NCCL's own forms of "unavailable": -1, the FP8 Ring x1024 scaling of it, and NaN (never chosen by NCCL).
+      const float kUnavailable[] = {-1.0f, -1024.0f, std::numeric_limits<float>::quiet_NaN()};
       GuardedTable ta(7);
       for (float& cell : ta.cells) {
-        if (&cell - ta.cells.data() < 21) cell = random() % 4 == 0 ? -1.0f : static_cast<float>(random() % 1000) / 10;
+        if (&cell - ta.cells.data() >= 21) continue;
+        cell = random() % 4 == 0 ? kUnavailable[random() % 3] : 0.1f + static_cast<float>(random() % 1000) / 10;
       }
       GuardedTable tb = ta;
+      const std::vector<float> before = ta.cells;
       int chA = 0, chB = 0;
       a->getCollInfo(ctxA, coll, bytes, pipeOps, ta.ptr(), 7, 3, regBuff, &chA);
       b->getCollInfo(ctxB, coll, bytes, pipeOps, tb.ptr(), 7, 3, regBuff, &chB);
-      ASSERT_EQ(ta.cells, tb.cells) << "comm " << commId << " coll " << coll << " bytes " << bytes;
+      ASSERT_EQ(0, std::memcmp(ta.cells.data(), tb.cells.data(), ta.cells.size() * sizeof(float)))
+          << "comm " << commId << " coll " << coll << " bytes " << bytes;
       ASSERT_EQ(chA, chB);
+      ASSERT_TRUE(keptNcclsTableSafe(before, ta.cells, 21, chA)) << "coll " << coll << " bytes " << bytes;
+      ASSERT_TRUE(ta.guardIntact());
       for (int i = 0; i < 21; ++i) overridden += ta.cells[static_cast<size_t>(i)] == 0.0f;
     }
     a->finalize(ctxA);

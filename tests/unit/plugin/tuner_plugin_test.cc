@@ -171,5 +171,61 @@ TEST(TunerPlugin, WithoutACostTableOnlySafeNamedChoicesAreReturned) {
   tunerFinalize(c);
 }
 
+TEST(TunerPlugin, TheInfoLineNamesTheExperimentArm) {
+  TempDir dir;
+  std::string path = dir.writeFile("ab.toml",
+                                   "[experiment]\nname = \"all-candidate\"\n"
+                                   "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 0\n"
+                                   "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"inference\"\nweight = 100\n");
+  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  testing::clearCapturedNcclLog();
+  void* c = nullptr;
+  tunerInit(&c, 0x42, 16, 2, testing::captureNcclLog);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'inference' (builtin:inference, content 0x"), 1u);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, ", experiment arm candidate: 1 of 1 rules apply"), 1u);
+  tunerFinalize(c);
+}
+
+TEST(TunerPlugin, StatisticsTellNcclsChoicesFromUnavailablePreferences) {
+  TempDir dir;
+  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("unavailable"));
+  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  void* c = nullptr;
+  tunerInit(&c, 0x33, 16, 2, nullptr);
+  Table t;
+  for (auto& row : t.cells) row[0] = -1;  // NCCL_PROTO=^LL: no LL anywhere
+  int nChannels = 0;
+  tunerGetCollInfo(c, ncclFuncAllReduce, 4096, 1, t.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(t.cells[1][1], 21) << "NCCL's own choice (Ring/LL128, the cheapest left) untouched";
+  tunerFinalize(c);
+  std::ifstream in(dir.join("unavailable." + std::to_string(::getpid()) + ".json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto doc = nlohmann::json::parse(text.str());
+  const auto& comm = doc["communicators"][0];
+  EXPECT_EQ(comm["unavailable"], 1);
+  EXPECT_EQ(comm["from_rules"], 0);
+  const auto& d = comm["decisions"][0];
+  EXPECT_EQ(d["source"], "unavailable");
+  EXPECT_EQ(d["rule"], "small-multinode-allreduce-ll");
+  EXPECT_EQ(d["algorithm"], "Ring") << "what NCCL ran instead";
+  EXPECT_EQ(d["protocol"], "LL128");
+}
+
+TEST(TunerPlugin, WarnsOnceWhenTooManyRulesStackUpOnOneCall) {
+  TempDir dir;
+  std::string rules;
+  for (int i = 0; i < 70; ++i) rules += "allreduce,0,4096,ring,ll,-1,-1,-1\n";  // a 70-deep fallback chain
+  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("deep.csv", rules));
+  testing::clearCapturedNcclLog();
+  void* a = nullptr;
+  void* b = nullptr;
+  tunerInit(&a, 1, 16, 2, testing::captureNcclLog);
+  tunerInit(&b, 2, 16, 2, testing::captureNcclLog);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "more than 64 rules can match one call"), 1u);
+  tunerFinalize(a);
+  tunerFinalize(b);
+}
+
 }  // namespace
 }  // namespace nccl_roce::plugin

@@ -50,6 +50,21 @@ TEST(PolicyExplainCli, SaysWhichRuleFiresWhatNcclIsToldAndTheFallbacks) {
   EXPECT_THAT(none.out, HasSubstr("rule: none matches"));
 }
 
+TEST(PolicyExplainCli, NcclCsvFallbacksAreTheNextMatchingRules) {
+  TempDir dir;
+  std::string csv = dir.writeFile("nccl_tuner.conf",
+                                  "allreduce,0,65536,nvls,simple,-1,-1,-1\n"
+                                  "allreduce,0,1048576,tree,ll,4,2,-1\n"
+                                  "allreduce,0,-1,ring,simple,-1,-1,-1\n");
+  auto result = runCommand(cliPath() + " policy explain --policy " + csv + " --nodes 2 --ranks 16 --size 4K");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("NCCL is told: cost 0.0 on NVLS/Simple; nChannels 0 (NCCL decides)\n"
+                                    "if unavailable (cost -1 in NCCL's table):\n"
+                                    "  then line 2: Tree/LL; nChannels 4\n"
+                                    "  then line 3: Ring/Simple; nChannels 0 (NCCL decides)\n"
+                                    "  then NCCL's own choice (and its own channel count)\n"));
+}
+
 TEST(PolicyExplainCli, RejectsWhatCannotBeACall) {
   EXPECT_EQ(runCommand(cliPath() + " policy explain --coll allreduse --nodes 2 --ranks 16 --size 1M").exitCode, 2);
   EXPECT_EQ(runCommand(cliPath() + " policy explain --nodes 2 --ranks 16 --size 1Q").exitCode, 2);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "tuner/compiled_policy.h"
@@ -118,6 +119,36 @@ TEST(Decide, WildcardsTakeTheCheapestNcclOffers) {
   Decision d = run(p, t, allReduce(4096));
   EXPECT_EQ(d.algorithm, 1) << "Ring/Simple 26.5 beats Tree/Simple 30.2 and NVLSTree 35";
   EXPECT_EQ(d.protocol, 2);
+}
+
+// The cheapest-entry scan compares float bit patterns; over NCCL-like tables (negatives, the FP8 -1024, NaN,
+// +inf, ties) it must pick what a plain float scan picks: the first strictly cheapest entry >= 0.
+TEST(Decide, WildcardScansAgreeWithAPlainFloatScan) {
+  auto byProtocol = policy("[[rule]]\nprotocol = \"ll128\"\n");
+  auto byAlgorithm = policy("[[rule]]\nalgorithm = \"ring\"\n");
+  std::mt19937 random(5);
+  const float kOdd[] = {kOff, -1024.0f, std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity(), 0.0f, 12.5f, 12.5f, 3e9f};
+  for (int round = 0; round < 2000; ++round) {
+    Table t;
+    t.numAlgo = round % 2 ? 7 : 6;
+    for (float& c : t.cells) c = random() % 3 ? kOdd[random() % 8] : static_cast<float>(random() % 50);
+    auto reference = [&](bool column) {
+      int found = -1;
+      float best = std::numeric_limits<float>::infinity();
+      for (int i = 0; i < (column ? t.numAlgo : 3); ++i) {
+        float c = column ? t.at(i, 1) : t.at(1, i);
+        if (c >= 0.0f && c < best) best = c, found = i;
+      }
+      return found;
+    };
+    int column = reference(true), row = reference(false);
+    Table a = t, b = t;
+    Decision d = run(byProtocol, a, allReduce(4096));
+    EXPECT_EQ(d.outcome == Decision::Outcome::kChosen ? d.algorithm : -1, column) << "round " << round;
+    Decision e = run(byAlgorithm, b, allReduce(4096));
+    EXPECT_EQ(e.outcome == Decision::Outcome::kChosen ? e.protocol : -1, row) << "round " << round;
+  }
 }
 
 TEST(Decide, ChannelsOnlyWhenTheRuleSetsThem) {

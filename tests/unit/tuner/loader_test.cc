@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include "common/env.h"
@@ -117,6 +118,28 @@ TEST(Experiment, AssignmentIsAPureFunctionOfNameAndCommId) {
   for (uint64_t id = 0; id < 1000; ++id) buckets.insert(assignmentBucket("decode-ll", id));
   EXPECT_GT(buckets.size(), 95u) << "consecutive ids spread over the buckets";
   EXPECT_NE(assignmentBucket("x", 7), assignmentBucket("y", 7)) << "experiments are independent";
+}
+
+// The assignment is part of the plugin's contract: during a rollout, ranks of one job may run two plugin
+// builds, and if the hash changed they would pick different arms and hang. These values are the documented
+// function (docs/policy-format.md: splitmix64 finaliser of commId XOR FNV-1a-64(name), modulo 100),
+// computed independently of this code.
+TEST(Experiment, TheAssignmentHashIsStableAcrossBuilds) {
+  EXPECT_EQ(assignmentBucket("decode-ll", 0), 3u);
+  EXPECT_EQ(assignmentBucket("decode-ll", 1), 25u);
+  EXPECT_EQ(assignmentBucket("decode-ll", 0x5f3c9a0e7d21b4c8ull), 99u);
+  EXPECT_EQ(assignmentBucket("decode-ll", ~0ull), 31u);
+}
+
+TEST(Experiment, ArmsGetTheirWeightsShareOfCommunicators) {
+  Experiment e;
+  e.name = "canary";
+  e.arms = {{"control", 90, "nccl", {}, nullptr}, {"candidate", 10, "inference", {}, nullptr}};
+  std::mt19937_64 random(3);
+  int candidate = 0;
+  const int kComms = 20000;
+  for (int i = 0; i < kComms; ++i) candidate += armFor(e, random()).name == "candidate";
+  EXPECT_NEAR(candidate / static_cast<double>(kComms), 0.10, 0.01);
 }
 
 TEST(Experiment, ZeroWeightArmsAreNeverChosen) {

@@ -214,12 +214,13 @@ TEST(NcclCsv, ImportsTheExampleTunerFormatWithItsMeaning) {
       "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
       "allreduce,0,65536,tree,simple,2,1,-1\n"
       "allreduce,65537,1048576,ring,ll128,-1,-1,-1,1\n"
-      "allgather, 0, 4096, ring, ll, -1, 2, 16, -1, 1\n",
+      "allgather, 0, 4096, ring, ll, -1, 2, 16, -1, 1\n"
+      "reducescatter,1048577,-1,nvls_tree,simple,-1,-1,-1\n",
       "nccl_tuner.conf");
   ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
   const Policy& p = *doc.policy;
   EXPECT_TRUE(p.unavailableFallsThrough);
-  ASSERT_EQ(p.rules.size(), 3u);
+  ASSERT_EQ(p.rules.size(), 4u);
   EXPECT_EQ(p.rules[0].collectives, 1u << 4);
   EXPECT_EQ(p.rules[0].bytes.hi, 65536u) << "bounds are inclusive";
   EXPECT_EQ(p.rules[0].channels, 2);
@@ -230,6 +231,8 @@ TEST(NcclCsv, ImportsTheExampleTunerFormatWithItsMeaning) {
   EXPECT_EQ(p.rules[2].regBuff, true);
   EXPECT_EQ(p.rules[2].ranks.lo, 16u);
   EXPECT_EQ(p.rules[2].position.line, 4);
+  EXPECT_EQ(p.rules[3].bytes.hi, UINT64_MAX) << "max_bytes -1: the example's strtoull makes it 2^64-1";
+  EXPECT_EQ(p.rules[3].choices.front().algorithm, 5) << "nvls_tree, as the example spells it";
 }
 
 TEST(NcclCsv, UnknownNamesAreErrorsNotSilentMappings) {
@@ -243,6 +246,17 @@ TEST(NcclCsv, UnknownNamesAreErrorsNotSilentMappings) {
                           "r.csv:2:11: min_bytes 'abc' is not a byte count below 2^64",
                           "r.csv:3:11: inverted range: min_bytes 100 is above max_bytes 0",
                           HasSubstr("r.csv:4:1: expected 8 to 10 fields")));
+}
+
+TEST(PolicyLimits, MoreRulesThanAnyFittedPolicyAreRefused) {
+  std::string csv;
+  for (size_t i = 0; i <= kMaxPolicyRules; ++i) csv += "allreduce," + std::to_string(i) + "," + std::to_string(i) + ",ring,ll,-1,-1,-1\n";
+  auto fromCsv = parseNcclCsv(csv, "big.csv");
+  EXPECT_THAT(errorsOf(fromCsv), ElementsAre("big.csv:8193:1: more than 8192 rules"));
+  std::string toml = "[policy]\nname = \"big\"\n";
+  for (size_t i = 0; i <= kMaxPolicyRules; ++i) toml += "[[rule]]\nsize = " + std::to_string(i) + "\n";
+  auto fromToml = parsePolicyToml(toml, "big.toml");
+  EXPECT_THAT(errorsOf(fromToml), ElementsAre(HasSubstr("big.toml:3:1: more than 8192 rules")));
 }
 
 TEST(NcclCsv, IsRecognisedByName) {

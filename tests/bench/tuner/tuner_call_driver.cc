@@ -1,0 +1,77 @@
+// Drives getCollInfo N times on a policy of R rules, for callgrind instruction counts
+// (tests/bench/tuner/tuner_callgrind.sh). It calls what NCCL calls: the built libnccl-roce.so, opened with
+// dlopen, through its exported ncclTunerPlugin_v6 table, so the figure is the shipped code's (no inlining or
+// constant propagation into the driver). Every rule applies to the communicator (the worst case for the
+// lookup): all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops.
+//   tuner_call_driver RULES CALLS [stats]     ("stats": with NCCL_ROCE_STATS set, counting every decision)
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "plugin/nccl/tuner_v6.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+std::string makePolicy(int rules) {
+  std::string text = "[policy]\nname = \"bench-" + std::to_string(rules) + "\"\n";
+  for (int i = 0; i < rules; ++i) {
+    text += "[[rule]]\ncollective = \"allreduce\"\nnodes = \"2..\"\n";
+    text += "size = \"" + std::to_string(i * 4096) + ".." + std::to_string((i + 1) * 4096) + "\"\n";
+    if (i % 3 == 0) text += "pipe_ops = \"2..\"\n";
+    text += i % 2 ? "algorithm = [\"tree\", \"ring\"]\nprotocol = \"ll\"\n" : "protocol = [\"ll128\", \"simple\"]\n";
+    if (i % 5 == 0) text += "channels = 8\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "stats")) {
+    std::fprintf(stderr, "usage: %s RULES CALLS [stats]\n", argv[0]);
+    return 2;
+  }
+  int rules = std::atoi(argv[1]);
+  long calls = std::atol(argv[2]);
+  nccl_roce::testing::TempDir dir;
+  std::string path = dir.writeFile("bench.toml", makePolicy(rules));
+  ::setenv("NCCL_ROCE_POLICY", path.c_str(), 1);
+  if (argc == 4) {
+    ::setenv("NCCL_ROCE_STATS", (dir.path() + "/stats").c_str(), 1);
+  } else {
+    ::unsetenv("NCCL_ROCE_STATS");
+  }
+  void* library = ::dlopen(NCCL_ROCE_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+  const auto* tuner = library ? static_cast<const ncclTuner_v6_t*>(::dlsym(library, "ncclTunerPlugin_v6")) : nullptr;
+  if (tuner == nullptr) {
+    std::fprintf(stderr, "cannot load the tuner from %s: %s\n", NCCL_ROCE_PLUGIN_PATH, ::dlerror());
+    return 1;
+  }
+  void* context = nullptr;
+  tuner->init(&context, 42, 16, 2, nullptr, nullptr, nullptr);
+  float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  uint64_t state = 12345;
+  uint64_t span = static_cast<uint64_t>(rules) * 4096 + 4096;
+  long chosen = 0;
+  for (long i = 0; i < calls; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    size_t bytes = static_cast<size_t>((state >> 33) % span);
+    int nChannels = 0;
+    tuner->getCollInfo(context, ncclFuncAllReduce, bytes, 1 + static_cast<int>((state >> 20) & 1),
+                       reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
+    for (auto& row : table) {
+      for (float& cell : row) {
+        if (cell == 0.0f) {
+          cell = 19.0f;
+          ++chosen;
+        }
+      }
+    }
+  }
+  tuner->finalize(context);
+  std::printf("rules %d calls %ld overrides %ld\n", rules, calls, chosen);
+  return chosen > 0 ? 0 : 1;  // a policy that never overrides would measure nothing
+}
