@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh Debian machine: packages, build, every test. CI runs exactly this.
+# The whole test suite on a fresh Debian machine: packages, build, every test, then the reliability suites
+# (ASan+UBSan over everything, TSan over the concurrency tests, valgrind over the ABI harness, a short libFuzzer
+# run of each target). CI runs exactly this. NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 60);
+# NCCL_ROCE_QUICK=1 stops after the plain suite, for iterating locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+stage() { echo "== $1 ($(date +%T))"; }
+stage "build"
 ./scripts/build.sh
+stage "test suite"
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
+[ "${NCCL_ROCE_QUICK:-0}" = 1 ] && exit 0
+stage "sanitizers"
+./scripts/sanitizers.sh
+stage "fuzzing"
+./scripts/fuzz.sh "${NCCL_ROCE_FUZZ_SECONDS:-60}"
+stage "all passed"
