@@ -33,5 +33,10 @@ function(nccl_roce_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} nccl_roce_test_support GTest::gtest GTest::gtest_main
                                         GTest::gmock)
   nccl_roce_apply_flags(${name})
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${ARG_LABELS}")
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST)
+  # Labels are set after discovery: passed through gtest_discover_tests' PROPERTIES, a list keeps only its first
+  # label, and `ctest -L concurrency` (the TSan suite) would silently select nothing.
+  set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${labels_file}" "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()

@@ -5,6 +5,7 @@ namespace nccl_roce::plugin {
 void EnvPlugin::init(int ncclMajor, int ncclMinor, int ncclPatch, const char* suffix,
                      ncclDebugLogger_t logFunction) noexcept {
   logger_.setFunction(logFunction);
+  std::lock_guard<std::mutex> once(initMutex_);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (initialized_) return;

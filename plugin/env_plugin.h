@@ -37,6 +37,9 @@ class EnvPlugin {
   const Environment& env_;
   SettingsResolver resolver_;
   NcclLogger logger_;
+  // Held for the whole of init, so a concurrent init returns only once the settings are served (readers use
+  // mutex_ and are never blocked by a resolution in progress).
+  std::mutex initMutex_;
   mutable std::mutex mutex_;
   bool initialized_ = false;
   std::map<std::string, std::string> served_;

@@ -12,6 +12,12 @@
 #include "plugin/env_plugin.h"
 #include "plugin/tuner_plugin.h"
 
+// The replacements below pair operator new with malloc and operator delete with free, which is correct; GCC's
+// -Wmismatched-new-delete cannot see through the replacement once inlined (sanitizer builds inline more).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 namespace {
 thread_local long allocationsUntilFailure = -1;  // -1: never fail
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 #include <vector>
@@ -84,7 +85,11 @@ TEST(EnvPlugin, ReturnedPointersStayValidUntilFinalize) {
 TEST(EnvPlugin, ResolvesOnceEvenWhenInitRacesAndServesManyReaders) {
   MapEnvironment env;
   StandInResolver resolver;
-  EnvPlugin plugin(env, resolver.get());
+  SettingsResolver slow = [inner = resolver.get()](const Environment& e, Logger& log) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a real resolution reads sysfs for ms
+    return inner(e, log);
+  };
+  EnvPlugin plugin(env, slow);
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
   for (int t = 0; t < 16; ++t) {
