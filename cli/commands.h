@@ -10,4 +10,7 @@ struct CommandContext {
   int exitCode = 0;
 };
 
+// cli/sweep.cc: `sweep parse|compare|fit`
+void addSweepCommands(CLI::App& app, CommandContext& context);
+
 }  // namespace nccl_roce::cli

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
                "parse and compare nccl-tests sweeps"};
   app.set_version_flag("--version", "nccl-roce " NCCL_ROCE_VERSION);
   app.require_subcommand(1);
+  nccl_roce::cli::addSweepCommands(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
