@@ -1,5 +1,5 @@
 // Each `nccl-roce` subcommand lives in its own file and registers itself on the root app here.
-// A command's callback returns its exit status through `exitCode`.
+// A command's callback reports its exit status through CommandContext::exitCode.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,12 @@ struct CommandContext {
   int exitCode = 0;
 };
 
+// cli/detect.cc: `detect` and `env`
+void addDetectCommands(CLI::App& app, CommandContext& context);
+// cli/snapshot.cc: `snapshot`
+void addSnapshotCommand(CLI::App& app, CommandContext& context);
+// cli/policy.cc: `policy lint`, `policy explain`
+void addPolicyCommands(CLI::App& app, CommandContext& context);
 // cli/sweep.cc: `sweep parse|compare|fit`
 void addSweepCommands(CLI::App& app, CommandContext& context);
 

@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
                "parse and compare nccl-tests sweeps"};
   app.set_version_flag("--version", "nccl-roce " NCCL_ROCE_VERSION);
   app.require_subcommand(1);
+  nccl_roce::cli::addDetectCommands(app, context);
+  nccl_roce::cli::addSnapshotCommand(app, context);
+  nccl_roce::cli::addPolicyCommands(app, context);
   nccl_roce::cli::addSweepCommands(app, context);
   try {
     app.parse(argc, argv);

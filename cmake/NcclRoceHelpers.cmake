@@ -33,7 +33,5 @@ function(nccl_roce_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} nccl_roce_test_support GTest::gtest GTest::gtest_main
                                         GTest::gmock)
   nccl_roce_apply_flags(${name})
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${ARG_LABELS}"
-               ENVIRONMENT "NCCL_ROCE_SOURCE_DIR=${PROJECT_SOURCE_DIR};NCCL_ROCE_BINARY_DIR=${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()

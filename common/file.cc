@@ -49,21 +49,24 @@ StatusOr<std::string> readFileBounded(const std::string& path, size_t maxBytes) 
   if (::fstat(fd, &st) != 0) return statusFromErrno(errno, path);
   if (!S_ISREG(st.st_mode)) return Status(StatusCode::kInvalidArgument, path + ": not a regular file");
 
-  std::string content;
-  // sysfs reports st_size 4096 whatever the content, so read until EOF rather than trusting it.
-  char buffer[4096];
-  while (true) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  // One read of up to maxBytes+1: a regular file returns less than asked only at its end, and sysfs hands an
+  // attribute over in a single read (it reports st_size 4096 whatever the content, so st_size is no guide).
+  std::string content(maxBytes + 1, '\0');
+  size_t filled = 0;
+  while (filled < content.size()) {
+    ssize_t n = ::read(fd, &content[filled], content.size() - filled);
     if (n < 0) {
       if (errno == EINTR) continue;
       return statusFromErrno(errno, path);
     }
     if (n == 0) break;
-    if (content.size() + static_cast<size_t>(n) > maxBytes) {
-      return Status(StatusCode::kTooLarge, path + ": more than " + std::to_string(maxBytes) + " bytes");
-    }
-    content.append(buffer, static_cast<size_t>(n));
+    filled += static_cast<size_t>(n);
+    if (filled < content.size() && filled >= 1) break;  // short read: end of file
   }
+  if (filled > maxBytes) {
+    return Status(StatusCode::kTooLarge, path + ": more than " + std::to_string(maxBytes) + " bytes");
+  }
+  content.resize(filled);
   return content;
 }
 

@@ -65,7 +65,7 @@ TEST(PerfLogBadInput, ConcatenatedRunsOfAnOldEraSplitAtEachParameterLine) {
   ASSERT_EQ(log.runs.size(), 2u);
   EXPECT_DOUBLE_EQ(*log.runs[0].rows[0].inPlace->timeUs, 20.5);
   EXPECT_DOUBLE_EQ(*log.runs[1].rows[0].inPlace->timeUs, 19.5);
-  EXPECT_EQ(log.runs[1].firstLine, 11);
+  EXPECT_EQ(log.runs[1].firstLine, 12);  // 7 header lines, a row, 3 footer lines
 }
 
 TEST(PerfLogBadInput, RowsAfterAFooterStartANewRunThatSaysSo) {

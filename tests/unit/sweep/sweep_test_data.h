@@ -5,22 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "common/file.h"
 #include "nccl-tests-integration/perf_log.h"
 #include "nccl-tests-integration/perf_log_parser.h"
+#include "tests/support/run_command.h"
 
 namespace nccl_roce::sweep::testing {
 
-inline std::string sourceDir() {
-  const char* dir = std::getenv("NCCL_ROCE_SOURCE_DIR");
-  return dir ? dir : ".";
+inline std::string publishedLogPath(const std::string& name) {
+  return nccl_roce::testing::sourcePath("tests/data/nccl-tests/" + name);
 }
-
-inline std::string publishedLogPath(const std::string& name) { return sourceDir() + "/tests/data/nccl-tests/" + name; }
 
 inline std::string readPublishedLog(const std::string& name) {
   StatusOr<std::string> text = readFileBounded(publishedLogPath(name), 1 << 20);

@@ -1,0 +1,106 @@
+// `nccl-roce policy lint FILE...` and `nccl-roce policy explain`.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "common/strings.h"
+#include "tuner/builtin_policies.h"
+#include "tuner/explain.h"
+#include "tuner/nccl_names.h"
+#include "tuner/policy_loader.h"
+
+namespace nccl_roce::cli {
+
+namespace {
+
+int runLint(const std::vector<std::string>& files) {
+  int status = 0;
+  for (const auto& file : files) {
+    std::vector<tuner::PolicyError> errors;
+    auto active = tuner::loadPolicySpec(file, &errors);
+    if (!errors.empty() || !active->error().empty()) {
+      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
+      status = 1;
+      continue;
+    }
+    if (active->experiment()) {
+      std::printf("%s: ok (experiment '%s', %zu arms)\n", file.c_str(), active->experiment()->name.c_str(),
+                  active->experiment()->arms.size());
+    } else {
+      auto policy = active->assign(0).policy;
+      std::printf("%s: ok (policy '%s', %zu rules)\n", file.c_str(), policy->name.c_str(), policy->rules.size());
+    }
+  }
+  return status;
+}
+
+struct ExplainOptions {
+  std::string policy;
+  std::string collective = "allreduce";
+  uint64_t nodes = 0;
+  uint64_t ranks = 0;
+  std::string size;
+  int pipeOps = 1;
+  bool regBuff = false;
+  uint64_t commId = 0;
+};
+
+int runExplain(const ExplainOptions& options) {
+  auto collective = tuner::parseCollective(options.collective);
+  if (!collective) {
+    std::fprintf(stderr, "nccl-roce policy explain: unknown collective '%s' (expected one of: %s)\n",
+                 options.collective.c_str(), tuner::collectiveChoices().c_str());
+    return 2;
+  }
+  auto bytes = parseByteSize(options.size);
+  if (!bytes.isOk()) {
+    std::fprintf(stderr, "nccl-roce policy explain: --size: %s\n", bytes.status().message().c_str());
+    return 2;
+  }
+  if (options.ranks < options.nodes) {
+    std::fprintf(stderr, "nccl-roce policy explain: --ranks must be at least --nodes\n");
+    return 2;
+  }
+  std::string spec = options.policy.empty() ? processEnvironment().get("NCCL_ROCE_POLICY").value_or("") : options.policy;
+  auto active = tuner::loadPolicySpec(spec, nullptr);
+  tuner::ExplainRequest request;
+  request.nRanks = options.ranks;
+  request.nNodes = options.nodes;
+  request.commId = options.commId;
+  request.call = {*collective, *bytes, options.pipeOps, options.regBuff ? 1 : 0};
+  std::string text = tuner::explainCall(*active, request);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return active->error().empty() ? 0 : 1;
+}
+
+}  // namespace
+
+void addPolicyCommands(CLI::App& app, CommandContext& context) {
+  CLI::App* policy = app.add_subcommand("policy", "Check and explain tuner policies");
+  policy->require_subcommand(1);
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* lint = policy->add_subcommand(
+      "lint", "Check policy or experiment files (TOML, or NCCL's example CSV); errors as file:line:column");
+  lint->add_option("FILE", *files, "Policy files, experiment files or built-in names")->required();
+  lint->footer("Exit status 0 when every file is usable, 1 otherwise.");
+  lint->callback([files, &context] { context.exitCode = runLint(*files); });
+
+  auto options = std::make_shared<ExplainOptions>();
+  CLI::App* explain = policy->add_subcommand(
+      "explain", "Show which rule fires for one collective call, what NCCL is told, and the fallbacks");
+  explain->add_option("--policy", options->policy,
+                      "Built-in name (" + std::string(tuner::kPassthroughPolicyName) + ", " +
+                          tuner::kDefaultPolicyName + ") or file (default: NCCL_ROCE_POLICY, else " +
+                          tuner::kDefaultPolicyName + ")");
+  explain->add_option("--coll", options->collective, "Collective")->capture_default_str();
+  explain->add_option("--nodes", options->nodes, "Nodes in the communicator")->required()->check(CLI::PositiveNumber);
+  explain->add_option("--ranks", options->ranks, "Ranks in the communicator")->required()->check(CLI::PositiveNumber);
+  explain->add_option("--size", options->size, "Bytes NCCL reports (all-reduce: the buffer), e.g. 1M")->required();
+  explain->add_option("--pipe-ops", options->pipeOps, "numPipeOps")->capture_default_str();
+  explain->add_flag("--reg-buff", options->regBuff, "Buffers registered (or captured in a CUDA graph)");
+  explain->add_option("--comm-id", options->commId, "Communicator id, for experiments")->capture_default_str();
+  explain->callback([options, &context] { context.exitCode = runExplain(*options); });
+}
+
+}  // namespace nccl_roce::cli

@@ -1,0 +1,63 @@
+// `nccl-roce snapshot`: capture what the resolver reads on this machine into one file for a bug report;
+// `nccl-roce detect --snapshot FILE` replays it anywhere.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "common/file.h"
+#include "gid/resolve.h"
+#include "gid/snapshot.h"
+
+namespace nccl_roce::cli {
+
+namespace {
+
+struct SnapshotOptions {
+  std::string sysfsRoot;
+  std::string ifaddrs;
+  std::string output = "-";
+};
+
+int runSnapshot(const SnapshotOptions& options) {
+  std::string root = options.sysfsRoot.empty() ? gid::sysfsRootFor(processEnvironment(), nullptr) : options.sysfsRoot;
+  std::unique_ptr<gid::AddressSource> addresses;
+  if (!options.ifaddrs.empty()) {
+    auto list = gid::readAddressFile(options.ifaddrs);
+    if (!list.isOk()) {
+      std::fprintf(stderr, "nccl-roce snapshot: %s\n", list.status().toString().c_str());
+      return 2;
+    }
+    addresses = std::make_unique<gid::FixedAddressSource>(std::move(*list));
+  } else if (root == "/sys") {
+    addresses = std::make_unique<gid::KernelAddressSource>();
+  }
+  gid::Snapshot snapshot = gid::captureSnapshot(root, addresses.get(), processEnvironment());
+  std::string text = gid::snapshotToJsonText(snapshot);
+  if (options.output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  Status written = writeFileAtomically(options.output, text);
+  if (!written.isOk()) {
+    std::fprintf(stderr, "nccl-roce snapshot: %s\n", written.toString().c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "nccl-roce snapshot: %zu files, %zu directories, %zu errors recorded in %s\n",
+               snapshot.files.size(), snapshot.directories.size(), snapshot.errors.size(), options.output.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addSnapshotCommand(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<SnapshotOptions>();
+  CLI::App* command = app.add_subcommand(
+      "snapshot", "Capture the sysfs entries, addresses and RDMA variables the resolver reads, for a bug report");
+  command->add_option("--sysfs-root", options->sysfsRoot, "Directory that mirrors /sys (default: /sys)");
+  command->add_option("--ifaddrs", options->ifaddrs, "Address file to record instead of the kernel's");
+  command->add_option("-o,--output", options->output, "Where to write the snapshot ('-' for stdout)")
+      ->capture_default_str();
+  command->callback([options, &context] { context.exitCode = runSnapshot(*options); });
+}
+
+}  // namespace nccl_roce::cli

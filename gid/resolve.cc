@@ -1,0 +1,137 @@
+#include "gid/resolve.h"
+
+#include <exception>
+
+#include "gid/discovery.h"
+
+namespace nccl_roce::gid {
+
+namespace {
+
+constexpr const char* kDefaultSysfsRoot = "/sys";
+
+std::string noneSelectedError(const Machine& machine, const Selection& selection) {
+  if (machine.devices.empty()) {
+    return machine.warnings.empty() ? std::string("no RDMA devices found") : machine.warnings.front();
+  }
+  return "no usable RDMA port: none of " + std::to_string(selection.ports.size()) +
+         " device port(s) qualified (see each port's reason)";
+}
+
+}  // namespace
+
+std::optional<std::string> Resolution::resolvedValue(const std::string& name) const {
+  for (const auto& setting : env) {
+    if (setting.name == name && !setting.keptFromUser) return setting.value;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Resolution::summaryLines() const {
+  std::vector<std::string> lines;
+  if (!anySelected()) {
+    lines.push_back(error);
+    return lines;
+  }
+  for (const auto& port : ports) {
+    if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + port.reason);
+  }
+  for (const auto& setting : env) {
+    lines.push_back(setting.name + "=" + setting.value + (setting.keptFromUser ? " (kept: set by the user)" : ""));
+  }
+  for (const auto& warning : warnings) lines.push_back("warning: " + warning);
+  return lines;
+}
+
+Resolution resolve(const ResolverSources& sources, const Environment& user) {
+  Resolution resolution;
+  if (sources.sysfs == nullptr) {
+    resolution.error = "no sysfs reader";
+    return resolution;
+  }
+  resolution.sysfsRoot = sources.sysfs->root();
+  resolution.addressSource = sources.addresses ? sources.addressSourceName : "none (GIDs matched by netdev)";
+  resolution.verbsSource = sources.verbs ? sources.verbsSourceName : "not used";
+
+  DiscoveryInputs inputs;
+  inputs.sysfs = sources.sysfs;
+  if (sources.addresses != nullptr) {
+    auto addresses = sources.addresses->list();
+    if (addresses.isOk()) {
+      inputs.addresses = std::move(*addresses);
+    } else {
+      resolution.warnings.push_back("addresses unknown (" + addresses.status().toString() +
+                                    "): GIDs matched by netdev alone");
+      resolution.addressSource = "unavailable";
+    }
+  }
+  std::vector<VerbsDevice> verbsDevices;
+  if (sources.verbs != nullptr) {
+    auto queried = queryVerbs(*sources.verbs);
+    if (queried.isOk()) {
+      verbsDevices = std::move(*queried);
+      inputs.verbs = &verbsDevices;
+    } else {
+      resolution.verbsSource = "not used (" + queried.status().message() + ")";
+    }
+  }
+
+  size_t readsBefore = sources.sysfs->filesRead();
+  Machine machine = discoverMachine(inputs);
+  resolution.filesRead = sources.sysfs->filesRead() - readsBefore;
+  Selection selection = selectPorts(machine);
+
+  resolution.warnings.insert(resolution.warnings.end(), machine.warnings.begin(), machine.warnings.end());
+  resolution.warnings.insert(resolution.warnings.end(), selection.warnings.begin(), selection.warnings.end());
+  resolution.env = renderSettings(selection, machine, user, resolution.warnings);
+  resolution.fabric = selection.fabric;
+  resolution.family = selection.family;
+  if (!selection.anySelected()) resolution.error = noneSelectedError(machine, selection);
+  resolution.ports = std::move(selection.ports);
+  return resolution;
+}
+
+std::string sysfsRootFor(const Environment& env, std::string* note) {
+  std::optional<std::string> root = env.get("NCCL_ROCE_SYSFS_ROOT");
+  if (!root || root->empty()) return kDefaultSysfsRoot;
+  if (env.isPrivileged()) {
+    if (note != nullptr) *note = "NCCL_ROCE_SYSFS_ROOT ignored in a privileged (setuid) process";
+    return kDefaultSysfsRoot;
+  }
+  return *root;
+}
+
+Resolution resolveThisProcess(const Environment& env, Logger& log) {
+  try {
+    std::string note;
+    std::string root = sysfsRootFor(env, &note);
+    if (!note.empty()) NCCL_ROCE_WARN(log, kLogInit, "%s", note.c_str());
+    SysfsReader sysfs(root);
+    ResolverSources sources;
+    sources.sysfs = &sysfs;
+    KernelAddressSource kernelAddresses;
+    std::string verbsWhyNot;
+    // A substitute sysfs tree describes another machine: the kernel's addresses and devices would not match it.
+    if (root == kDefaultSysfsRoot) {
+      sources.addresses = &kernelAddresses;
+      sources.addressSourceName = "getifaddrs";
+      sources.verbs = loadSystemVerbs(&verbsWhyNot);
+      sources.verbsSourceName = "libibverbs.so.1";
+    } else {
+      verbsWhyNot = "sysfs root " + root + " is not this machine's";
+    }
+    Resolution resolution = resolve(sources, env);
+    if (sources.verbs == nullptr) resolution.verbsSource = "not used (" + verbsWhyNot + ")";
+    return resolution;
+  } catch (const std::exception& e) {
+    Resolution failed;
+    failed.error = std::string("resolution failed: ") + e.what();
+    return failed;
+  } catch (...) {
+    Resolution failed;
+    failed.error = "resolution failed";
+    return failed;
+  }
+}
+
+}  // namespace nccl_roce::gid

@@ -1,0 +1,54 @@
+// The exported tuner tables. Only shims live here: each older version adapts its signature to the one
+// implementation in plugin/tuner_plugin.cc. NCCL dlsyms v6, v5, v4, v3, v2 in that order; the first found wins.
+#include "plugin/nccl/tuner_v2.h"
+#include "plugin/nccl/tuner_v3.h"
+#include "plugin/nccl/tuner_v4.h"
+#include "plugin/nccl/tuner_v6.h"
+#include "plugin/tuner_plugin.h"
+
+namespace {
+
+using namespace nccl_roce::plugin;
+
+// Before v5 NCCL passes no communicator id: every communicator hashes as 0, so an experiment gives the whole
+// process one arm (still the same arm on every rank).
+ncclResult_t initWithoutCommId(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) {
+  return tunerInit(context, 0, nRanks, nNodes, logFunction);
+}
+
+ncclResult_t initV5(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                    ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants: never edited*/) {
+  return tunerInit(context, commId, nRanks, nNodes, logFunction);
+}
+
+ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int /*collNetSupport*/,
+                           int /*nvlsSupport*/, int numPipeOps, int* algorithm, int* protocol, int* nChannels) {
+  return tunerGetCollInfoWithoutTable(context, collType, nBytes, numPipeOps, algorithm, protocol, nChannels);
+}
+
+ncclResult_t getCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                           int numAlgo, int numProto, int* nChannels) {
+  return tunerGetCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, 0, nChannels);
+}
+
+}  // namespace
+
+// NCCL 2.21.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v2_t ncclTunerPlugin_v2 = {kTunerName, initWithoutCommId, getCollInfoV2, tunerFinalize};
+
+// NCCL 2.22 - 2.23.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v3_t ncclTunerPlugin_v3 = {kTunerName, initWithoutCommId, getCollInfoV3, tunerFinalize};
+
+// NCCL 2.24 - 2.27.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v4_t ncclTunerPlugin_v4 = {kTunerName, initWithoutCommId, tunerGetCollInfo, tunerFinalize};
+
+// NCCL 2.28 - 2.30.1.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v5_t ncclTunerPlugin_v5 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize};
+
+// NCCL 2.30.2 and later. getChunkSize is NULL: NCCL keeps its own chunk size.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v6_t ncclTunerPlugin_v6 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize, nullptr};

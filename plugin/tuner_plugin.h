@@ -1,0 +1,31 @@
+// The tuner plugin, implemented once against the newest ABI (v6); plugin/exports_tuner.cc adapts v2..v5.
+// Contract with NCCL (docs/tuner.md): init never fails a communicator (a broken policy becomes the `nccl`
+// passthrough with one WARN), getCollInfo never returns an error and never marks an unavailable entry,
+// decisions depend only on what every rank shares.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "plugin/nccl/tuner_v6.h"
+
+namespace nccl_roce::plugin {
+
+ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction) noexcept;
+
+ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float** collCostTable, int numAlgo, int numProto, int regBuff,
+                              int* nChannels) noexcept;
+
+// NCCL 2.21 (v2) has no cost table: only fully named Ring/Tree x LL/Simple preferences can be known to be
+// available there, so only those are returned; anything else, or NCCL_ALGO/NCCL_PROTO set, leaves NCCL's choice.
+ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                          int* algorithm, int* protocol, int* nChannels) noexcept;
+
+ncclResult_t tunerFinalize(void* context) noexcept;
+
+// The plugin's name in NCCL's logs ("TUNER/Plugin: Using nccl-roce (v6)").
+inline constexpr const char* kTunerName = "nccl-roce";
+
+}  // namespace nccl_roce::plugin

@@ -1,0 +1,165 @@
+// `nccl-roce detect`, `env` and `snapshot` as a user runs them: the JSON contract of DESIGN.md section 3,
+// exit statuses, export lines that survive eval, and snapshots that replay to the same answer.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/fixtures/fake_sysfs.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+// Two rails of a pod plus a down port, with the pod's addresses in a --ifaddrs file.
+struct PodTree {
+  PodTree() : sys(dir.path() + "/sys") {
+    for (int i = 0; i < 2; ++i) {
+      std::string net = "net" + std::to_string(i + 1);
+      std::string ip = "10.156." + std::to_string(129 + i) + ".132";
+      sys.netdev(net);
+      sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(8).linkLocalGids(net, 4).ipv4Pair(6, ip, net);
+      ifaddrs += net + " " + ip + "/16\n";
+    }
+    sys.device("mlx5_2").port(1).roce(400).state("1: DOWN").physState("3: Disabled");
+    dir.writeFile("ifaddrs", ifaddrs);
+  }
+  std::string detect(const std::string& extra) const {
+    return "env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " detect --sysfs-root " + sys.root() +
+           " --ifaddrs " + dir.join("ifaddrs") + " " + extra;
+  }
+  TempDir dir;
+  FakeSysfs sys;
+  std::string ifaddrs;
+};
+
+void expectDesignContract(const json& doc) {
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_TRUE(doc["devices"].is_array());
+  ASSERT_TRUE(doc["env"].is_object());
+  ASSERT_TRUE(doc["warnings"].is_array());
+  for (const auto& d : doc["devices"]) {
+    EXPECT_TRUE(d["name"].is_string());
+    EXPECT_TRUE(d["port"].is_number_integer() || d["port"].is_null());
+    EXPECT_TRUE(d["link_layer"].is_string());
+    EXPECT_TRUE(d["state"].is_string() || d["state"].is_null());
+    EXPECT_TRUE(d["selected"].is_boolean());
+    EXPECT_TRUE(d["gid_index"].is_number_integer() || d["gid_index"].is_null());
+    EXPECT_TRUE(d["gid"].is_string() || d["gid"].is_null());
+    EXPECT_TRUE(d["netdev"].is_string() || d["netdev"].is_null());
+    EXPECT_TRUE(d["reason"].is_string() && !d["reason"].get<std::string>().empty());
+    if (d["gid"].is_string()) {
+      EXPECT_EQ(d["gid"].get<std::string>().size(), 39u) << "kernel form";
+    }
+  }
+  for (auto it = doc["env"].begin(); it != doc["env"].end(); ++it) EXPECT_TRUE(it.value().is_string());
+}
+
+TEST(DetectCli, JsonFollowsTheDesignContract) {
+  PodTree tree;
+  auto result = runCommand(tree.detect("--format json"));
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  json doc = json::parse(result.out);
+  expectDesignContract(doc);
+  ASSERT_EQ(doc["devices"].size(), 3u);
+  EXPECT_EQ(doc["devices"][0]["name"], "mlx5_0");
+  EXPECT_EQ(doc["devices"][0]["gid_index"], 7);
+  EXPECT_EQ(doc["devices"][0]["gid"], "0000:0000:0000:0000:0000:ffff:0a9c:8184");
+  EXPECT_EQ(doc["devices"][0]["netdev"], "net1");
+  EXPECT_EQ(doc["devices"][2]["selected"], false);
+  EXPECT_TRUE(doc["devices"][2]["gid_index"].is_null());
+  EXPECT_EQ(doc["env"]["NCCL_IB_HCA"], "=mlx5_0:1,mlx5_1:1");
+  EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "7");
+}
+
+TEST(DetectCli, NothingUsableExitsNonZeroWithOneLineOnStderrAndStillPrintsJson) {
+  TempDir dir;
+  FakeSysfs sys(dir.path());
+  sys.device("mlx5_0").port(1).roce(100).state("1: DOWN");
+  auto result = runCommand(cliPath() + " detect --sysfs-root " + sys.root() + " --format json");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.err, "nccl-roce: no usable RDMA port: none of 1 device port(s) qualified (see each port's reason)\n");
+  json doc = json::parse(result.out);
+  expectDesignContract(doc);
+  EXPECT_TRUE(doc["env"].empty());
+}
+
+TEST(DetectCli, UserSetVariablesAreKeptInEveryFormat) {
+  PodTree tree;
+  auto result = runCommand("NCCL_IB_GID_INDEX=3 " + cliPath() + " detect --sysfs-root " + tree.sys.root() +
+                           " --ifaddrs " + tree.dir.join("ifaddrs") + " --format json");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  json doc = json::parse(result.out);
+  EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "3");
+  EXPECT_EQ(doc["kept"], json::array({"NCCL_IB_GID_INDEX"}));
+}
+
+TEST(EnvCli, ExportLinesSurviveEvalInAShell) {
+  PodTree tree;
+  std::string env = "env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " env --sysfs-root " + tree.sys.root() +
+                    " --ifaddrs " + tree.dir.join("ifaddrs");
+  auto result = runCommand("eval \"$(" + env + ")\" && echo \"$NCCL_IB_HCA|$NCCL_IB_GID_INDEX|$UCX_NET_DEVICES\"");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out, "=mlx5_0:1,mlx5_1:1|7|mlx5_0:1,mlx5_1:1\n");
+}
+
+TEST(DetectCli, TextFormatGivesEveryPortItsReason) {
+  PodTree tree;
+  auto result = runCommand(tree.detect(""));
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("[x] mlx5_0:1"));
+  EXPECT_THAT(result.out, HasSubstr("[ ] mlx5_2:1"));
+  EXPECT_THAT(result.out, HasSubstr("port is DOWN (state 1)"));
+}
+
+TEST(SnapshotCli, ReplaysToTheSameResolution) {
+  PodTree tree;
+  std::string file = tree.dir.join("snap.json");
+  auto captured = runCommand("env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " snapshot --sysfs-root " +
+                             tree.sys.root() + " --ifaddrs " + tree.dir.join("ifaddrs") + " -o " + file);
+  ASSERT_EQ(captured.exitCode, 0) << captured.err;
+  auto live = runCommand(tree.detect("--format json"));
+  auto replay = runCommand(cliPath() + " detect --snapshot " + file + " --format json");
+  ASSERT_EQ(replay.exitCode, 0) << replay.err;
+  json a = json::parse(live.out), b = json::parse(replay.out);
+  EXPECT_EQ(a["devices"], b["devices"]);
+  EXPECT_EQ(a["env"], b["env"]);
+}
+
+TEST(SnapshotCli, TheBundledExampleMachineResolves) {
+  auto result = runCommand(cliPath() + " detect --format json --snapshot " +
+                           sourcePath("share/nccl-roce/examples/sriov-pod-8rail.json"));
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  json doc = json::parse(result.out);
+  expectDesignContract(doc);
+  EXPECT_EQ(doc["env"]["NCCL_IB_HCA"], "=mlx5_10:1,mlx5_11:1,mlx5_12:1,mlx5_13:1,mlx5_14:1,mlx5_15:1,mlx5_16:1,mlx5_17:1");
+  EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "7");
+}
+
+TEST(DetectCli, BadOptionFilesAreReportedNotCrashedOn) {
+  TempDir dir;
+  dir.writeFile("bad-ifaddrs", "net1 10.0.0.1\n");
+  dir.writeFile("bad-snapshot", "{\"nccl_roce_snapshot\": 99}");
+  auto ifaddrs = runCommand(cliPath() + " detect --sysfs-root " + dir.path() + " --ifaddrs " + dir.join("bad-ifaddrs"));
+  EXPECT_EQ(ifaddrs.exitCode, 2);
+  EXPECT_THAT(ifaddrs.err, HasSubstr("line 1: '10.0.0.1' has no /PREFIXLEN"));
+  auto snapshot = runCommand(cliPath() + " detect --snapshot " + dir.join("bad-snapshot"));
+  EXPECT_EQ(snapshot.exitCode, 2);
+  EXPECT_THAT(snapshot.err, HasSubstr("not an nccl-roce snapshot"));
+  EXPECT_EQ(runCommand(cliPath() + " detect --format yaml").exitCode, 105) << "CLI11's validation error";
+}
+
+TEST(Cli, EveryCommandHasHelp) {
+  for (const char* command : {"detect", "env", "snapshot"}) {
+    auto result = runCommand(cliPath() + " " + command + " --help");
+    EXPECT_EQ(result.exitCode, 0) << command;
+    EXPECT_THAT(result.out, HasSubstr("Usage:")) << command;
+  }
+}
+
+}  // namespace
+}  // namespace nccl_roce::testing

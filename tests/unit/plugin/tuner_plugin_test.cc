@@ -1,0 +1,175 @@
+// The tuner plugin as NCCL drives it, through its newest entry points: a broken policy never fails a
+// communicator, statistics land in one file per process, nothing is done with null or odd arguments.
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "plugin/tuner_plugin.h"
+#include "tests/support/nccl_log_capture.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+struct Table {
+  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  float** ptr() { return reinterpret_cast<float**>(cells); }
+};
+
+TEST(TunerPlugin, ABrokenPolicyWarnsOnceAndNeverFailsACommunicator) {
+  TempDir dir;
+  std::string path = dir.writeFile("broken.toml", "[policy]\nname = 3\n");
+  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  testing::clearCapturedNcclLog();
+  void* a = nullptr;
+  void* b = nullptr;
+  ASSERT_EQ(tunerInit(&a, 1, 16, 2, testing::captureNcclLog), ncclSuccess);
+  ASSERT_EQ(tunerInit(&b, 2, 16, 2, testing::captureNcclLog), ncclSuccess);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "unusable, NCCL decides instead"), 1u);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "broken.toml:2:8: name must be a string"), 1u);
+  Table t;
+  int nChannels = 0;
+  EXPECT_EQ(tunerGetCollInfo(a, ncclFuncAllReduce, 4096, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
+  EXPECT_EQ(t.cells[1][0], 18) << "passthrough: table untouched";
+  EXPECT_EQ(tunerFinalize(a), ncclSuccess);
+  EXPECT_EQ(tunerFinalize(b), ncclSuccess);
+}
+
+TEST(TunerPlugin, OneInfoLinePerCommunicatorNamesPolicyHashAndArm) {
+  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  testing::clearCapturedNcclLog();
+  void* c = nullptr;
+  tunerInit(&c, 0xabcdef, 16, 2, testing::captureNcclLog);
+  auto log = testing::capturedNcclLog();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].level, NCCL_LOG_INFO);
+  EXPECT_THAT(log[0].text, HasSubstr("NCCL-RoCE: tuner: comm 0x0000000000abcdef (16 ranks, 2 nodes) uses policy "
+                                     "'inference' (builtin:inference, content 0x"));
+  EXPECT_THAT(log[0].text, HasSubstr("1 of 1 rules apply"));
+  tunerFinalize(c);
+}
+
+TEST(TunerPlugin, TheDefaultPolicyMakesSmallMultiNodeAllReducesUseLL) {
+  ::unsetenv("NCCL_ROCE_POLICY");
+  void* c = nullptr;
+  tunerInit(&c, 7, 16, 2, nullptr);
+  Table t;
+  t.cells[1][0] = 30;  // NCCL's model prefers Ring/Simple here (26) over Ring/LL (30)
+  int nChannels = 0;
+  tunerGetCollInfo(c, ncclFuncAllReduce, 8192, 1, t.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(t.cells[0][0], 0.0f) << "Tree/LL is the cheapest LL entry (20 < 30)";
+  EXPECT_EQ(nChannels, 0);
+  Table big;
+  tunerGetCollInfo(c, ncclFuncAllReduce, 32768, 1, big.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(big.cells[0][0], 20) << "above 16K NCCL decides";
+  tunerFinalize(c);
+}
+
+TEST(TunerPlugin, StatisticsAreWrittenAtFinalizeOneFilePerProcess) {
+  TempDir dir;
+  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
+  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  void* a = nullptr;
+  void* b = nullptr;
+  tunerInit(&a, 0x11, 16, 2, nullptr);
+  tunerInit(&b, 0x22, 8, 1, nullptr);
+  int nChannels = 0;
+  for (int i = 0; i < 3; ++i) {
+    Table t;
+    tunerGetCollInfo(a, ncclFuncAllReduce, 4096, 1, t.ptr(), 7, 3, 0, &nChannels);
+  }
+  Table t;
+  tunerGetCollInfo(a, ncclFuncAllGather, 1 << 20, 1, t.ptr(), 7, 3, 0, &nChannels);
+  tunerFinalize(a);
+  tunerFinalize(b);
+  std::ifstream in(dir.join("stats." + std::to_string(::getpid()) + ".json"));
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  auto doc = nlohmann::json::parse(text.str());
+  ASSERT_EQ(doc["communicators"].size(), 2u);
+  const auto& comm = doc["communicators"][0];
+  EXPECT_EQ(comm["comm_id"], "0x0000000000000011");
+  EXPECT_EQ(comm["policy"], "inference");
+  EXPECT_EQ(comm["calls"], 4);
+  EXPECT_EQ(comm["from_rules"], 3);
+  ASSERT_EQ(comm["decisions"].size(), 2u);
+  const auto& small = comm["decisions"][1];  // sorted by collective: AllGather (2) before AllReduce (4)
+  EXPECT_EQ(small["collective"], "AllReduce");
+  EXPECT_EQ(small["bucket"], "4K-8K");
+  EXPECT_EQ(small["algorithm"], "Ring");
+  EXPECT_EQ(small["protocol"], "LL");
+  EXPECT_EQ(small["source"], "rule");
+  EXPECT_EQ(small["rule"], "small-multinode-allreduce-ll");
+  EXPECT_EQ(small["count"], 3);
+  const auto& gather = comm["decisions"][0];
+  EXPECT_EQ(gather["source"], "nccl");
+  EXPECT_EQ(gather["algorithm"], "Ring") << "NCCL's own pick, read from its table";
+  EXPECT_EQ(doc["communicators"][1]["calls"], 0);
+}
+
+TEST(TunerPlugin, OddArgumentsAreHarmless) {
+  EXPECT_EQ(tunerInit(nullptr, 0, 1, 1, nullptr), ncclSuccess);
+  Table t;
+  int nChannels = 0;
+  EXPECT_EQ(tunerGetCollInfo(nullptr, ncclFuncAllReduce, 1, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
+  void* c = nullptr;
+  tunerInit(&c, 0, 16, 2, nullptr);
+  EXPECT_EQ(tunerGetCollInfo(c, ncclFuncAllReduce, 1, 1, nullptr, 7, 3, 0, &nChannels), ncclSuccess);
+  EXPECT_EQ(tunerGetCollInfo(c, ncclFuncAllReduce, 1, 1, t.ptr(), -3, 3, 0, &nChannels), ncclSuccess);
+  EXPECT_EQ(tunerGetCollInfo(c, static_cast<ncclFunc_t>(99), 1, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
+  EXPECT_EQ(tunerGetCollInfo(c, ncclFuncAllReduce, 1, 1, t.ptr(), 7, 3, 0, nullptr), ncclSuccess);
+  EXPECT_EQ(tunerFinalize(c), ncclSuccess);
+  EXPECT_EQ(tunerFinalize(nullptr), ncclSuccess);
+}
+
+TEST(TunerPlugin, WithoutACostTableOnlySafeNamedChoicesAreReturned) {
+  TempDir dir;
+  std::string path = dir.writeFile("v2.toml",
+                                   "[policy]\nname = \"v2\"\n"
+                                   "[[rule]]\nsize = \"..4K\"\nalgorithm = \"tree\"\nprotocol = \"ll\"\nchannels = 4\n"
+                                   "[[rule]]\nsize = \"4K..64K\"\nprotocol = \"ll\"\n"
+                                   "[[rule]]\nsize = \"64K..\"\nalgorithm = \"ring\"\nprotocol = \"ll128\"\n");
+  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  void* c = nullptr;
+  tunerInit(&c, 0, 16, 2, nullptr);
+  int algorithm = -1, protocol = -1, nChannels = 0;
+  tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1024, 1, &algorithm, &protocol, &nChannels);
+  EXPECT_EQ(algorithm, NCCL_ALGO_TREE);
+  EXPECT_EQ(protocol, NCCL_PROTO_LL);
+  EXPECT_EQ(nChannels, 4);
+  algorithm = protocol = -1;
+  tunerGetCollInfoWithoutTable(c, ncclFuncAllGather, 1024, 1, &algorithm, &protocol, &nChannels);
+  EXPECT_EQ(algorithm, -1) << "Tree does not exist for all-gather";
+  tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 8192, 1, &algorithm, &protocol, &nChannels);
+  EXPECT_EQ(algorithm, -1) << "'cheapest' cannot be known without NCCL's table";
+  tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1 << 20, 1, &algorithm, &protocol, &nChannels);
+  EXPECT_EQ(protocol, -1) << "LL128 may not exist on this hardware";
+  tunerFinalize(c);
+  ScopedEnv restricted("NCCL_PROTO", "simple");
+  tunerInit(&c, 0, 16, 2, nullptr);
+  tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1024, 1, &algorithm, &protocol, &nChannels);
+  EXPECT_EQ(algorithm, -1) << "the user restricted NCCL_PROTO: NCCL decides";
+  tunerFinalize(c);
+}
+
+}  // namespace
+}  // namespace nccl_roce::plugin

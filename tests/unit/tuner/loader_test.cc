@@ -1,0 +1,130 @@
+// What NCCL_ROCE_POLICY names, loaded: built-ins, files in both formats, experiments, and what happens when a
+// policy is broken (the `nccl` passthrough and the reason, never a failure).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "common/env.h"
+#include "tuner/builtin_policies.h"
+#include "tuner/experiment.h"
+#include "tuner/policy_loader.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::tuner {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+TEST(BuiltinPolicies, AreTheShippedFilesAndLintClean) {
+  EXPECT_EQ(builtinPolicyNames(), (std::vector<std::string>{"nccl", "inference"}));
+  for (const auto& name : builtinPolicyNames()) {
+    std::vector<PolicyError> errors;
+    auto policy = loadSinglePolicy(name, &errors);
+    ASSERT_NE(policy, nullptr) << name << ": " << joinErrors(errors);
+    EXPECT_EQ(policy->name, name);
+    EXPECT_EQ(policy->source, "builtin:" + name);
+  }
+  EXPECT_TRUE(loadSinglePolicy("nccl", nullptr)->rules.empty()) << "the passthrough has no rules";
+  EXPECT_TRUE(loadSinglePolicy("inference", nullptr)->env.empty()) << "no environment default has evidence yet";
+}
+
+TEST(LoadPolicySpec, UnsetMeansTheDefaultInferencePolicy) {
+  auto active = loadPolicySpec("", nullptr);
+  EXPECT_TRUE(active->error().empty()) << active->error();
+  EXPECT_EQ(active->assign(42).policy->name, kDefaultPolicyName);
+  EXPECT_EQ(active->assign(42).arm, "");
+}
+
+TEST(LoadPolicySpec, ABrokenPolicyBecomesThePassthroughWithItsReason) {
+  TempDir dir;
+  std::string path = dir.writeFile("p.toml", "[policy]\nname = \"x\"\n[[rule]]\nprotocol = \"ll65\"\n");
+  std::vector<PolicyError> errors;
+  auto active = loadPolicySpec(path, &errors);
+  EXPECT_THAT(active->error(), HasSubstr("p.toml:4:12: unknown protocol 'll65'"));
+  EXPECT_EQ(active->assign(1).policy->name, "nccl");
+  EXPECT_EQ(errors.size(), 1u);
+}
+
+TEST(LoadPolicySpec, AMissingFileOrUnknownNameSaysWhichBuiltinsExist) {
+  auto active = loadPolicySpec("inferense", nullptr);
+  EXPECT_THAT(active->error(), HasSubstr("cannot read policy"));
+  EXPECT_THAT(active->error(), HasSubstr("not a built-in policy either: nccl, inference"));
+  EXPECT_EQ(active->assign(1).policy->name, "nccl");
+}
+
+TEST(LoadPolicySpec, ReadsNcclExampleCsvByItsName) {
+  TempDir dir;
+  std::string path = dir.writeFile("nccl_tuner.conf", "allreduce,0,65536,tree,ll,-1,-1,-1\n");
+  auto active = loadPolicySpec(path, nullptr);
+  ASSERT_TRUE(active->error().empty()) << active->error();
+  EXPECT_TRUE(active->assign(0).policy->unavailableFallsThrough);
+}
+
+TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
+  TempDir dir;
+  dir.writeFile("candidate.toml", "[policy]\nname = \"cand\"\n[env]\nNCCL_X = \"1\"\nNCCL_Y = \"2\"\n[[rule]]\nprotocol = \"ll\"\n");
+  dir.writeFile("other.toml", "[policy]\nname = \"other\"\n[env]\nNCCL_X = \"1\"\n");
+  std::string path = dir.writeFile("ab.toml",
+                                   "[experiment]\nname = \"e\"\n"
+                                   "[[experiment.arm]]\nname = \"a\"\npolicy = \"candidate.toml\"\nweight = 30\n"
+                                   "[[experiment.arm]]\nname = \"b\"\npolicy = \"other.toml\"\nweight = 70\n");
+  auto active = loadPolicySpec(path, nullptr);
+  ASSERT_TRUE(active->error().empty()) << active->error();
+  ASSERT_TRUE(active->experiment().has_value());
+  EXPECT_EQ(active->environmentDefaults(), (std::vector<std::pair<std::string, std::string>>{{"NCCL_X", "1"}}))
+      << "only what every arm agrees on: the environment is per process, arms are per communicator";
+  std::map<std::string, int> arms;
+  for (uint64_t id = 0; id < 2000; ++id) ++arms[active->assign(id * 0x9e3779b97f4a7c15ull).arm];
+  EXPECT_NEAR(arms["a"], 600, 90);
+  EXPECT_NEAR(arms["b"], 1400, 90);
+}
+
+TEST(LoadPolicySpec, AnExperimentWithABrokenArmIsThePassthrough) {
+  TempDir dir;
+  std::string path = dir.writeFile("ab.toml",
+                                   "[experiment]\nname = \"e\"\n"
+                                   "[[experiment.arm]]\nname = \"a\"\npolicy = \"missing.toml\"\nweight = 100\n");
+  std::vector<PolicyError> errors;
+  auto active = loadPolicySpec(path, &errors);
+  EXPECT_THAT(active->error(), HasSubstr("ab.toml:3:1: arm 'a': policy 'missing.toml' is unusable"));
+  EXPECT_GE(errors.size(), 2u);
+  EXPECT_FALSE(active->experiment().has_value());
+}
+
+TEST(ActivePolicyFor, IsLoadedOncePerProcessAndKeptWhateverHappensToTheFile) {
+  TempDir dir;
+  std::string path = dir.writeFile("p.toml", "[policy]\nname = \"first\"\n");
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", path}});
+  auto first = activePolicyFor(env);
+  dir.writeFile("p.toml", "[policy]\nname = \"second\"\n");
+  EXPECT_EQ(activePolicyFor(env), first);
+  ::unlink(path.c_str());
+  EXPECT_EQ(activePolicyFor(env)->assign(0).policy->name, "first");
+}
+
+TEST(Experiment, AssignmentIsAPureFunctionOfNameAndCommId) {
+  Experiment e;
+  e.name = "decode-ll";
+  e.arms = {{"a", 50, "nccl", {}, nullptr}, {"b", 50, "inference", {}, nullptr}};
+  for (uint64_t id : {0ull, 1ull, 0xdeadbeefull, ~0ull}) {
+    EXPECT_EQ(&armFor(e, id), &armFor(e, id));
+    EXPECT_LT(assignmentBucket(e.name, id), 100u);
+  }
+  std::set<uint32_t> buckets;
+  for (uint64_t id = 0; id < 1000; ++id) buckets.insert(assignmentBucket("decode-ll", id));
+  EXPECT_GT(buckets.size(), 95u) << "consecutive ids spread over the buckets";
+  EXPECT_NE(assignmentBucket("x", 7), assignmentBucket("y", 7)) << "experiments are independent";
+}
+
+TEST(Experiment, ZeroWeightArmsAreNeverChosen) {
+  Experiment e;
+  e.name = "rollout";
+  e.arms = {{"off", 0, "nccl", {}, nullptr}, {"on", 100, "inference", {}, nullptr}};
+  for (uint64_t id = 0; id < 500; ++id) EXPECT_EQ(armFor(e, id).name, "on");
+}
+
+}  // namespace
+}  // namespace nccl_roce::tuner

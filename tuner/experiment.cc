@@ -1,0 +1,29 @@
+#include "tuner/experiment.h"
+
+namespace nccl_roce::tuner {
+
+namespace {
+// splitmix64's finaliser: every bit of the commId affects the bucket.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+uint32_t assignmentBucket(const std::string& experimentName, uint64_t commId) {
+  return static_cast<uint32_t>(mix(commId ^ fnv1a64(experimentName)) % 100);
+}
+
+const ExperimentArm& armFor(const Experiment& experiment, uint64_t commId) {
+  uint32_t bucket = assignmentBucket(experiment.name, commId);
+  uint32_t cumulative = 0;
+  for (const auto& arm : experiment.arms) {
+    cumulative += arm.weight;
+    if (bucket < cumulative) return arm;
+  }
+  return experiment.arms.back();  // unreachable when weights add up to 100, which the parser enforces
+}
+
+}  // namespace nccl_roce::tuner

@@ -1,0 +1,22 @@
+// `nccl-roce policy explain`: for one call, which rule fires, what NCCL would be told, and what happens when
+// that choice is unavailable on the machine (each fallback in order, then NCCL's own choice).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tuner/decide.h"
+#include "tuner/policy_loader.h"
+
+namespace nccl_roce::tuner {
+
+struct ExplainRequest {
+  uint64_t nRanks = 0;
+  uint64_t nNodes = 0;
+  uint64_t commId = 0;
+  CallInputs call;
+};
+
+std::string explainCall(const ActivePolicy& active, const ExplainRequest& request);
+
+}  // namespace nccl_roce::tuner

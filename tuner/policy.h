@@ -1,0 +1,84 @@
+// The policy model: ordered rules that match a collective call and say which algorithm/protocol (in order of
+// preference) and how many channels NCCL should use; and experiments that assign policies to communicators.
+// Evaluation is first match in file order (docs/policy-format.md), like NCCL's own example CSV.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nccl_roce::tuner {
+
+struct SourcePosition {
+  int line = 0;
+  int column = 0;
+};
+
+// Inclusive range of unsigned values; the default matches everything.
+struct ValueRange {
+  uint64_t lo = 0;
+  uint64_t hi = std::numeric_limits<uint64_t>::max();
+  bool contains(uint64_t value) const { return value >= lo && value <= hi; }
+  bool isAll() const { return lo == 0 && hi == std::numeric_limits<uint64_t>::max(); }
+  bool intersects(const ValueRange& other) const { return lo <= other.hi && other.lo <= hi; }
+  bool operator==(const ValueRange& other) const { return lo == other.lo && hi == other.hi; }
+};
+
+// One (algorithm, protocol) preference; -1 in either means "the cheapest NCCL offers" for that part.
+struct Choice {
+  int algorithm = -1;
+  int protocol = -1;
+};
+
+inline constexpr uint32_t kAllCollectives = (1u << 5) - 1;
+
+struct Rule {
+  std::string name;
+  SourcePosition position;
+  uint32_t collectives = kAllCollectives;  // bit c set: matches ncclFunc_t c
+  ValueRange bytes;
+  ValueRange nodes;
+  ValueRange ranks;
+  ValueRange pipeOps;
+  std::optional<bool> regBuff;
+  std::vector<Choice> choices;  // in preference order; empty: keep NCCL's algorithm and protocol
+  int channels = 0;             // 0: NCCL decides
+
+  // Same selectors apart from bytes: rules that can only be told apart by size.
+  bool sameSelectorsAs(const Rule& other) const;
+};
+
+struct Policy {
+  std::string name;
+  std::string description;
+  std::string source;        // "builtin:inference" or the file path
+  uint64_t contentHash = 0;  // FNV-1a of the file's bytes: what the INFO line and statistics name
+  std::vector<Rule> rules;
+  std::vector<std::pair<std::string, std::string>> env;  // environment defaults the env plugin serves
+  // NCCL's example CSV semantics: a matching rule whose choice is unavailable passes to the next matching
+  // rule. Our own format leaves NCCL's choice instead (the rule's own preferences are the fall-through).
+  bool unavailableFallsThrough = false;
+};
+
+struct ExperimentArm {
+  std::string name;
+  uint32_t weight = 0;
+  std::string policyRef;  // as written: a built-in name or a path relative to the experiment file
+  SourcePosition position;
+  std::shared_ptr<const Policy> policy;  // filled in by the loader
+};
+
+struct Experiment {
+  std::string name;
+  std::string source;
+  uint64_t contentHash = 0;
+  std::vector<ExperimentArm> arms;
+};
+
+uint64_t fnv1a64(const std::string& bytes);
+
+}  // namespace nccl_roce::tuner

@@ -1,0 +1,149 @@
+#include "tuner/policy_loader.h"
+
+#include <map>
+#include <mutex>
+
+#include "common/file.h"
+#include "tuner/builtin_policies.h"
+#include "tuner/experiment.h"
+#include "tuner/nccl_csv.h"
+#include "tuner/policy_toml.h"
+
+namespace nccl_roce::tuner {
+
+namespace {
+
+constexpr size_t kMaxPolicyBytes = 4 << 20;
+
+struct Source {
+  std::string name;  // "builtin:inference" or the path
+  std::string text;
+  bool csv = false;
+};
+
+std::optional<Source> readSource(const std::string& ref, std::vector<PolicyError>& errors) {
+  if (auto builtin = builtinPolicyText(ref)) return Source{"builtin:" + ref, std::string(*builtin), false};
+  auto text = readFileBounded(ref, kMaxPolicyBytes);
+  if (!text.isOk()) {
+    std::string hint = ref.find('/') == std::string::npos && ref.find('.') == std::string::npos
+                           ? " (not a built-in policy either: " + std::string(kPassthroughPolicyName) + ", " +
+                                 kDefaultPolicyName + ")"
+                           : "";
+    errors.push_back({ref, 0, 0, "cannot read policy: " + text.status().toString() + hint});
+    return std::nullopt;
+  }
+  return Source{ref, std::move(*text), looksLikeNcclCsv(ref)};
+}
+
+PolicyDocument parseSource(const Source& source) {
+  return source.csv ? parseNcclCsv(source.text, source.name) : parsePolicyToml(source.text, source.name);
+}
+
+std::string directoryOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+std::string summary(const std::vector<PolicyError>& errors, size_t from) {
+  if (errors.size() <= from) return "unusable";
+  std::string first = errors[from].toString();
+  size_t more = errors.size() - from - 1;
+  return more == 0 ? first : first + " (and " + std::to_string(more) + " more problem(s); run nccl-roce policy lint)";
+}
+
+}  // namespace
+
+std::shared_ptr<const Policy> loadSinglePolicy(const std::string& ref, std::vector<PolicyError>* errors) {
+  std::vector<PolicyError> local;
+  std::vector<PolicyError>& out = errors ? *errors : local;
+  auto source = readSource(ref, out);
+  if (!source) return nullptr;
+  PolicyDocument doc = parseSource(*source);
+  out.insert(out.end(), doc.errors.begin(), doc.errors.end());
+  if (doc.experiment) {
+    out.push_back({source->name, 1, 1, "an experiment arm must name a policy, not another experiment"});
+    return nullptr;
+  }
+  if (!doc.ok()) return nullptr;
+  return std::make_shared<const Policy>(std::move(*doc.policy));
+}
+
+std::shared_ptr<const ActivePolicy> ActivePolicy::fallback(std::string requested, std::string error) {
+  auto active = std::make_shared<ActivePolicy>();
+  active->requested_ = std::move(requested);
+  active->error_ = std::move(error);
+  active->policy_ = loadSinglePolicy(kPassthroughPolicyName, nullptr);
+  return active;
+}
+
+std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std::vector<PolicyError>* errors) {
+  std::string requested = value.empty() ? kDefaultPolicyName : value;
+  std::vector<PolicyError> local;
+  std::vector<PolicyError>& out = errors ? *errors : local;
+  size_t before = out.size();
+  auto source = readSource(requested, out);
+  if (!source) return ActivePolicy::fallback(requested, summary(out, before));
+  PolicyDocument doc = parseSource(*source);
+  out.insert(out.end(), doc.errors.begin(), doc.errors.end());
+  if (!doc.ok()) return ActivePolicy::fallback(requested, summary(out, before));
+
+  auto active = std::make_shared<ActivePolicy>();
+  active->requested_ = requested;
+  if (doc.policy) {
+    active->policy_ = std::make_shared<const Policy>(std::move(*doc.policy));
+    active->env_ = active->policy_->env;
+    return active;
+  }
+  Experiment experiment = std::move(*doc.experiment);
+  for (auto& arm : experiment.arms) {
+    std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
+                          ? arm.policyRef
+                          : directoryOf(source->name) + arm.policyRef;
+    size_t armErrors = out.size();
+    arm.policy = loadSinglePolicy(ref, &out);
+    if (!arm.policy) {
+      out.insert(out.begin() + static_cast<long>(armErrors),
+                 PolicyError{source->name, arm.position.line, arm.position.column,
+                             "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
+    }
+  }
+  if (out.size() > before) return ActivePolicy::fallback(requested, summary(out, before));
+  // Environment defaults are per process, arms per communicator: only what every arm agrees on applies.
+  for (const auto& entry : experiment.arms.front().policy->env) {
+    bool everyArm = true;
+    for (const auto& arm : experiment.arms) {
+      bool has = false;
+      for (const auto& e : arm.policy->env) has |= e == entry;
+      everyArm &= has;
+    }
+    if (everyArm) active->env_.push_back(entry);
+  }
+  active->experiment_ = std::move(experiment);
+  return active;
+}
+
+PolicyAssignment ActivePolicy::assign(uint64_t commId) const {
+  if (experiment_) {
+    const ExperimentArm& arm = armFor(*experiment_, commId);
+    return {arm.policy, arm.name};
+  }
+  return {policy_, ""};
+}
+
+std::shared_ptr<const ActivePolicy> activePolicyFor(const Environment& env) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const ActivePolicy>> loaded;
+  std::string value = env.get("NCCL_ROCE_POLICY").value_or("");
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(value);
+  if (it != loaded.end()) return it->second;
+  auto active = loadPolicySpec(value, nullptr);
+  loaded.emplace(value, active);
+  return active;
+}
+
+std::vector<std::pair<std::string, std::string>> policyEnvironmentDefaults(const Environment& env) {
+  return activePolicyFor(env)->environmentDefaults();
+}
+
+}  // namespace nccl_roce::tuner

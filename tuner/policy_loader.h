@@ -1,0 +1,61 @@
+// What NCCL_ROCE_POLICY names — a built-in policy, a policy file (our TOML or NCCL's example CSV) or an
+// experiment file — loaded and checked. The process keeps one immutable ActivePolicy per distinct value, read
+// once: every communicator of the process sees the same policy however many communicators there are
+// (hundreds in MoE serving) and whatever happens to the file afterwards.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/env.h"
+#include "tuner/policy.h"
+#include "tuner/policy_error.h"
+
+namespace nccl_roce::tuner {
+
+struct PolicyAssignment {
+  std::shared_ptr<const Policy> policy;
+  std::string arm;  // empty unless an experiment chose it
+};
+
+class ActivePolicy {
+ public:
+  // The `nccl` passthrough, with the reason the requested policy could not be used.
+  static std::shared_ptr<const ActivePolicy> fallback(std::string requested, std::string error);
+
+  PolicyAssignment assign(uint64_t commId) const;
+
+  const std::string& requested() const { return requested_; }
+  // Non-empty when the requested policy was unusable and the `nccl` passthrough runs instead.
+  const std::string& error() const { return error_; }
+  const std::optional<Experiment>& experiment() const { return experiment_; }
+  // Environment defaults: the policy's, or for an experiment those every arm agrees on.
+  const std::vector<std::pair<std::string, std::string>>& environmentDefaults() const { return env_; }
+
+ private:
+  friend std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value,
+                                                            std::vector<PolicyError>* errors);
+  std::string requested_;
+  std::string error_;
+  std::shared_ptr<const Policy> policy_;
+  std::optional<Experiment> experiment_;
+  std::vector<std::pair<std::string, std::string>> env_;
+};
+
+// Loads `value` (a built-in name or a path; empty means the default policy). Any problem gives the `nccl`
+// passthrough with error() set; all problems found are appended to *errors when given (for lint).
+std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std::vector<PolicyError>* errors);
+
+// Parses one policy (not an experiment): built-in name or file. nullptr with errors when unusable.
+std::shared_ptr<const Policy> loadSinglePolicy(const std::string& ref, std::vector<PolicyError>* errors);
+
+// The process-wide policy for NCCL_ROCE_POLICY, loaded on first use (thread-safe) and kept.
+std::shared_ptr<const ActivePolicy> activePolicyFor(const Environment& env);
+
+// What the env plugin asks: the active policy's environment defaults.
+std::vector<std::pair<std::string, std::string>> policyEnvironmentDefaults(const Environment& env);
+
+}  // namespace nccl_roce::tuner

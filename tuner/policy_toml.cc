@@ -1,0 +1,293 @@
+#include "tuner/policy_toml.h"
+
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include <set>
+
+#include "tuner/nccl_names.h"
+#include "tuner/policy_checks.h"
+#include "tuner/value_range_text.h"
+
+namespace nccl_roce::tuner {
+
+namespace {
+
+constexpr int kMaxChannels = 64;  // NCCL's MAXCHANNELS
+
+class Reader {
+ public:
+  Reader(std::string source, std::vector<PolicyError>& errors) : source_(std::move(source)), errors_(errors) {}
+
+  void error(const toml::source_region& where, const std::string& message) {
+    errors_.push_back({source_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column), message});
+  }
+  void error(const toml::node& node, const std::string& message) { error(node.source(), message); }
+
+  // Rejects keys the format does not know (typos such as "protocl" must not silently mean "any").
+  void onlyKeys(const toml::table& table, std::initializer_list<const char*> allowed, const std::string& where) {
+    for (auto&& [key, node] : table) {
+      bool known = false;
+      for (const char* name : allowed) known |= key.str() == name;
+      if (!known) {
+        std::string list;
+        for (const char* name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+        error(key.source(), "unknown key '" + std::string(key.str()) + "' in " + where + " (expected one of: " + list + ")");
+      }
+    }
+  }
+
+  std::optional<std::string> string(const toml::node& node, const char* what) {
+    if (auto value = node.value<std::string>(); value && node.is_string()) return *value;
+    error(node, std::string(what) + " must be a string");
+    return std::nullopt;
+  }
+
+  // A string or an array of strings.
+  std::vector<std::pair<std::string, const toml::node*>> names(const toml::node& node, const char* what) {
+    std::vector<std::pair<std::string, const toml::node*>> out;
+    if (node.is_string()) {
+      out.push_back({*node.value<std::string>(), &node});
+    } else if (const toml::array* array = node.as_array()) {
+      if (array->empty()) error(node, std::string(what) + " must not be an empty list");
+      for (const toml::node& element : *array) {
+        if (element.is_string()) {
+          out.push_back({*element.value<std::string>(), &element});
+        } else {
+          error(element, std::string(what) + " entries must be strings");
+        }
+      }
+    } else {
+      error(node, std::string(what) + " must be a string or a list of strings");
+    }
+    return out;
+  }
+
+  std::optional<ValueRange> range(const toml::node& node, const char* what, RangeUnit unit) {
+    if (node.is_integer()) {
+      int64_t value = *node.value<int64_t>();
+      if (value < 0) {
+        error(node, std::string(what) + " must not be negative");
+        return std::nullopt;
+      }
+      return ValueRange{static_cast<uint64_t>(value), static_cast<uint64_t>(value)};
+    }
+    if (!node.is_string()) {
+      error(node, std::string(what) + " must be a number or a range string such as \"16K..256K\"");
+      return std::nullopt;
+    }
+    auto parsed = parseValueRange(*node.value<std::string>(), unit);
+    if (!parsed.isOk()) {
+      error(node, std::string(what) + ": " + parsed.status().message());
+      return std::nullopt;
+    }
+    return *parsed;
+  }
+
+ private:
+  std::string source_;
+  std::vector<PolicyError>& errors_;
+};
+
+SourcePosition positionOf(const toml::node& node) {
+  return {static_cast<int>(node.source().begin.line), static_cast<int>(node.source().begin.column)};
+}
+
+void readChoices(Reader& r, const toml::table& rule, Rule& out) {
+  std::vector<int> algorithms{-1};
+  std::vector<int> protocols{-1};
+  if (const toml::node* node = rule.get("algorithm")) {
+    algorithms.clear();
+    for (auto& [name, where] : r.names(*node, "algorithm")) {
+      if (auto a = parseAlgorithm(name)) {
+        algorithms.push_back(*a);
+      } else {
+        r.error(*where, "unknown algorithm '" + name + "' (expected one of: " + algorithmChoices() + ")");
+      }
+    }
+  }
+  if (const toml::node* node = rule.get("protocol")) {
+    protocols.clear();
+    for (auto& [name, where] : r.names(*node, "protocol")) {
+      if (auto p = parseProtocol(name)) {
+        protocols.push_back(*p);
+      } else {
+        r.error(*where, "unknown protocol '" + name + "' (expected one of: " + protocolChoices() + ")");
+      }
+    }
+  }
+  if (rule.get("algorithm") == nullptr && rule.get("protocol") == nullptr) return;  // keep NCCL's choice
+  for (int a : algorithms) {
+    for (int p : protocols) out.choices.push_back({a, p});
+  }
+}
+
+Rule readRule(Reader& r, const toml::table& rule) {
+  Rule out;
+  out.position = positionOf(rule);
+  r.onlyKeys(rule, {"name", "collective", "size", "nodes", "ranks", "pipe_ops", "reg_buff", "algorithm", "protocol",
+                    "channels"},
+             "a [[rule]]");
+  if (const toml::node* node = rule.get("name")) {
+    if (auto name = r.string(*node, "name")) out.name = *name;
+  }
+  if (const toml::node* node = rule.get("collective")) {
+    out.collectives = 0;
+    for (auto& [name, where] : r.names(*node, "collective")) {
+      if (name == "*") {
+        out.collectives = kAllCollectives;
+      } else if (auto c = parseCollective(name)) {
+        out.collectives |= 1u << *c;
+      } else {
+        r.error(*where, "unknown collective '" + name + "' (expected one of: " + collectiveChoices() + ")");
+      }
+    }
+  }
+  struct RangeKey {
+    const char* key;
+    ValueRange* target;
+    RangeUnit unit;
+  };
+  for (const RangeKey& k : {RangeKey{"size", &out.bytes, RangeUnit::kBytes}, RangeKey{"nodes", &out.nodes, RangeUnit::kCount},
+                            RangeKey{"ranks", &out.ranks, RangeUnit::kCount},
+                            RangeKey{"pipe_ops", &out.pipeOps, RangeUnit::kCount}}) {
+    if (const toml::node* node = rule.get(k.key)) {
+      if (auto parsed = r.range(*node, k.key, k.unit)) *k.target = *parsed;
+    }
+  }
+  if (const toml::node* node = rule.get("reg_buff")) {
+    if (node->is_boolean()) {
+      out.regBuff = *node->value<bool>();
+    } else {
+      r.error(*node, "reg_buff must be true or false");
+    }
+  }
+  if (const toml::node* node = rule.get("channels")) {
+    int64_t channels = node->is_integer() ? *node->value<int64_t>() : -1;
+    if (channels < 0 || channels > kMaxChannels) {
+      r.error(*node, "channels must be a whole number from 0 (NCCL decides) to 64");
+    } else {
+      out.channels = static_cast<int>(channels);
+    }
+  }
+  readChoices(r, rule, out);
+  return out;
+}
+
+void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
+  r.onlyKeys(root, {"policy", "env", "rule"}, "a policy file");
+  const toml::table* header = root["policy"].as_table();
+  if (header == nullptr) {
+    r.error(root["policy"].node() ? root["policy"].node()->source() : root.source(), "[policy] must be a table");
+    return;
+  }
+  r.onlyKeys(*header, {"name", "description"}, "[policy]");
+  if (const toml::node* node = header->get("name")) {
+    if (auto name = r.string(*node, "name")) policy.name = *name;
+  }
+  if (policy.name.empty()) r.error(header->source(), "[policy] needs a non-empty name");
+  if (const toml::node* node = header->get("description")) {
+    if (auto text = r.string(*node, "description")) policy.description = *text;
+  }
+  if (const toml::node* env = root.get("env")) {
+    if (const toml::table* table = env->as_table()) {
+      for (auto&& [key, value] : *table) {
+        if (auto text = r.string(value, "an [env] value")) policy.env.emplace_back(std::string(key.str()), *text);
+      }
+    } else {
+      r.error(*env, "[env] must be a table of NAME = \"value\"");
+    }
+  }
+  if (const toml::node* rules = root.get("rule")) {
+    const toml::array* array = rules->as_array();
+    if (array == nullptr || !array->is_array_of_tables()) {
+      r.error(*rules, "rules are written as [[rule]] tables");
+      return;
+    }
+    for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table()));
+  }
+}
+
+void readExperiment(Reader& r, const toml::table& root, Experiment& experiment) {
+  r.onlyKeys(root, {"experiment"}, "an experiment file");
+  const toml::table* header = root["experiment"].as_table();
+  if (header == nullptr) {
+    r.error(root.source(), "[experiment] must be a table");
+    return;
+  }
+  r.onlyKeys(*header, {"name", "arm"}, "[experiment]");
+  if (const toml::node* node = header->get("name")) {
+    if (auto name = r.string(*node, "name")) experiment.name = *name;
+  }
+  if (experiment.name.empty()) r.error(header->source(), "[experiment] needs a non-empty name");
+  const toml::array* arms = header->get("arm") ? header->get("arm")->as_array() : nullptr;
+  if (arms == nullptr || !arms->is_array_of_tables() || arms->empty()) {
+    r.error(header->source(), "an experiment needs [[experiment.arm]] tables");
+    return;
+  }
+  std::set<std::string> names;
+  uint64_t total = 0;
+  for (const toml::node& node : *arms) {
+    const toml::table& arm = *node.as_table();
+    r.onlyKeys(arm, {"name", "policy", "weight"}, "an [[experiment.arm]]");
+    ExperimentArm out;
+    out.position = positionOf(arm);
+    if (const toml::node* name = arm.get("name")) {
+      if (auto text = r.string(*name, "name")) out.name = *text;
+      if (!out.name.empty() && !names.insert(out.name).second) r.error(*name, "duplicate arm '" + out.name + "'");
+    }
+    if (out.name.empty()) r.error(arm.source(), "every arm needs a non-empty name");
+    if (const toml::node* policy = arm.get("policy")) {
+      if (auto text = r.string(*policy, "policy")) out.policyRef = *text;
+    }
+    if (out.policyRef.empty()) r.error(arm.source(), "every arm needs a policy (a built-in name or a file)");
+    const toml::node* weight = arm.get("weight");
+    int64_t w = weight && weight->is_integer() ? *weight->value<int64_t>() : -1;
+    if (w < 0 || w > 100) {
+      r.error(weight ? weight->source() : arm.source(), "weight must be a whole number from 0 to 100");
+    } else {
+      out.weight = static_cast<uint32_t>(w);
+      total += static_cast<uint64_t>(w);
+    }
+    experiment.arms.push_back(std::move(out));
+  }
+  if (total != 100) {
+    r.error(header->source(), "arm weights add up to " + std::to_string(total) + ", not 100");
+  }
+}
+
+}  // namespace
+
+PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourceName) {
+  PolicyDocument doc;
+  toml::parse_result parsed = toml::parse(text, sourceName);
+  if (!parsed) {
+    const toml::parse_error& e = parsed.error();
+    doc.errors.push_back({sourceName, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column),
+                          std::string(e.description())});
+    return doc;
+  }
+  const toml::table& root = parsed.table();
+  Reader reader(sourceName, doc.errors);
+  if (root.contains("experiment")) {
+    Experiment experiment;
+    experiment.source = sourceName;
+    experiment.contentHash = fnv1a64(text);
+    readExperiment(reader, root, experiment);
+    doc.experiment = std::move(experiment);
+  } else if (root.contains("policy")) {
+    Policy policy;
+    policy.source = sourceName;
+    policy.contentHash = fnv1a64(text);
+    readPolicy(reader, root, policy);
+    std::vector<PolicyError> problems = checkPolicy(policy);
+    doc.errors.insert(doc.errors.end(), problems.begin(), problems.end());
+    doc.policy = std::move(policy);
+  } else {
+    doc.errors.push_back({sourceName, 1, 1, "expected a [policy] or an [experiment] table"});
+  }
+  return doc;
+}
+
+}  // namespace nccl_roce::tuner
