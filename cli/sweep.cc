@@ -48,6 +48,7 @@ void addSweepCommands(CLI::App& app, CommandContext& context) {
       "sweep", "Parse nccl-tests logs, compare two sweeps with statistics, fit a policy from forced-config sweeps");
   sweep->require_subcommand(1);
   addSweepParseCommand(*sweep, context);
+  addSweepCompareCommand(*sweep, context);
 }
 
 }  // namespace nccl_roce::cli
