@@ -9,6 +9,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "plugin/env_plugin.h"
 #include "plugin/nccl_logger.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
@@ -72,7 +73,9 @@ void initContext(TunerContext& c, const Environment& env) {
                  c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
 
-void record(TunerContext& c, int coll, size_t nBytes, const Decision& d, const CostTable& table) {
+// Out of line: statistics are optional, and inlining them would tax every call with their register needs.
+__attribute__((noinline)) void record(TunerContext& c, int coll, size_t nBytes, const Decision& d,
+                                      const CostTable& table) {
   int algorithm = d.algorithm, protocol = d.protocol;
   bool chosen = d.outcome == Decision::Outcome::kChosen;
   if (!chosen && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) algorithm = protocol = -1;
@@ -80,6 +83,15 @@ void record(TunerContext& c, int coll, size_t nBytes, const Decision& d, const C
   c.stats->record(coll, nBytes, algorithm, protocol, ruleDecided ? d.channels : 0,
                   ruleDecided || d.outcome == Decision::Outcome::kUnavailable ? d.rule : -1,
                   d.outcome == Decision::Outcome::kUnavailable);
+}
+
+// Statistics are best effort; the decision already stands.
+__attribute__((noinline)) void recordQuietly(TunerContext& c, int coll, size_t nBytes, Decision decision,
+                                             CostTable table) noexcept {
+  try {
+    record(c, coll, nBytes, decision, table);
+  } catch (...) {
+  }
 }
 
 }  // namespace
@@ -95,6 +107,7 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   c->nNodes = nNodes;
   c->logger.setFunction(logFunction);
   try {
+    if (logFunction != nullptr) processEnvPlugin().flushPendingLog(c->logger);
     initContext(*c, processEnvironment());
   } catch (...) {
     c->compiled.reset();
@@ -106,26 +119,19 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   return ncclSuccess;
 }
 
-ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels) noexcept {
+// noinline: an entry point NCCL calls through a table; kept whole so benchmarks measure what NCCL runs.
+__attribute__((noinline)) ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
+                                                        int numPipeOps, float** collCostTable, int numAlgo,
+                                                        int numProto, int regBuff, int* nChannels) noexcept {
   auto* c = static_cast<TunerContext*>(context);
   if (c == nullptr || collCostTable == nullptr) return ncclSuccess;
   // NCCL passes a contiguous float[numAlgo][numProto] cast to float**.
-  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
-  if (!table.valid()) return ncclSuccess;
-  Decision decision;
-  if (c->compiled) {
-    decision = tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps, regBuff}, table);
-    tuner::applyDecision(decision, table, nChannels);
-  }
-  if (c->stats) {
-    try {
-      record(*c, static_cast<int>(collType), nBytes, decision, table);
-    } catch (...) {
-      // Statistics are best effort; the decision above already stands.
-    }
-  }
+  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};  // decide() checks its shape
+  Decision decision = c->compiled ? tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps,
+                                                                   regBuff}, table)
+                                  : Decision{};
+  tuner::applyDecision(decision, table, nChannels);
+  if (c->stats) recordQuietly(*c, static_cast<int>(collType), nBytes, decision, table);
   return ncclSuccess;
 }
 

@@ -50,11 +50,8 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
   CompiledPolicy compiled(shared, request.nRanks, request.nNodes);
   CompiledPolicy::Candidates candidates = compiled.candidates(call.collective, call.bytes);
   const Rule* fired = nullptr;
-  for (const uint32_t* it = candidates.begin; it != candidates.end && !fired; ++it) {
-    const Rule& rule = compiled.rule(*it);
-    if (!rule.pipeOps.contains(static_cast<uint64_t>(call.pipeOps < 0 ? 0 : call.pipeOps))) continue;
-    if (rule.regBuff && *rule.regBuff != (call.regBuff != 0)) continue;
-    fired = &rule;
+  for (const CompiledPolicy::Entry* e = candidates.begin; e != candidates.end && !fired; ++e) {
+    if (e->matches(call.pipeOps, call.regBuff)) fired = &compiled.rule(e->rule);
   }
   if (fired == nullptr) {
     out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";

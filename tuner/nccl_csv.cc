@@ -8,6 +8,7 @@ namespace nccl_roce::tuner {
 namespace {
 
 constexpr size_t kMaxLineBytes = 4096;
+constexpr size_t kMaxRules = 65536;  // as for TOML policies
 
 struct Field {
   std::string_view text;
@@ -114,6 +115,10 @@ PolicyDocument parseNcclCsv(const std::string& text, const std::string& sourceNa
       } else if (value) {
         rule.regBuff = *value == 1;
       }
+    }
+    if (policy.rules.size() >= kMaxRules) {
+      error(1, "more than " + std::to_string(kMaxRules) + " rules");
+      break;
     }
     policy.rules.push_back(std::move(rule));
   }

@@ -15,6 +15,8 @@ namespace nccl_roce::tuner {
 namespace {
 
 constexpr int kMaxChannels = 64;  // NCCL's MAXCHANNELS
+// Far beyond any fitted policy; keeps the compiled index within its fixed search depth.
+constexpr size_t kMaxRules = 65536;
 
 class Reader {
  public:
@@ -203,6 +205,10 @@ void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
     const toml::array* array = rules->as_array();
     if (array == nullptr || !array->is_array_of_tables()) {
       r.error(*rules, "rules are written as [[rule]] tables");
+      return;
+    }
+    if (array->size() > kMaxRules) {
+      r.error(*rules, "more than " + std::to_string(kMaxRules) + " rules");
       return;
     }
     for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table()));

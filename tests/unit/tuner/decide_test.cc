@@ -220,12 +220,12 @@ TEST(CompiledPolicy, SegmentsCoverTheWholeSizeRangeIncludingTheTop) {
   CompiledPolicy c(p, 2, 2);
   auto top = c.candidates(4, UINT64_MAX);
   ASSERT_EQ(top.end - top.begin, 1);
-  EXPECT_EQ(*top.begin, 0u);
+  EXPECT_EQ(top.begin->rule, 0u);
   auto gap = c.candidates(4, 4096);
   EXPECT_EQ(gap.end - gap.begin, 0);
   auto zero = c.candidates(4, 0);
   ASSERT_EQ(zero.end - zero.begin, 1);
-  EXPECT_EQ(*zero.begin, 1u);
+  EXPECT_EQ(zero.begin->rule, 1u);
   auto bad = c.candidates(9, 0);
   EXPECT_EQ(bad.begin, bad.end) << "collectives past AllReduce never match";
 }

@@ -1,0 +1,63 @@
+// Drives the tuner's getCollInfo N times on a policy of R rules, for callgrind instruction counts
+// (tests/bench/tuner_callgrind.sh). Every rule applies to the communicator (the worst case for the lookup):
+// all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops selectors.
+//   tuner_call_driver RULES CALLS
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "plugin/tuner_plugin.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+std::string makePolicy(int rules) {
+  std::string text = "[policy]\nname = \"bench-" + std::to_string(rules) + "\"\n";
+  for (int i = 0; i < rules; ++i) {
+    text += "[[rule]]\ncollective = \"allreduce\"\nnodes = \"2..\"\n";
+    text += "size = \"" + std::to_string(i * 4096) + ".." + std::to_string((i + 1) * 4096) + "\"\n";
+    if (i % 3 == 0) text += "pipe_ops = \"2..\"\n";
+    text += i % 2 ? "algorithm = [\"tree\", \"ring\"]\nprotocol = \"ll\"\n" : "protocol = [\"ll128\", \"simple\"]\n";
+    if (i % 5 == 0) text += "channels = 8\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s RULES CALLS\n", argv[0]);
+    return 2;
+  }
+  int rules = std::atoi(argv[1]);
+  long calls = std::atol(argv[2]);
+  nccl_roce::testing::TempDir dir;
+  std::string path = dir.writeFile("bench.toml", makePolicy(rules));
+  ::setenv("NCCL_ROCE_POLICY", path.c_str(), 1);
+  ::unsetenv("NCCL_ROCE_STATS");
+  void* context = nullptr;
+  nccl_roce::plugin::tunerInit(&context, 42, 16, 2, nullptr);
+  float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  uint64_t state = 12345;
+  uint64_t span = static_cast<uint64_t>(rules) * 4096 + 4096;
+  long chosen = 0;
+  for (long i = 0; i < calls; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    size_t bytes = static_cast<size_t>((state >> 33) % span);
+    int nChannels = 0;
+    nccl_roce::plugin::tunerGetCollInfo(context, ncclFuncAllReduce, bytes, 1 + static_cast<int>((state >> 20) & 1),
+                                        reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
+    for (auto& row : table) {
+      for (float& cell : row) {
+        if (cell == 0.0f) {
+          cell = 19.0f;
+          ++chosen;
+        }
+      }
+    }
+  }
+  nccl_roce::plugin::tunerFinalize(context);
+  std::printf("rules %d calls %ld overrides %ld\n", rules, calls, chosen);
+  return 0;
+}
