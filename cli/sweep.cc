@@ -49,6 +49,7 @@ void addSweepCommands(CLI::App& app, CommandContext& context) {
   sweep->require_subcommand(1);
   addSweepParseCommand(*sweep, context);
   addSweepCompareCommand(*sweep, context);
+  addSweepFitCommand(*sweep, context);
 }
 
 }  // namespace nccl_roce::cli

@@ -12,8 +12,34 @@
 namespace nccl_roce::sweep {
 
 namespace {
+
 constexpr size_t kMaxDirectoryEntries = 100000;
+constexpr int kMaxDepth = 4;  // run-sweep.sh writes OUT/<configuration>/rep-N.log
+
+bool isLogName(const std::string& name) { return endsWith(name, ".log") || endsWith(name, ".txt"); }
+
+// Appends the logs under `dir` in natural order, files and subdirectories interleaved by name.
+Status collectDirectory(const std::string& dir, int depth, std::vector<std::string>* out) {
+  StatusOr<std::vector<std::string>> names = listDirectory(dir, kMaxDirectoryEntries);
+  if (!names.isOk()) return names.status();
+  std::vector<std::string> sorted = *names;
+  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
+  for (const std::string& name : sorted) {
+    if (startsWith(name, ".")) continue;
+    std::string full = dir + "/" + name;
+    struct stat st;
+    if (::stat(full.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode) && depth < kMaxDepth) {
+      Status status = collectDirectory(full, depth + 1, out);
+      if (!status.isOk()) return status;
+    } else if (S_ISREG(st.st_mode) && isLogName(name)) {
+      out->push_back(full);
+    }
+  }
+  return Status::ok();
 }
+
+}  // namespace
 
 StatusOr<std::vector<std::string>> expandLogPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
@@ -24,20 +50,12 @@ StatusOr<std::vector<std::string>> expandLogPaths(const std::vector<std::string>
       out.push_back(path);
       continue;
     }
-    StatusOr<std::vector<std::string>> names = listDirectory(path, kMaxDirectoryEntries);
-    if (!names.isOk()) return names.status();
-    std::vector<std::string> logs;
-    for (const std::string& name : *names) {
-      if (startsWith(name, ".") || !(endsWith(name, ".log") || endsWith(name, ".txt"))) continue;
-      std::string full = path + "/" + name;
-      struct stat entry;
-      if (::stat(full.c_str(), &entry) == 0 && S_ISREG(entry.st_mode)) logs.push_back(name);
-    }
-    if (logs.empty()) {
+    size_t before = out.size();
+    Status status = collectDirectory(path, 1, &out);
+    if (!status.isOk()) return status;
+    if (out.size() == before) {
       return Status(StatusCode::kInvalidArgument, path + ": directory holds no *.log or *.txt files");
     }
-    std::sort(logs.begin(), logs.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
-    for (const std::string& name : logs) out.push_back(path + "/" + name);
   }
   return out;
 }

@@ -26,11 +26,17 @@ std::string where(const PerfLog& log, const PerfRun& run) {
 }  // namespace
 
 SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement) {
+  return collectSamples(logs, placement, [](const PerfRun&) { return true; });
+}
+
+SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
+                         const std::function<bool(const PerfRun&)>& accept) {
   SampleSet set;
   bool firstRun = true;
   bool sawCpuTime = false, sawWallTime = false;
   for (const PerfLog& log : logs) {
     for (const PerfRun& run : log.runs) {
+      if (!accept(run)) continue;
       if (!run.rejections.empty()) {
         set.notes.push_back(where(log, run) + ": run left out: " + run.rejections.front());
         continue;

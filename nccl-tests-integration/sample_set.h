@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -51,5 +52,8 @@ struct SampleSet {
 // Every run without rejections contributes its rows' `placement` times. Rows that failed validation
 // (#wrong > 0) and rows without that half are left out, with a note.
 SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement);
+// The same over the runs `accept` says yes to (fit: the runs of one configuration).
+SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
+                         const std::function<bool(const PerfRun&)>& accept);
 
 }  // namespace nccl_roce::sweep
