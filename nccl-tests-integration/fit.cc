@@ -118,7 +118,7 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
     result.errors.push_back("no run of NCCL's default: add runs without NCCL_ALGO, NCCL_PROTO or channel settings "
                             "(run-sweep.sh --default)");
   }
-  if (configs.size() < 2) {
+  if (configs.size() - configs.count(defaultConfig) == 0) {
     result.errors.push_back("no forced-configuration run: add runs with NCCL_ALGO and/or NCCL_PROTO set "
                             "(run-sweep.sh --algos ... --protos ...)");
   }

@@ -125,11 +125,11 @@ class Sweep {
     DeviceRecord self = describeSelf(rank_, device);
     char* slot = static_cast<char*>(records_) + sizeof(DeviceRecord) * static_cast<size_t>(rank_);
     std::vector<DeviceRecord> all(static_cast<size_t>(o_.nranks));
-    if (!cudaOk(cudaMemcpy(slot, &self, sizeof self, cudaMemcpyHostToDevice), "cudaMemcpy", rank_) ||
+    if (!copy(slot, &self, sizeof self) ||
         !ncclOk(ncclAllGather(slot, records_, sizeof(DeviceRecord), ncclChar, comm_, stream_), "ncclAllGather", rank_,
                 comm_) ||
         !cudaOk(cudaStreamSynchronize(stream_), "device list exchange", rank_) ||
-        !cudaOk(cudaMemcpy(all.data(), records_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy", rank_)) {
+        !copy(all.data(), records_, bytes)) {
       return false;
     }
     if (rank_ != 0) return true;
@@ -140,8 +140,15 @@ class Sweep {
     return true;
   }
 
+  // Every copy is ordered on the NCCL stream and waited for: a plain cudaMemcpy runs on the legacy stream,
+  // which a non-blocking stream does not wait for, and may return before a pageable-source copy has landed.
+  bool copy(void* dst, const void* src, size_t bytes) {
+    return cudaOk(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "cudaMemcpyAsync", rank_) &&
+           cudaOk(cudaStreamSynchronize(stream_), "cudaMemcpyAsync", rank_);
+  }
+
   bool load(void* buffer, size_t count) {
-    return cudaOk(cudaMemcpy(buffer, pattern_.data(), count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", rank_);
+    return copy(buffer, pattern_.data(), count * sizeof(T));
   }
 
   // Warm-up then timed iterations; the time is per iteration, host clock around the launches, like nccl-tests.
@@ -167,7 +174,7 @@ class Sweep {
   bool wrongIn(const void* result, size_t count, double* wrong) {
     if (!o_.check) return true;
     std::vector<T> host(count);
-    if (!cudaOk(cudaMemcpy(host.data(), result, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy", rank_)) {
+    if (!copy(host.data(), result, count * sizeof(T))) {
       return false;
     }
     *wrong = static_cast<double>(countWrong(host.data(), count, o_.nranks));
@@ -191,10 +198,10 @@ class Sweep {
     }
     // Times are averaged over ranks and wrong counts summed, as nccl-tests does by default (-a 1).
     double total[4];
-    if (!cudaOk(cudaMemcpy(stats_, local, sizeof local, cudaMemcpyHostToDevice), "cudaMemcpy", rank_) ||
+    if (!copy(stats_, local, sizeof local) ||
         !ncclOk(ncclAllReduce(stats_, stats_, 4, ncclDouble, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_) ||
         !cudaOk(cudaStreamSynchronize(stream_), "result exchange", rank_) ||
-        !cudaOk(cudaMemcpy(total, stats_, sizeof total, cudaMemcpyDeviceToHost), "cudaMemcpy", rank_)) {
+        !copy(total, stats_, sizeof total)) {
       return false;
     }
     row->outOfPlace = {total[0] / o_.nranks, o_.check ? static_cast<int64_t>(total[2]) : -1};
