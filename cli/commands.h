@@ -20,5 +20,7 @@ void addSnapshotCommand(CLI::App& app, CommandContext& context);
 void addPolicyCommands(CLI::App& app, CommandContext& context);
 // cli/doctor_command.cc: `doctor`
 void addDoctorCommand(CLI::App& app, CommandContext& context);
+// cli/sweep.cc: `sweep parse|compare|fit`
+void addSweepCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

@@ -1,0 +1,26 @@
+// `nccl-roce sweep ...`: the evidence loop over nccl-tests logs (docs/sweep.md). Each verb has its own file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "nccl-tests-integration/perf_log.h"
+
+namespace nccl_roce::cli {
+
+void addSweepParseCommand(CLI::App& sweep, CommandContext& context);    // cli/sweep_parse.cc
+void addSweepCompareCommand(CLI::App& sweep, CommandContext& context);  // cli/sweep_compare.cc
+void addSweepFitCommand(CLI::App& sweep, CommandContext& context);      // cli/sweep_fit.cc
+
+// Prints each file's problems and each run's rejections and warnings to stderr, one line each,
+// prefixed with the file name and the run's first line.
+void reportLogIssues(const std::vector<sweep::PerfLog>& logs, const char* command);
+
+// Writes `content` to `path`, or to stdout when path is empty or "-". Returns false (after a message
+// on stderr) when the file cannot be written.
+bool writeOutput(const std::string& path, const std::string& content, const char* command);
+
+}  // namespace nccl_roce::cli

@@ -1,0 +1,142 @@
+// `nccl-roce sweep compare A B`: is B faster than A, per size and over the inference range, with statistics
+// over replicates (docs/sweep.md).
+#include <cstdio>
+#include <memory>
+
+#include "cli/sweep_commands.h"
+#include "common/strings.h"
+#include "nccl-tests-integration/compare.h"
+#include "nccl-tests-integration/compare_report.h"
+#include "nccl-tests-integration/log_files.h"
+#include "nccl-tests-integration/svg_chart.h"
+
+namespace nccl_roce::cli {
+
+namespace {
+
+struct CompareCliOptions {
+  std::string a, b;
+  std::string labelA, labelB;
+  std::string placement = "out-of-place";
+  std::string range = "16K-64M";
+  std::string format = "markdown";
+  std::string output, jsonPath, svgPath;
+  bool failOnSlower = false;
+  sweep::CompareOptions stats;
+};
+
+// "a.log,b.log" or a directory: the logs of one side.
+StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
+  std::vector<std::string> paths;
+  for (std::string_view part : split(spec, ',')) {
+    if (!trim(part).empty()) paths.emplace_back(trim(part));
+  }
+  if (paths.empty()) return Status(StatusCode::kInvalidArgument, "no log given");
+  return sweep::readPerfLogs(paths);
+}
+
+bool parseRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
+  size_t dash = text.find('-');
+  if (dash == std::string::npos) return false;
+  StatusOr<uint64_t> a = parseByteSize(text.substr(0, dash));
+  StatusOr<uint64_t> b = parseByteSize(text.substr(dash + 1));
+  if (!a.isOk() || !b.isOk() || *a > *b) return false;
+  *lo = *a;
+  *hi = *b;
+  return true;
+}
+
+std::string labelFor(const std::string& spec) {
+  std::string first = spec.substr(0, spec.find(','));
+  while (first.size() > 1 && first.back() == '/') first.pop_back();
+  size_t slash = first.rfind('/');
+  return slash == std::string::npos ? first : first.substr(slash + 1);
+}
+
+int runCompare(CompareCliOptions o) {
+  const char* command = "sweep compare";
+  if (!parseRange(o.range, &o.stats.rangeLo, &o.stats.rangeHi)) {
+    std::fprintf(stderr, "nccl-roce %s: --range '%s' is not LO-HI with sizes such as 16K-64M\n", command,
+                 o.range.c_str());
+    return 2;
+  }
+  o.stats.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
+  StatusOr<std::vector<sweep::PerfLog>> a = readSide(o.a);
+  StatusOr<std::vector<sweep::PerfLog>> b = readSide(o.b);
+  for (const auto* side : {&a, &b}) {
+    if (!side->isOk()) {
+      std::fprintf(stderr, "nccl-roce %s: %s\n", command, side->status().toString().c_str());
+      return 2;
+    }
+  }
+  reportLogIssues(*a, command);
+  reportLogIssues(*b, command);
+  sweep::SampleSet samplesA = sweep::collectSamples(*a, o.stats.placement);
+  sweep::SampleSet samplesB = sweep::collectSamples(*b, o.stats.placement);
+  sweep::Comparison comparison = sweep::compareSweeps(samplesA, samplesB, o.stats);
+  comparison.labelA = o.labelA.empty() ? labelFor(o.a) : o.labelA;
+  comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
+
+  std::string report = o.format == "json" ? sweep::comparisonToJson(comparison).dump(2) + "\n"
+                                          : sweep::comparisonToMarkdown(comparison);
+  if (!writeOutput(o.output, report, command)) return 2;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, sweep::comparisonToJson(comparison).dump(2) + "\n", command)) {
+    return 2;
+  }
+  if (!o.svgPath.empty() && !writeOutput(o.svgPath, sweep::comparisonToSvg(comparison), command)) return 2;
+  if (comparison.series.empty()) {
+    std::fprintf(stderr, "nccl-roce %s: no series (collective, type, op, ranks) was measured on both sides\n",
+                 command);
+    return 1;
+  }
+  if (o.failOnSlower) {
+    for (const sweep::SeriesComparison& s : comparison.series) {
+      if (s.summary.verdict == sweep::Verdict::kSlower) return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
+  auto o = std::make_shared<CompareCliOptions>();
+  CLI::App* compare = sweep.add_subcommand(
+      "compare", "A/B two sweeps: per-size ratio of median times with bootstrap intervals, verdicts, summary");
+  compare->add_option("A", o->a, "Baseline: a log, a directory of logs, or a comma-separated list")->required();
+  compare->add_option("B", o->b, "Candidate, in the same forms")->required();
+  compare->add_option("--label-a", o->labelA, "Name of A in the report (default: its file or directory name)");
+  compare->add_option("--label-b", o->labelB, "Name of B in the report");
+  compare->add_option("--placement", o->placement, "Which nccl-tests time to compare")
+      ->check(CLI::IsMember({"out-of-place", "in-place"}))
+      ->capture_default_str();
+  compare->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
+  compare->add_option("--confidence", o->stats.confidence, "Confidence level of the intervals")
+      ->check(CLI::Range(0.5, 0.999))
+      ->capture_default_str();
+  compare->add_option("--resamples", o->stats.resamples, "Bootstrap resamples")
+      ->check(CLI::Range(100, 1000000))
+      ->capture_default_str();
+  compare->add_option("--min-effect", o->stats.minEffect,
+                      "A verdict also needs |B/A - 1| at least this (0.02 = 2%)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  compare->add_option("--min-replicates", o->stats.minReplicates,
+                      "Sizes with fewer replicates on a side get no verdict")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  compare->add_option("--format", o->format, "Report format")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  compare->add_option("-o,--output", o->output, "Write the report here instead of stdout");
+  compare->add_option("--json", o->jsonPath, "Also write the JSON document here");
+  compare->add_option("--svg", o->svgPath, "Also write an SVG chart of both curves and the ratio here");
+  compare->add_flag("--fail-on-slower", o->failOnSlower,
+                    "Exit 1 when B is slower over the inference range (for CI gates)");
+  compare->footer(
+      "Ratio = B/A of median times: below 1 means B is faster. Exit status 0 on success; 1 when no series was "
+      "measured on both sides (or B is slower with --fail-on-slower); 2 on unreadable input or bad options.");
+  compare->callback([o, &context] { context.exitCode = runCompare(*o); });
+}
+
+}  // namespace nccl_roce::cli

@@ -1,0 +1,111 @@
+// `nccl-roce sweep fit PATH...`: a policy from forced-configuration sweeps (docs/sweep.md). The output is
+// checked with the tuner's own parser and checks before it is written, so it always lints clean.
+#include <cstdio>
+#include <memory>
+
+#include "cli/sweep_commands.h"
+#include "common/strings.h"
+#include "nccl-tests-integration/fit.h"
+#include "nccl-tests-integration/fit_policy_text.h"
+#include "nccl-tests-integration/log_files.h"
+#include "tuner/policy_checks.h"
+#include "tuner/policy_toml.h"
+
+namespace nccl_roce::cli {
+
+namespace {
+
+struct FitCliOptions {
+  std::vector<std::string> paths;
+  std::string output, report;
+  std::string placement = "out-of-place";
+  int nodes = 0;
+  bool quiet = false;
+  sweep::FitOptions fit;
+};
+
+int runFit(FitCliOptions o) {
+  const char* command = "sweep fit";
+  o.fit.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
+  if (o.nodes > 0) o.fit.nodes = o.nodes;
+  StatusOr<std::vector<sweep::PerfLog>> logs = sweep::readPerfLogs(o.paths);
+  if (!logs.isOk()) {
+    std::fprintf(stderr, "nccl-roce %s: %s\n", command, logs.status().toString().c_str());
+    return 2;
+  }
+  if (!o.quiet) reportLogIssues(*logs, command);
+  sweep::FitResult fit = sweep::fitPolicy(*logs, o.fit);
+  if (!o.quiet) {
+    for (const std::string& note : fit.notes) std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());
+  }
+  if (!fit.ok()) {
+    for (const std::string& error : fit.errors) std::fprintf(stderr, "nccl-roce %s: %s\n", command, error.c_str());
+    return 1;
+  }
+  std::string policy = sweep::fittedPolicyToml(fit, o.fit);
+  tuner::PolicyDocument document = tuner::parsePolicyToml(policy, "fitted policy");
+  std::vector<tuner::PolicyError> problems = document.errors;
+  if (document.policy) {
+    for (tuner::PolicyError& e : tuner::checkPolicy(*document.policy)) problems.push_back(std::move(e));
+  }
+  if (!problems.empty() || !document.policy) {
+    for (const tuner::PolicyError& e : problems) {
+      std::fprintf(stderr, "nccl-roce %s: the fitted policy does not lint (a bug; please report): %s\n", command,
+                   e.toString().c_str());
+    }
+    return 2;
+  }
+  if (!writeOutput(o.output, policy, command)) return 2;
+  if (!o.report.empty() && !writeOutput(o.report, sweep::fitReportMarkdown(fit, o.fit), command)) return 2;
+  if (!o.quiet) {
+    for (const sweep::FitSeries& s : fit.series) {
+      std::fprintf(stderr, "nccl-roce %s: %s: %zu sizes, %zu buckets:", command, s.key.describe().c_str(),
+                   s.sizes.size(), s.buckets.size());
+      for (const sweep::FitBucket& b : s.buckets) {
+        std::fprintf(stderr, " [%s..%s] %s;", formatByteSize(b.firstMeasured).c_str(),
+                     formatByteSize(b.lastMeasured).c_str(), b.choice ? b.choice->describe().c_str() : "default");
+      }
+      std::fprintf(stderr, "\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
+  auto o = std::make_shared<FitCliOptions>();
+  CLI::App* fit = sweep.add_subcommand(
+      "fit", "Fit a tuner policy from forced-config sweeps (NCCL_ALGO x NCCL_PROTO [x channels], plus a default run)");
+  fit->add_option("logs", o->paths, "Logs or directories of logs (run-sweep.sh output); the configuration of each "
+                                    "run is read from the variables it ran with")
+      ->required();
+  fit->add_option("-o,--output", o->output, "Write the policy here instead of stdout");
+  fit->add_option("--report", o->report, "Also write a markdown report of every size's decision here");
+  fit->add_option("--name", o->fit.policyName, "Policy name")->capture_default_str();
+  fit->add_option("--placement", o->placement, "Which nccl-tests time to fit")
+      ->check(CLI::IsMember({"out-of-place", "in-place"}))
+      ->capture_default_str();
+  fit->add_option("--confidence", o->fit.confidence, "Confidence level of the intervals")
+      ->check(CLI::Range(0.5, 0.999))
+      ->capture_default_str();
+  fit->add_option("--resamples", o->fit.resamples, "Bootstrap resamples")
+      ->check(CLI::Range(100, 1000000))
+      ->capture_default_str();
+  fit->add_option("--min-effect", o->fit.minEffect, "A configuration must also be this much faster (0.02 = 2%)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  fit->add_option("--min-replicates", o->fit.minReplicates, "Replicates needed per configuration and size")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  fit->add_option("--nodes", o->nodes,
+                  "Node count the rules match (default: distinct hosts in the logs' device lists)")
+      ->check(CLI::Range(1, 100000));
+  fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
+  fit->footer(
+      "Exit status 0 when a policy was written; 1 when the logs cannot give one (no default run, no forced run, "
+      "several data types); 2 on unreadable input.");
+  fit->callback([o, &context] { context.exitCode = runFit(*o); });
+}
+
+}  // namespace nccl_roce::cli

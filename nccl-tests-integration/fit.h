@@ -1,0 +1,73 @@
+// `sweep fit`: forced-config sweeps (one configuration per run, with replicates, plus NCCL's default) ->
+// per size, the fastest configuration that beats the default beyond the noise, else the default; adjacent
+// sizes with the same choice merged into buckets that cover every size from 0 up (past the largest measured
+// size too). fit_policy_text.h writes the result as a policy file (docs/policy-format.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nccl-tests-integration/forced_config.h"
+#include "nccl-tests-integration/perf_log.h"
+#include "nccl-tests-integration/sample_set.h"
+
+namespace nccl_roce::sweep {
+
+struct FitOptions {
+  Placement placement = Placement::kOutOfPlace;
+  double confidence = 0.95;
+  int resamples = 2000;
+  // A configuration replaces the default only when it is faster by the interval AND by at least this much:
+  // switching algorithms has costs the sweep does not see (first-use connection set-up, other sizes' buffers).
+  double minEffect = 0.02;
+  int minReplicates = 2;         // per configuration and size, the default's included
+  std::optional<int> nodes;      // overrides the device list (e.g. ranks on one host with distinct NCCL_HOSTID)
+  std::string policyName = "fitted";
+};
+
+// One measured size: the default and the configuration chosen, with the evidence.
+struct SizeDecision {
+  uint64_t size = 0;
+  double defaultMedianUs = 0;
+  int defaultReplicates = 0;
+  std::optional<ForcedConfig> choice;  // nullopt: keep NCCL's default
+  double medianUs = 0;                 // the choice's (the default's when none)
+  double ratio = 1, ciLow = 1, ciHigh = 1;  // choice / default
+  int replicates = 0;
+  std::string fastestOther;  // the fastest configuration by median when it did not beat the default, for the report
+  double fastestOtherRatio = 1;
+};
+
+// Consecutive sizes with the same choice. lo/hi are inclusive bounds of the sizes the rule covers.
+struct FitBucket {
+  std::optional<ForcedConfig> choice;
+  uint64_t lo = 0, hi = UINT64_MAX;
+  uint64_t firstMeasured = 0, lastMeasured = 0;
+  int sizes = 0;
+  double bestRatio = 1, worstRatio = 1, widestCiHigh = 1;  // across the bucket's sizes
+};
+
+struct FitSeries {
+  SeriesKey key;
+  int nodes = 0;
+  std::vector<ForcedConfig> configs;  // forced configurations measured for this series
+  int defaultRuns = 0;
+  std::vector<SizeDecision> sizes;
+  std::vector<FitBucket> buckets;
+};
+
+struct FitResult {
+  std::vector<FitSeries> series;
+  std::vector<std::string> notes;   // runs left out and why, sizes without a verdict
+  std::vector<std::string> errors;  // nothing can be fitted (no default run, no forced run, ...)
+  bool ok() const { return errors.empty() && !series.empty(); }
+};
+
+FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options);
+
+// Merges decisions into buckets; boundaries at the arithmetic midpoint between neighbouring measured sizes.
+std::vector<FitBucket> mergeBuckets(const std::vector<SizeDecision>& sizes);
+
+}  // namespace nccl_roce::sweep

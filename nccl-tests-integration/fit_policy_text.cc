@@ -1,0 +1,141 @@
+#include "nccl-tests-integration/fit_policy_text.h"
+
+#include <cstdio>
+
+#include "common/strings.h"
+#include "tuner/nccl_names.h"
+#include "tuner/value_range_text.h"
+
+namespace nccl_roce::sweep {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+std::string sizeRange(uint64_t lo, uint64_t hi) {
+  return tuner::formatValueRange(tuner::ValueRange{lo, hi}, tuner::RangeUnit::kBytes);
+}
+
+std::string policyCollective(const std::string& collective) {
+  std::optional<int> c = tuner::parseCollective(collective);
+  return c ? toLower(tuner::collectiveName(*c)) : collective;
+}
+
+std::string tomlString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string scale(const FitSeries& s) {
+  std::string out = std::to_string(s.key.ranks) + " ranks";
+  if (s.nodes > 0) out += " on " + std::to_string(s.nodes) + (s.nodes == 1 ? " node" : " nodes");
+  return out;
+}
+
+std::string ruleName(const FitSeries& s, const FitBucket& b) {
+  std::string out = "fit-" + policyCollective(s.key.collective) + "-" + std::to_string(s.key.ranks) + "r";
+  if (b.choice->algorithm >= 0) out += "-" + toLower(tuner::algorithmName(b.choice->algorithm));
+  if (b.choice->protocol >= 0) out += "-" + toLower(tuner::protocolName(b.choice->protocol));
+  if (b.choice->channels > 0) out += "-ch" + std::to_string(b.choice->channels);
+  return out + "-" + sizeRange(b.lo, b.hi);
+}
+
+std::string evidence(const FitBucket& b) {
+  std::string measured = formatByteSize(b.firstMeasured) +
+                         (b.lastMeasured != b.firstMeasured ? "-" + formatByteSize(b.lastMeasured) : "");
+  std::string out = "measured at " + measured + " (" + std::to_string(b.sizes) + (b.sizes == 1 ? " size" : " sizes") +
+                    "): ";
+  if (!b.choice) return out + "nothing beat NCCL's default beyond the noise, so NCCL decides";
+  out += fixed(b.bestRatio, 2) + "-" + fixed(b.worstRatio, 2) + "x NCCL's default time";
+  out += ", upper confidence bound at most " + fixed(b.widestCiHigh, 2) + "x";
+  return out;
+}
+
+}  // namespace
+
+std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
+  std::string out;
+  out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
+  out += "# Per measured size, the fastest configuration (median " + std::string(placementName(o.placement)) +
+         " time over replicates) that\n# beats NCCL's default by the " + fixed(o.confidence * 100, 0) +
+         "% bootstrap interval and by at least " + fixed(o.minEffect * 100, 1) +
+         "%; where none does there is no rule and\n# NCCL decides. Sizes between measured ones take the nearer "
+         "measured size's choice (boundaries half-way);\n# sizes below the smallest and above the largest measured "
+         "size take its choice. Rules match the measured scale only.\n";
+  std::string collectives;
+  for (const FitSeries& s : fit.series) {
+    collectives += (collectives.empty() ? "" : "; ") + s.key.collective + " on " + scale(s);
+  }
+  out += "[policy]\nname = " + tomlString(o.policyName) + "\n";
+  out += "description = " + tomlString("Fitted from forced-configuration sweeps: " + collectives) + "\n";
+  for (const FitSeries& s : fit.series) {
+    out += "\n# " + s.key.describe() + (s.nodes > 0 ? " on " + std::to_string(s.nodes) + " nodes" : "") + ": NCCL default (" +
+           std::to_string(s.defaultRuns) + " runs) against";
+    for (const ForcedConfig& c : s.configs) out += " " + c.describe();
+    out += ".\n";
+    for (const FitBucket& b : s.buckets) {
+      if (!b.choice) {
+        out += "# " + sizeRange(b.lo, b.hi) + ": no rule; " + evidence(b) + ".\n";
+        continue;
+      }
+      out += "\n# " + b.choice->describe() + " for " + sizeRange(b.lo, b.hi) + ": " + evidence(b) + ".\n";
+      out += "[[rule]]\n";
+      out += "name = " + tomlString(ruleName(s, b)) + "\n";
+      out += "collective = " + tomlString(policyCollective(s.key.collective)) + "\n";
+      out += "size = " + tomlString(sizeRange(b.lo, b.hi)) + "\n";
+      if (s.nodes > 0) out += "nodes = " + std::to_string(s.nodes) + "\n";
+      if (s.key.ranks > 0) out += "ranks = " + std::to_string(s.key.ranks) + "\n";
+      if (b.choice->algorithm >= 0) {
+        out += "algorithm = " + tomlString(toLower(tuner::algorithmName(b.choice->algorithm))) + "\n";
+      }
+      if (b.choice->protocol >= 0) {
+        out += "protocol = " + tomlString(toLower(tuner::protocolName(b.choice->protocol))) + "\n";
+      }
+      if (b.choice->channels > 0) out += "channels = " + std::to_string(b.choice->channels) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string fitReportMarkdown(const FitResult& fit, const FitOptions& o) {
+  std::string out = "# sweep fit\n";
+  for (const FitSeries& s : fit.series) {
+    out += "\n## " + s.key.describe() + (s.nodes > 0 ? ", " + std::to_string(s.nodes) + " nodes" : "") + "\n\n";
+    out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " + fixed(o.confidence * 100, 0) +
+           "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
+    for (const SizeDecision& d : s.sizes) {
+      out += "| " + formatByteSize(d.size) + " | " + fixed(d.defaultMedianUs, 2) + " | " +
+             std::to_string(d.defaultReplicates) + " | ";
+      if (d.choice) {
+        out += d.choice->describe() + " | " + fixed(d.medianUs, 2) + " | " + std::to_string(d.replicates) + " | " +
+               fixed(d.ratio, 3) + " | " + fixed(d.ciLow, 3) + "-" + fixed(d.ciHigh, 3) + " | |\n";
+      } else {
+        out += "NCCL default | | | | | ";
+        if (!d.fastestOther.empty()) {
+          out += "fastest other: " + d.fastestOther + " at " + fixed(d.fastestOtherRatio, 3) + "x, not beyond the noise";
+        }
+        out += " |\n";
+      }
+    }
+    out += "\nBuckets:\n";
+    for (const FitBucket& b : s.buckets) {
+      out += "- " + sizeRange(b.lo, b.hi) + ": " + (b.choice ? b.choice->describe() : "NCCL default") + "; " +
+             evidence(b) + "\n";
+    }
+  }
+  if (!fit.notes.empty()) {
+    out += "\n## Notes\n\n";
+    for (const std::string& note : fit.notes) out += "- " + note + "\n";
+  }
+  return out;
+}
+
+}  // namespace nccl_roce::sweep

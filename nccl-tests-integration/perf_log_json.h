@@ -1,0 +1,23 @@
+// `sweep parse` output: PerfLog as JSON (schema in docs/sweep.md, "parse output") or as CSV (one line per
+// row, for spreadsheets and pandas).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nccl-tests-integration/perf_log.h"
+
+namespace nccl_roce::sweep {
+
+inline constexpr const char* kParseSchema = "nccl-roce.sweep.parse/1";
+
+nlohmann::json perfLogToJson(const PerfLog& log);
+// {"schema": ..., "files": [perfLogToJson...]}
+nlohmann::json perfLogsToJson(const std::vector<PerfLog>& logs);
+
+std::string perfLogsCsvHeader();
+std::string perfLogToCsv(const PerfLog& log);
+
+}  // namespace nccl_roce::sweep

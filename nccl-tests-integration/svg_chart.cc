@@ -1,0 +1,186 @@
+#include "nccl-tests-integration/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "common/strings.h"
+
+namespace nccl_roce::sweep {
+
+namespace {
+
+constexpr double kWidth = 900, kLeft = 80, kRight = 30;
+constexpr double kTimeHeight = 300, kRatioHeight = 170, kGap = 50, kTitle = 60, kBottom = 50;
+constexpr double kSeriesHeight = kTitle + kTimeHeight + kGap + kRatioHeight + kBottom;
+constexpr const char* kColorA = "#1f77b4";
+constexpr const char* kColorB = "#d62728";
+
+std::string num(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  return buffer;
+}
+
+std::string escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string text(double x, double y, const std::string& content, const char* anchor = "middle", int size = 12) {
+  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\" font-size=\"" +
+         std::to_string(size) + "\">" + escape(content) + "</text>\n";
+}
+
+std::string line(double x1, double y1, double x2, double y2, const char* stroke, const char* extra = "") {
+  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) +
+         "\" stroke=\"" + stroke + "\" " + extra + "/>\n";
+}
+
+// Log-scale axis mapping [lo, hi] onto [from, to].
+struct LogScale {
+  double lo, hi, from, to;
+  double at(double v) const {
+    double span = std::log(hi) - std::log(lo);
+    double t = span > 0 ? (std::log(v) - std::log(lo)) / span : 0.5;
+    return from + t * (to - from);
+  }
+};
+
+struct LinearScale {
+  double lo, hi, from, to;
+  double at(double v) const { return from + (hi > lo ? (v - lo) / (hi - lo) : 0.5) * (to - from); }
+};
+
+// Tick values are 1, 2 or 5 times a power of ten, so %g prints them exactly.
+std::string timeLabel(double us) {
+  char buffer[32];
+  if (us >= 1e6) {
+    std::snprintf(buffer, sizeof buffer, "%g s", us / 1e6);
+  } else if (us >= 1e3) {
+    std::snprintf(buffer, sizeof buffer, "%g ms", us / 1e3);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%g us", us);
+  }
+  return buffer;
+}
+
+std::string polyline(const std::vector<std::pair<double, double>>& points, const char* color) {
+  std::string out = "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"";
+  for (const auto& [x, y] : points) out += num(x) + "," + num(y) + " ";
+  out += "\"/>\n";
+  for (const auto& [x, y] : points) {
+    out += "<circle cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"3\" fill=\"" + color + "\"/>\n";
+  }
+  return out;
+}
+
+std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double top) {
+  std::string out;
+  const double x0 = kLeft, x1 = kWidth - kRight;
+  out += text(kWidth / 2, top + 25, s.key.describe() + ": " + c.labelA + " (A) vs " + c.labelB + " (B)", "middle", 15);
+  if (s.sizes.empty()) return out + text(kWidth / 2, top + 80, "no size measured on both sides");
+
+  uint64_t minSize = s.sizes.front().size, maxSize = s.sizes.back().size;
+  double minTime = 1e300, maxTime = 0, minRatio = 1, maxRatio = 1;
+  for (const SizeComparison& z : s.sizes) {
+    minTime = std::min({minTime, z.medianA, z.medianB});
+    maxTime = std::max({maxTime, z.medianA, z.medianB});
+    minRatio = std::min(minRatio, z.ciLow);
+    maxRatio = std::max(maxRatio, z.ciHigh);
+  }
+  // Zero-byte rows cannot sit on a log axis; plot them at 1 byte.
+  LogScale x{static_cast<double>(std::max<uint64_t>(minSize, 1)), static_cast<double>(std::max<uint64_t>(maxSize, 2)),
+             x0, x1};
+  double tTop = top + kTitle, tBottom = tTop + kTimeHeight;
+  LogScale y{minTime / 1.3, maxTime * 1.3, tBottom, tTop};
+  double rTop = tBottom + kGap, rBottom = rTop + kRatioHeight;
+  double pad = std::max(0.05, (maxRatio - minRatio) * 0.1);
+  LinearScale r{std::max(0.0, minRatio - pad), maxRatio + pad, rBottom, rTop};
+
+  // Inference range, shaded in both panels.
+  double lo = x.at(std::clamp<double>(static_cast<double>(c.options.rangeLo), x.lo, x.hi));
+  double hi = x.at(std::clamp<double>(static_cast<double>(c.options.rangeHi), x.lo, x.hi));
+  if (hi > lo) {
+    for (auto [a, b] : {std::pair<double, double>{tTop, tBottom}, {rTop, rBottom}}) {
+      out += "<rect x=\"" + num(lo) + "\" y=\"" + num(a) + "\" width=\"" + num(hi - lo) + "\" height=\"" +
+             num(b - a) + "\" fill=\"#f0f0f0\"/>\n";
+    }
+    out += text((lo + hi) / 2, tTop + 14, "inference range", "middle", 11);
+  }
+  for (auto [a, b] : {std::pair<double, double>{tTop, tBottom}, {rTop, rBottom}}) {
+    out += "<rect x=\"" + num(x0) + "\" y=\"" + num(a) + "\" width=\"" + num(x1 - x0) + "\" height=\"" +
+           num(b - a) + "\" fill=\"none\" stroke=\"#444\"/>\n";
+  }
+  // x ticks: every power of 4 bytes within the measured range, labelled below the ratio panel.
+  for (double v = 1; v <= x.hi * 1.0001; v *= 4) {
+    if (v < x.lo / 1.0001) continue;
+    double px = x.at(v);
+    out += line(px, tTop, px, tBottom, "#ddd") + line(px, rTop, px, rBottom, "#ddd");
+    out += text(px, rBottom + 16, formatByteSize(static_cast<uint64_t>(v)), "middle", 11);
+  }
+  out += text(kWidth / 2, rBottom + 36, "message size (bytes)");
+  // y ticks (time): 1, 2, 5 x 10^k.
+  for (double decade = std::pow(10, std::floor(std::log10(y.lo))); decade <= y.hi; decade *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      double v = decade * m;
+      if (v < y.lo || v > y.hi) continue;
+      out += line(x0, y.at(v), x1, y.at(v), "#ddd") + text(x0 - 6, y.at(v) + 4, timeLabel(v), "end", 11);
+    }
+  }
+  out += "<text x=\"20\" y=\"" + num((tTop + tBottom) / 2) + "\" font-size=\"12\" text-anchor=\"middle\" " +
+         "transform=\"rotate(-90 20 " + num((tTop + tBottom) / 2) + ")\">median time</text>\n";
+  // y ticks (ratio) and the line at 1.
+  double step = (r.hi - r.lo) > 1 ? 0.5 : (r.hi - r.lo) > 0.4 ? 0.1 : 0.05;
+  for (double v = std::ceil(r.lo / step) * step; v <= r.hi; v += step) {
+    out += text(x0 - 6, r.at(v) + 4, num(v).substr(0, 4), "end", 11);
+  }
+  out += line(x0, r.at(1.0), x1, r.at(1.0), "#444", "stroke-dasharray=\"4 3\"");
+  out += "<text x=\"20\" y=\"" + num((rTop + rBottom) / 2) + "\" font-size=\"12\" text-anchor=\"middle\" " +
+         "transform=\"rotate(-90 20 " + num((rTop + rBottom) / 2) + ")\">B / A</text>\n";
+
+  std::vector<std::pair<double, double>> a, b, ratio;
+  for (const SizeComparison& z : s.sizes) {
+    double px = x.at(static_cast<double>(std::max<uint64_t>(z.size, 1)));
+    a.emplace_back(px, y.at(z.medianA));
+    b.emplace_back(px, y.at(z.medianB));
+    const char* color = z.verdict == Verdict::kFaster ? "#2ca02c" : z.verdict == Verdict::kSlower ? kColorB : "#666";
+    out += line(px, r.at(z.ciLow), px, r.at(z.ciHigh), color, "stroke-width=\"2\"");
+    out += "<circle cx=\"" + num(px) + "\" cy=\"" + num(r.at(z.ratio)) + "\" r=\"3\" fill=\"" + color + "\"/>\n";
+  }
+  out += polyline(a, kColorA) + polyline(b, kColorB);
+  // Legend.
+  double lx = x0 + 10, ly = tTop + 20;  // top left: small sizes have the smallest times
+  out += line(lx, ly, lx + 25, ly, kColorA, "stroke-width=\"2\"") + text(lx + 30, ly + 4, "A: " + c.labelA, "start");
+  out += line(lx, ly + 18, lx + 25, ly + 18, kColorB, "stroke-width=\"2\"") +
+         text(lx + 30, ly + 22, "B: " + c.labelB, "start");
+  out += text(x1 - 4, rTop + 14, "bars: CI; green faster, red slower", "end", 11);
+  return out;
+}
+
+}  // namespace
+
+std::string comparisonToSvg(const Comparison& c) {
+  size_t panels = std::max<size_t>(c.series.size(), 1);
+  double height = kSeriesHeight * static_cast<double>(panels);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " +
+                    num(height) + "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  if (c.series.empty()) out += text(kWidth / 2, 60, "no series measured on both sides");
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    out += seriesPanels(c, c.series[i], kSeriesHeight * static_cast<double>(i));
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace nccl_roce::sweep
