@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/unit/gid/resolver_world.h"
+#include "tests/fixtures/resolver_world.h"
 
 namespace nccl_roce::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <set>
 
-#include "tests/unit/gid/resolver_world.h"
+#include "tests/fixtures/resolver_world.h"
 
 namespace nccl_roce::testing {
 namespace {

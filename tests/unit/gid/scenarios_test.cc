@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/unit/gid/resolver_world.h"
+#include "tests/fixtures/resolver_world.h"
 
 namespace nccl_roce::testing {
 namespace {

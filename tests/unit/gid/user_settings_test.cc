@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gid/hca_list.h"
-#include "tests/unit/gid/resolver_world.h"
+#include "tests/fixtures/resolver_world.h"
 
 namespace nccl_roce::testing {
 namespace {

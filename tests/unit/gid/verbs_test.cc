@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "tests/fixtures/fake_verbs.h"
-#include "tests/unit/gid/resolver_world.h"
+#include "tests/fixtures/resolver_world.h"
 
 namespace nccl_roce::testing {
 namespace {
