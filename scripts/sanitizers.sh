@@ -3,7 +3,7 @@
 # inits, getEnv from many threads, the resolver from several communicators), valgrind memcheck over the ABI
 # harness. Tests that must run in an uninstrumented process are left to the plain build: the real-NCCL test
 # (NCCL's own process loads the instrumented plugin), the exports/DT_NEEDED test (sanitizers add their
-# runtime) and packaging.
+# runtime), the glibc-floor test (likewise) and packaging.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -13,7 +13,7 @@ echo "== ASan + UBSan: whole suite"
 cmake -S . -B build-asan "${common[@]}" -DNCCL_ROCE_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --no-tests=error --output-on-failure -j"$jobs" -LE 'real-nccl|exports|packaging'
+  ctest --test-dir build-asan --no-tests=error --output-on-failure -j"$jobs" -LE 'real-nccl|exports|packaging|portability'
 
 echo "== TSan: concurrency tests"
 cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
