@@ -17,20 +17,12 @@
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/scoped_env.h"
 
 namespace nccl_roce::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 // A pod with one RoCE rail, reachable through NCCL_ROCE_SYSFS_ROOT.
 struct OneRailPod {

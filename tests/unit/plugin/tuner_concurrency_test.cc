@@ -20,6 +20,8 @@
 #include "plugin/tuner_plugin.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/scoped_env.h"
+#include "tests/support/nccl_cost_table.h"
 
 namespace nccl_roce::plugin {
 namespace {
@@ -28,19 +30,9 @@ constexpr int kThreads = 32;
 constexpr int kCommsPerThread = 8;
 constexpr int kCallsPerComm = 64;
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
+using testing::ScopedEnv;
 
- private:
-  const char* name_;
-};
-
-struct Table {
-  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
-  float** ptr() { return reinterpret_cast<float**>(cells); }
-};
+using Table = testing::NcclCostTable;
 
 // A path no other test has used: the first of these inits is the one that loads it.
 const char* kPolicy =
