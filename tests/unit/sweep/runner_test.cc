@@ -1,0 +1,121 @@
+// run-sweep.sh and gpu-proof.sh as operators run them, on this GPU-less machine: the dry run prints exactly
+// what would run, and a sweep with the stand-in all_reduce_perf (fake_all_reduce_perf.sh, a fixed timing model)
+// goes end to end through the runner, `sweep fit` and the tuner's lint.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/file.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string runner() { return sourcePath("nccl-tests-integration/scripts/run-sweep.sh"); }
+std::string fakePerf() { return sourcePath("tests/unit/sweep/fake_all_reduce_perf.sh"); }
+
+std::string read(const std::string& path) {
+  auto text = readFileBounded(path, 1 << 20);
+  return text.isOk() ? *text : "<unreadable: " + text.status().toString() + ">";
+}
+
+TEST(RunSweepDryRun, PrintsEveryRunInterleavedWithItsExactEnvironmentAndWritesNothing) {
+  TempDir dir;
+  auto r = runCommand(runner() + " --binary /opt/nccl-tests/all_reduce_perf --out " + dir.join("out") +
+                      " --default --forced Tree/LL --replicates 2 --dry-run");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "# default, replicate 1 of 2 -> " + dir.join("out") + "/default/rep-1.log\n"
+            "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
+            "# tree-ll, replicate 1 of 2 -> " + dir.join("out") + "/tree-ll/rep-1.log\n"
+            "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
+            "-n 20 -w 5 -c 1\n"
+            "# default, replicate 2 of 2 -> " + dir.join("out") + "/default/rep-2.log\n"
+            "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
+            "# tree-ll, replicate 2 of 2 -> " + dir.join("out") + "/tree-ll/rep-2.log\n"
+            "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
+            "-n 20 -w 5 -c 1\n");
+  EXPECT_NE(::access(dir.join("out").c_str(), F_OK), 0) << "a dry run writes nothing";
+}
+
+TEST(RunSweepDryRun, TheLocalLauncherGivesEachRankItsOwnHostIdAndTheRendezvous) {
+  auto r = runCommand(runner() + " --binary drv --out o --policy inference --replicates 1 --launcher local --np 2 "
+                      "--distinct-hostid --dry-run");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("NCCL_TUNER_PLUGIN=roce NCCL_ROCE_POLICY=inference NCCL_HOSTID="));
+  EXPECT_THAT(r.out, HasSubstr("-rank1 drv -b 8 -e 64M -f 2 -n 20 -w 5 -c 1 --rank 1 --nranks 2 --rendezvous "
+                               "o/policy-inference/rep-1.uid\n"));
+}
+
+TEST(RunSweepArguments, MistakesExitTwoAndSayWhat) {
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"--out o --default", "--binary PATH is required"},
+      {"--binary b --out o", "nothing to run"},
+      {"--binary b --out o --forced any/any", "forces nothing"},
+      {"--binary b --out o --default --launcher mpirun", "needs --np N"},
+      {"--binary b --out o --default --default", "configuration given twice: default"},
+      {"--binary b --out o --default --env 1X=2", "--env needs NAME=VALUE"},
+  };
+  for (const auto& c : cases) {
+    auto r = runCommand(runner() + " " + c.args + " --dry-run");
+    EXPECT_EQ(r.exitCode, 2) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+  }
+}
+
+TEST(RunSweep, RunsEveryConfigurationAndFitFindsTheModelsBestChoice) {
+  TempDir dir;
+  std::string out = dir.join("sweep");
+  auto run = runCommand(runner() + " --binary " + fakePerf() + " --out " + out +
+                        " --default --algos Ring,Tree --protos LL,Simple --replicates 3 --max-bytes 1M");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  std::string manifest = read(out + "/manifest.tsv");
+  EXPECT_EQ(std::count(manifest.begin(), manifest.end(), '\n'), 1 + 5 * 3) << manifest;
+  EXPECT_THAT(manifest, Not(::testing::ContainsRegex("\t[0-9]+\t[1-9][0-9]*\t"))) << "every run exits 0";
+  std::string log = read(out + "/tree-ll/rep-2.log");
+  EXPECT_EQ(log.rfind("# nccl-roce-env: NCCL_ROCE_POLICY=nccl\n# nccl-roce-env: NCCL_ALGO=Tree\n", 0), 0u) << log;
+
+  std::string policy = dir.join("fitted.toml");
+  auto fit = runCommand(cliPath() + " sweep fit " + out + " --nodes 2 -o " + policy);
+  ASSERT_EQ(fit.exitCode, 0) << fit.err;
+  // In the stand-in's model Tree/LL has the lowest latency: it wins the small sizes; NCCL's default there
+  // (Ring/LL128) is kept nowhere below 4K.
+  std::string text = read(policy);
+  EXPECT_THAT(text, HasSubstr("algorithm = \"tree\""));
+  EXPECT_THAT(text, HasSubstr("protocol = \"ll\""));
+  auto lint = runCommand(cliPath() + " policy lint " + policy);
+  EXPECT_EQ(lint.exitCode, 0) << lint.out << lint.err;
+}
+
+TEST(RunSweep, AFailingRunIsRecordedAndTheRunnerExitsOne) {
+  TempDir dir;
+  auto run = runCommand("FAKE_FAIL=1 " + runner() + " --binary " + fakePerf() + " --out " + dir.join("s") +
+                        " --default --replicates 1 --max-bytes 64K");
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_THAT(read(dir.join("s/manifest.tsv")), HasSubstr("default\t1\t3\t"));
+  EXPECT_THAT(run.err, HasSubstr("default replicate 1 exited with status 3"));
+}
+
+TEST(GpuProofDryRun, SweepsEachProcessCountUnderBothConfigurationsWithAllThreePlugins) {
+  auto r = runCommand(sourcePath("nccl-tests-integration/scripts/gpu-proof.sh") +
+                      " --driver drv --plugin-dir /opt/nccl-roce/lib --out o --replicates 1 --dry-run");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* expected : {"# default, replicate 1 of 1 -> o/np2/default/rep-1.log",
+                               "# policy-inference, replicate 1 of 1 -> o/np4/policy-inference/rep-1.log",
+                               "NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce",
+                               "LD_LIBRARY_PATH=/opt/nccl-roce/lib", "--rank 3 --nranks 4"}) {
+    EXPECT_THAT(r.out, HasSubstr(expected));
+  }
+}
+
+}  // namespace
+}  // namespace nccl_roce::testing
