@@ -17,8 +17,9 @@ namespace nccl_roce::testing {
 
 class DoctorWorld : public ResolverWorld {
  public:
-  DoctorWorld() {
-    for (int rail = 0; rail < 2; ++rail) addRail(rail);
+  // `rails` healthy rails; 0 for a pod a test builds from scratch.
+  explicit DoctorWorld(int rails = 2) {
+    for (int rail = 0; rail < rails; ++rail) addRail(rail);
     sys.write("class/net/eth0/mtu", "1500\n");
   }
 

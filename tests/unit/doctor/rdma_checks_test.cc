@@ -35,12 +35,8 @@ TEST(PortStateCheck, FailsWhenNoPortIsActive) {
 }
 
 TEST(PortStateCheck, FailsWithThePluginsRemedyWhenThePodHasNoRdmaDevice) {
-  ResolverWorld bare;  // a pod without the RDMA resource: no class/infiniband at all
-  DoctorWorld w;
-  doctor::DoctorInputs in = w.inputs();
-  gid::Resolution none = bare.resolve();
-  in.resolution = &none;
-  auto r = doctor::checkPortState(in);
+  DoctorWorld w(/*rails=*/0);  // a pod without the RDMA resource: no class/infiniband at all
+  auto r = doctor::checkPortState(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kFail);
   EXPECT_THAT(r.remedy, HasSubstr("RDMA devices"));
 }
@@ -74,13 +70,9 @@ TEST(GidQualificationCheck, FailsWhenNoPortHasAnAddressOfThisPod) {
 }
 
 TEST(GidQualificationCheck, IsSkippedOnInfiniBand) {
-  ResolverWorld ib;
-  ib.sys.device("mlx5_0").port(1).infiniband(400);
-  DoctorWorld w;
-  doctor::DoctorInputs in = w.inputs();
-  gid::Resolution r = ib.resolve();
-  in.resolution = &r;
-  EXPECT_EQ(doctor::checkGidQualification(in).outcome, Outcome::kSkip);
+  DoctorWorld w(/*rails=*/0);
+  w.sys.device("mlx5_0").port(1).infiniband(400);
+  EXPECT_EQ(doctor::checkGidQualification(w.inputs()).outcome, Outcome::kSkip);
 }
 
 TEST(RoceV2Check, PassesWhenTheActivePortsHaveV2Entries) {
@@ -103,16 +95,12 @@ TEST(RoceV2Check, WarnsAboutAPortInRoceV1OnlyMode) {
 }
 
 TEST(RoceV2Check, FailsWhenNoPortOffersRoceV2) {
-  ResolverWorld v1;
-  v1.sys.netdev("net1");
-  v1.address("net1", "10.200.0.42/16");
-  v1.sys.device("mlx5_0").port(1).roce(100).tableLength(4)
+  DoctorWorld w(/*rails=*/0);
+  w.sys.netdev("net1");
+  w.address("net1", "10.200.0.42/16");
+  w.sys.device("mlx5_0").port(1).roce(100).tableLength(4)
       .gid(0, "0000:0000:0000:0000:0000:ffff:0ac8:002a", "IB/RoCE v1", "net1");
-  DoctorWorld w;
-  doctor::DoctorInputs in = w.inputs();
-  gid::Resolution r = v1.resolve();
-  in.resolution = &r;
-  auto result = doctor::checkRoceV2(in);
+  auto result = doctor::checkRoceV2(w.inputs());
   EXPECT_EQ(result.outcome, Outcome::kFail);
   EXPECT_THAT(result.remedy, HasSubstr("RoCE v2"));
 }
