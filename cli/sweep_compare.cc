@@ -8,6 +8,7 @@
 #include "nccl-tests-integration/compare.h"
 #include "nccl-tests-integration/compare_report.h"
 #include "nccl-tests-integration/log_files.h"
+#include "nccl-tests-integration/perf_log_json.h"
 #include "nccl-tests-integration/svg_chart.h"
 
 namespace nccl_roce::cli {
@@ -77,10 +78,10 @@ int runCompare(CompareCliOptions o) {
   comparison.labelA = o.labelA.empty() ? labelFor(o.a) : o.labelA;
   comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
 
-  std::string report = o.format == "json" ? sweep::comparisonToJson(comparison).dump(2) + "\n"
+  std::string report = o.format == "json" ? sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n"
                                           : sweep::comparisonToMarkdown(comparison);
   if (!writeOutput(o.output, report, command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, sweep::comparisonToJson(comparison).dump(2) + "\n", command)) {
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n", command)) {
     return 2;
   }
   if (!o.svgPath.empty() && !writeOutput(o.svgPath, sweep::comparisonToSvg(comparison), command)) return 2;

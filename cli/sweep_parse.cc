@@ -52,7 +52,7 @@ int runParse(const ParseOptions& options) {
     out = sweep::perfLogsCsvHeader();
     for (const sweep::PerfLog& log : logs) out += sweep::perfLogToCsv(log);
   } else {
-    out = sweep::perfLogsToJson(logs).dump(2) + "\n";
+    out = sweep::dumpJson(sweep::perfLogsToJson(logs)) + "\n";
   }
   if (!writeOutput(options.output, out, "sweep parse")) return 2;
   if (!options.quiet) reportLogIssues(logs, "sweep parse");

@@ -176,4 +176,8 @@ std::string perfLogToCsv(const PerfLog& log) {
   return out;
 }
 
+std::string dumpJson(const nlohmann::json& document, int indent) {
+  return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace nccl_roce::sweep

@@ -17,6 +17,10 @@ nlohmann::json perfLogToJson(const PerfLog& log);
 // {"schema": ..., "files": [perfLogToJson...]}
 nlohmann::json perfLogsToJson(const std::vector<PerfLog>& logs);
 
+// Dumps any sweep document (parse, compare) without throwing: strings come from the logs (hostnames, device
+// names, environment values, file names) and need not be UTF-8; invalid bytes become U+FFFD.
+std::string dumpJson(const nlohmann::json& document, int indent = 2);
+
 std::string perfLogsCsvHeader();
 std::string perfLogToCsv(const PerfLog& log);
 

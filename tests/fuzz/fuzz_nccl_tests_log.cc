@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nccl_roce::sweep;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   PerfLog log = parsePerfLog(text, "fuzz.log");
-  (void)perfLogToJson(log).dump();
+  (void)dumpJson(perfLogToJson(log));  // what `sweep parse --format json` prints
   (void)perfLogToCsv(log);
   FitOptions options;
   options.resamples = 50;  // the bootstrap's cost, not its precision, is what matters here

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "nccl-tests-integration/perf_log_json.h"
 #include "nccl-tests-integration/perf_log_parser.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 
@@ -140,6 +141,23 @@ TEST(PerfLogBadInput, EveryLineIsCountedExactlyOnce) {
     SCOPED_TRACE(name);
     expectLinesAddUp(testing::parsePublishedLog(name));
   }
+}
+
+// Host names, device names and environment values are copied from the log and need not be UTF-8 (a Latin-1
+// hostname; found by fuzz_nccl_tests_log, where nlohmann's dump threw and `sweep parse --format json` printed
+// nothing). The JSON keeps the row data and marks the bad byte with U+FFFD.
+TEST(PerfLogBadInput, BytesThatAreNotUtf8SurviveTheJsonOutput) {
+  std::string text = std::string(kHeader) + row(1024, 20.5) + kFooter;
+  text.replace(text.find("node01"), 6, "n\xC0" "de01");
+  PerfLog log = parsePerfLog(text, "latin1.log");
+  ASSERT_EQ(log.runs.size(), 1u);
+  ASSERT_EQ(log.runs[0].devices.size(), 2u);
+  EXPECT_EQ(log.runs[0].devices[0].host, "n\xC0" "de01");
+  EXPECT_EQ(log.runs[0].nodes(), 2);
+  std::string json;
+  ASSERT_NO_THROW(json = dumpJson(perfLogsToJson({log})));
+  EXPECT_NE(json.find("\"host\": \"n\xEF\xBF\xBD" "de01\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"size\": 1024"), std::string::npos);
 }
 
 // Mutations of a real log (bytes flipped, lines cut, duplicated or dropped, random bytes): the parser
