@@ -4,6 +4,7 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -263,11 +264,17 @@ void readExperiment(Reader& r, const toml::table& root, Experiment& experiment) 
   }
 }
 
-// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() when it asks whether one of these code points is
-// whitespace (is_non_ascii_horizontal_whitespace: U+00A1-U+0499 and U+2C6E-U+3067 except U+3000), which it does
-// between tokens and in several string paths: undefined behaviour inside NCCL's process. Found by fuzzing
-// (tests/fuzz/corpus/fuzz_policy/toml-unreachable-u018a). Such files are rejected before toml++ sees them.
-bool tomlMishandles(char32_t c) { return (c >= 0xA1 && c < 0x49A) || (c >= 0x2C6E && c < 0x3068 && c != 0x3000); }
+// toml++ 3.3 (Debian 12) asks is_non_ascii_horizontal_whitespace() about non-ASCII code points between tokens
+// and in several string paths. That function splits U+00A0..U+FEFF into chunks of 0x3FA code points and handles
+// only the chunks holding whitespace; any other code point of chunks 0, 11 and 63 (U+00A1-U+0499,
+// U+2C5E-U+3057 except U+3000, U+FB26-U+FEFE) reaches __builtin_unreachable(): undefined behaviour inside
+// NCCL's process. Found by fuzzing (tests/fuzz/corpus/fuzz_policy/toml-unreachable-*). Such files are rejected
+// before toml++ sees them; the arithmetic below is toml++'s, so the set matches it code point for code point.
+bool tomlMishandles(char32_t c) {
+  if (c <= 0xA0 || c >= 0xFEFF || c == 0x3000) return false;
+  const uint32_t chunk = static_cast<uint32_t>(c - 0xA0) / 0x3FA;
+  return chunk == 0 || chunk == 11 || chunk == 63;
+}
 
 std::optional<PolicyError> unsupportedCharacter(const std::string& text, const std::string& source) {
   int line = 1, column = 1;
