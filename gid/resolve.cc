@@ -29,7 +29,7 @@ std::optional<std::string> Resolution::resolvedValue(const std::string& name) co
   return std::nullopt;
 }
 
-std::vector<std::string> Resolution::summaryLines() const {
+std::vector<std::string> Resolution::summaryLines(const std::string& settingPrefix) const {
   std::vector<std::string> lines;
   if (!anySelected()) {
     lines.push_back(error);
@@ -39,6 +39,7 @@ std::vector<std::string> Resolution::summaryLines() const {
     if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + port.reason);
   }
   for (const auto& setting : env) {
+    if (setting.name.compare(0, settingPrefix.size(), settingPrefix) != 0) continue;
     lines.push_back(setting.name + "=" + setting.value + (setting.keptFromUser ? " (kept: set by the user)" : ""));
   }
   for (const auto& warning : warnings) lines.push_back("warning: " + warning);

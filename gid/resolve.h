@@ -37,8 +37,9 @@ struct Resolution {
   bool anySelected() const { return error.empty(); }
   // The value we resolved for `name`; nullopt when the user set it (kept) or we do not set it.
   std::optional<std::string> resolvedValue(const std::string& name) const;
-  // What was chosen and why, a few lines for NCCL's INFO log.
-  std::vector<std::string> summaryLines() const;
+  // What was chosen and why, a few lines for NCCL's INFO log: the selected ports, the settings whose names
+  // start with `settingPrefix` (all when empty), the warnings.
+  std::vector<std::string> summaryLines(const std::string& settingPrefix = "") const;
 };
 
 struct ResolverSources {

@@ -4,6 +4,15 @@
 #include "tuner/policy_loader.h"
 
 namespace nccl_roce::plugin {
+namespace {
+
+// NVSHMEM and UCX share the process but not NCCL's plugins: they read their variables at their own init, which
+// may come before or after NCCL's. Setting them from inside NCCL would make their devices depend on init order,
+// so they are left to `nccl-roce env` in the entrypoint (docs/kubernetes.md), and NCCL gets only its own.
+const std::string kNcclPrefix = "NCCL_";
+bool isNcclVariable(const std::string& name) { return name.compare(0, kNcclPrefix.size(), kNcclPrefix) == 0; }
+
+}  // namespace
 
 ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
   ServedSettings served;
@@ -12,9 +21,9 @@ ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
     served.failure = resolution.error;
   } else {
     for (const auto& setting : resolution.env) {
-      if (!setting.keptFromUser) served.values[setting.name] = setting.value;
+      if (!setting.keptFromUser && isNcclVariable(setting.name)) served.values[setting.name] = setting.value;
     }
-    served.lines = resolution.summaryLines();
+    served.lines = resolution.summaryLines(kNcclPrefix);
   }
   // Policy defaults apply whether or not RDMA resolved: they are tuning, not device selection.
   for (const auto& [name, value] : tuner::policyEnvironmentDefaults(env)) {

@@ -4,6 +4,7 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -196,7 +197,14 @@ void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
   if (const toml::node* env = root.get("env")) {
     if (const toml::table* table = env->as_table()) {
       for (auto&& [key, value] : *table) {
-        if (auto text = r.string(value, "an [env] value")) policy.env.emplace_back(std::string(key.str()), *text);
+        // Only NCCL reads what the plugins serve; our own NCCL_ROCE_* settings come from the process.
+        const std::string name(key.str());
+        if (name.rfind("NCCL_", 0) != 0 || name.rfind("NCCL_ROCE_", 0) == 0) {
+          r.error(value, "[env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): '" + name +
+                             "' would not reach what reads it; export it in the container instead");
+          continue;
+        }
+        if (auto text = r.string(value, "an [env] value")) policy.env.emplace_back(name, *text);
       }
     } else {
       r.error(*env, "[env] must be a table of NAME = \"value\"");
@@ -300,6 +308,13 @@ std::optional<PolicyError> unsupportedCharacter(const std::string& text, const s
   return std::nullopt;
 }
 
+// toml++ tables iterate in key order; operators read errors top to bottom.
+void inFileOrder(std::vector<PolicyError>& errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const PolicyError& a, const PolicyError& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+}
+
 }  // namespace
 
 PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourceName) {
@@ -322,12 +337,14 @@ PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourc
     experiment.source = sourceName;
     experiment.contentHash = fnv1a64(text);
     readExperiment(reader, root, experiment);
+    inFileOrder(doc.errors);
     doc.experiment = std::move(experiment);
   } else if (root.contains("policy")) {
     Policy policy;
     policy.source = sourceName;
     policy.contentHash = fnv1a64(text);
     readPolicy(reader, root, policy);
+    inFileOrder(doc.errors);
     std::vector<PolicyError> problems = checkPolicy(policy);
     doc.errors.insert(doc.errors.end(), problems.begin(), problems.end());
     doc.policy = std::move(policy);

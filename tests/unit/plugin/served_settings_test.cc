@@ -47,6 +47,20 @@ TEST(ServedSettings, NeverServesWhatTheUserSet) {
   EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1");
 }
 
+// NVSHMEM and UCX read their variables at their own init, before or after NCCL's: setting them from inside
+// NCCL (the net plugin's setenv on older NCCL) would make their devices depend on init order.
+TEST(ServedSettings, OnlyNcclsOwnVariablesAreServed) {
+  Machine m;
+  ServedSettings served = resolveServedSettings(m.env, m.log);
+  ASSERT_TRUE(served.failure.empty()) << served.failure;
+  EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1");
+  for (const auto& [name, value] : served.values) EXPECT_EQ(name.rfind("NCCL_", 0), 0u) << name << "=" << value;
+  for (const auto& line : served.lines) {
+    EXPECT_THAT(line, ::testing::Not(HasSubstr("NVSHMEM_"))) << line;
+    EXPECT_THAT(line, ::testing::Not(HasSubstr("UCX_"))) << line;
+  }
+}
+
 TEST(ServedSettings, AnUnusableMachineIsAFailureButPolicyDefaultsStillApply) {
   testing::TempDir dir;
   MapEnvironment env;

@@ -141,6 +141,17 @@ protocol = "ll"
                                          "everything it matches"));
 }
 
+// NVSHMEM and UCX never ask NCCL's env plugin, and NCCL_ROCE_* configure the plugin that reads the policy.
+TEST(PolicyToml, EnvDefaultsAreNcclVariablesOnly) {
+  auto doc = parsePolicyToml("[policy]\nname = \"x\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n"
+                             "NVSHMEM_IB_GID_INDEX = \"3\"\nNCCL_ROCE_POLICY = \"nccl\"\n", "e.toml");
+  EXPECT_THAT(errorsOf(doc),
+              ElementsAre("e.toml:5:24: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
+                          "'NVSHMEM_IB_GID_INDEX' would not reach what reads it; export it in the container instead",
+                          "e.toml:6:20: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
+                          "'NCCL_ROCE_POLICY' would not reach what reads it; export it in the container instead"));
+}
+
 TEST(PolicyToml, TyposInKeysAreNotSilentlyIgnored) {
   auto doc = parsePolicyToml("[policy]\nname = \"x\"\n[[rule]]\nprotocl = \"ll\"\n", "t.toml");
   ASSERT_EQ(doc.errors.size(), 1u);
@@ -250,7 +261,7 @@ name = "a"
 policy = "inference"
 weight = 30
 )", "ab.toml");
-  EXPECT_THAT(errorsOf(doc), ElementsAre("ab.toml:8:8: duplicate arm 'a'", "ab.toml:1:1: arm weights add up to 90, not 100"));
+  EXPECT_THAT(errorsOf(doc), ElementsAre("ab.toml:1:1: arm weights add up to 90, not 100", "ab.toml:8:8: duplicate arm 'a'"));
 }
 
 TEST(NcclCsv, ImportsTheExampleTunerFormatWithItsMeaning) {
