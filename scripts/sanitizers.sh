@@ -2,8 +2,8 @@
 # The sanitizer suites: ASan+UBSan over the whole test suite, TSan over the concurrency tests (concurrent tuner
 # inits, getEnv from many threads, the resolver from several communicators), valgrind memcheck over the ABI
 # harness. Tests that must run in an uninstrumented process are left to the plain build: the real-NCCL test
-# (NCCL's own process loads the instrumented plugin), the exports/DT_NEEDED test (sanitizers add their
-# runtime), the glibc-floor test (likewise) and packaging.
+# (NCCL's own process loads the instrumented plugin), the exports/DT_NEEDED test and the C loader (sanitizers
+# add their runtime), the glibc-floor test (likewise) and packaging.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)

@@ -1,0 +1,165 @@
+// The plugin as NCCL meets it: a C process with no C++ runtime of its own opens libnccl-{env,net,tuner}-roce.so
+// by NCCL's names, drives each table through our C declarations of NCCL's headers, and never finds libstdc++ or
+// libgcc_s mapped (the library carries its own). Usage: load_from_c PLUGIN_DIR
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plugin/nccl/env_v2.h"
+#include "plugin/nccl/net_v6.h"
+#include "plugin/nccl/tuner_v5.h"
+
+static int failures = 0;
+static int warnings = 0;
+
+#define CHECK(cond, ...)                     \
+  do {                                       \
+    if (!(cond)) {                           \
+      fprintf(stderr, "FAIL %s: ", #cond);   \
+      fprintf(stderr, __VA_ARGS__);          \
+      fputc('\n', stderr);                   \
+      ++failures;                            \
+    }                                        \
+  } while (0)
+
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
+  if (level == NCCL_LOG_WARN) ++warnings;
+  va_list args;
+  va_start(args, fmt);
+  fprintf(stderr, "log %d: ", (int)level);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+  va_end(args);
+}
+
+static void writeFile(const char* root, const char* path, const char* text) {
+  char full[4096];
+  snprintf(full, sizeof(full), "%s/%s", root, path);
+  for (char* slash = strchr(full + strlen(root) + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+    *slash = '\0';
+    mkdir(full, 0755);
+    *slash = '/';
+  }
+  FILE* f = fopen(full, "w");
+  if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "cannot write %s\n", full);
+    exit(2);
+  }
+}
+
+// One ConnectX-7 RoCE port as the kernel shows it: the pod's IPv4-mapped RoCE v2 GID at index 3.
+static void writeOneRailMachine(const char* root) {
+  const char* port = "class/infiniband/mlx5_0/ports/1/";
+  char path[512];
+#define PORT_FILE(name, text) (snprintf(path, sizeof(path), "%s%s", port, name), writeFile(root, path, text))
+  PORT_FILE("state", "4: ACTIVE\n");
+  PORT_FILE("phys_state", "5: LinkUp\n");
+  PORT_FILE("link_layer", "Ethernet\n");
+  PORT_FILE("rate", "400 Gb/sec (4X NDR)\n");
+  PORT_FILE("gids/3", "0000:0000:0000:0000:0000:ffff:0a00:0001\n");
+  PORT_FILE("gid_attrs/types/3", "RoCE v2\n");
+  PORT_FILE("gid_attrs/ndevs/3", "net1\n");
+#undef PORT_FILE
+  writeFile(root, "class/net/net1/operstate", "up\n");
+}
+
+static void* openPlugin(const char* dir, const char* kind) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/libnccl-%s-roce.so", dir, kind);
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(handle != NULL, "dlopen %s: %s", path, dlerror());
+  return handle;
+}
+
+static int mapped(const char* name) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  char line[8192];
+  int found = 0;
+  while (maps != NULL && fgets(line, sizeof(line), maps) != NULL) found |= strstr(line, name) != NULL;
+  if (maps != NULL) fclose(maps);
+  return found;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s PLUGIN_DIR\n", argv[0]);
+    return 2;
+  }
+  char root[] = "/tmp/nccl-roce-c-XXXXXX";
+  if (mkdtemp(root) == NULL) return 2;
+  writeOneRailMachine(root);
+  setenv("NCCL_ROCE_SYSFS_ROOT", root, 1);
+  unsetenv("NCCL_IB_HCA");
+  unsetenv("NCCL_IB_GID_INDEX");
+  unsetenv("NCCL_ROCE_POLICY");
+
+  void* envLib = openPlugin(argv[1], "env");
+  void* netLib = openPlugin(argv[1], "net");
+  void* tunerLib = openPlugin(argv[1], "tuner");
+  if (envLib == NULL || netLib == NULL || tunerLib == NULL) return 1;
+
+  const ncclEnv_v2_t* env = (const ncclEnv_v2_t*)dlsym(envLib, "ncclEnvPlugin_v2");
+  const ncclNet_v6_t* net = (const ncclNet_v6_t*)dlsym(netLib, "ncclNetPlugin_v6");
+  const ncclTuner_v5_t* tuner = (const ncclTuner_v5_t*)dlsym(tunerLib, "ncclTunerPlugin_v5");
+  CHECK(env != NULL && net != NULL && tuner != NULL, "a plugin table is missing");
+  if (env == NULL || net == NULL || tuner == NULL) return 1;
+
+  // Env plugin: the resolution of the machine above, NCCL's variables only.
+  CHECK(env->init(2, 28, 9, "", logger) == ncclSuccess, "env init");
+  const char* hca = env->getEnv("NCCL_IB_HCA");
+  const char* gid = env->getEnv("NCCL_IB_GID_INDEX");
+  CHECK(hca != NULL && strcmp(hca, "=mlx5_0:1") == 0, "NCCL_IB_HCA served as %s", hca ? hca : "(null)");
+  CHECK(gid != NULL && strcmp(gid, "3") == 0, "NCCL_IB_GID_INDEX served as %s", gid ? gid : "(null)");
+  CHECK(env->getEnv("NVSHMEM_HCA_LIST") == NULL, "NVSHMEM variables are not NCCL's to serve");
+
+  // Net plugin: steps aside, so NCCL's own IB transport carries the traffic.
+  int ndev = -1;
+  CHECK(net->init(logger) == ncclSuccess, "net init");
+  CHECK(net->devices(&ndev) == ncclSuccess && ndev == 0, "net reports %d devices", ndev);
+
+  // Tuner: a 2-node, 16-rank communicator; a small all-reduce with only ring/LL and ring/Simple available.
+  ncclNvlDomainInfo_v5_t nvl = {2, 8, 8};
+  ncclTunerConstants_v5_t constants;
+  memset(&constants, 0, sizeof(constants));
+  void* ctx = NULL;
+  CHECK(tuner->init(&ctx, 0x1234abcdULL, 16, 2, logger, &nvl, &constants) == ncclSuccess, "tuner init");
+  float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  float* rows[NCCL_NUM_ALGORITHMS_V5];
+  for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
+    rows[a] = table[a];
+    for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) table[a][p] = (float)NCCL_ALGO_PROTO_IGNORE;
+  }
+  table[NCCL_ALGO_RING][NCCL_PROTO_LL] = 30.0f;
+  table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] = 20.0f;
+  int channels = 0;  // NCCL passes 0: "NCCL decides" unless the tuner says otherwise
+  CHECK(tuner->getCollInfo(ctx, ncclFuncAllReduce, 4096, 1, rows, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5, 0,
+                           &channels) == ncclSuccess,
+        "getCollInfo");
+  for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
+    for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) {
+      int available = (a == NCCL_ALGO_RING && (p == NCCL_PROTO_LL || p == NCCL_PROTO_SIMPLE));
+      if (!available) CHECK(table[a][p] == (float)NCCL_ALGO_PROTO_IGNORE, "unavailable cell %d/%d changed", a, p);
+    }
+  }
+  CHECK(channels >= 0 && channels <= 64, "nChannels %d", channels);
+  CHECK(tuner->finalize(ctx) == ncclSuccess, "tuner finalize");
+  CHECK(env->finalize() == ncclSuccess, "env finalize");
+
+  CHECK(!mapped("libstdc++"), "libstdc++ mapped: the plugin must carry its own C++ runtime");
+  CHECK(!mapped("libgcc_s"), "libgcc_s mapped: the plugin must carry its own unwinder");
+  CHECK(warnings == 0, "%d WARN line(s) logged", warnings);
+
+  char cleanup[4200];
+  snprintf(cleanup, sizeof(cleanup), "rm -rf '%s'", root);
+  if (system(cleanup) != 0) fprintf(stderr, "could not remove %s\n", root);
+  if (failures == 0) printf("loaded from C: env, net and tuner tables behave; no C++ runtime mapped\n");
+  return failures == 0 ? 0 : 1;
+}
