@@ -4,7 +4,6 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -308,13 +307,6 @@ std::optional<PolicyError> unsupportedCharacter(const std::string& text, const s
   return std::nullopt;
 }
 
-// toml++ tables iterate in key order; operators read errors top to bottom.
-void inFileOrder(std::vector<PolicyError>& errors) {
-  std::stable_sort(errors.begin(), errors.end(), [](const PolicyError& a, const PolicyError& b) {
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
-}
-
 }  // namespace
 
 PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourceName) {
@@ -337,14 +329,12 @@ PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourc
     experiment.source = sourceName;
     experiment.contentHash = fnv1a64(text);
     readExperiment(reader, root, experiment);
-    inFileOrder(doc.errors);
     doc.experiment = std::move(experiment);
   } else if (root.contains("policy")) {
     Policy policy;
     policy.source = sourceName;
     policy.contentHash = fnv1a64(text);
     readPolicy(reader, root, policy);
-    inFileOrder(doc.errors);
     std::vector<PolicyError> problems = checkPolicy(policy);
     doc.errors.insert(doc.errors.end(), problems.begin(), problems.end());
     doc.policy = std::move(policy);
