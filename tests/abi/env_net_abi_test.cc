@@ -92,6 +92,9 @@ TEST(NetAbi, SetsTheEnvironmentForNcclsIbTransportAndReportsNoDevices) {
   EXPECT_EQ(ndev, 0);
   EXPECT_STREQ(getenv("NCCL_IB_HCA"), "=mlx5_4:1");
   EXPECT_STREQ(getenv("NCCL_IB_GID_INDEX"), "3") << "the user's value is never overwritten";
+  for (const char* name : {"NVSHMEM_HCA_LIST", "NVSHMEM_IB_GID_INDEX", "UCX_NET_DEVICES", "UCX_IB_GID_INDEX"}) {
+    EXPECT_EQ(getenv(name), nullptr) << name << ": NVSHMEM and UCX may have initialised already; left to `nccl-roce env`";
+  }
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "NCCL's own IB transport"), 1u);
   ASSERT_EQ(net->init(&ctx, 43, &config, captureNcclLog, nullptr), ncclSuccess);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "NCCL's own IB transport"), 1u) << "applied once per process";
