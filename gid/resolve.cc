@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/strings.h"
 #include "gid/discovery.h"
 #include "gid/forced_index.h"
 
@@ -39,7 +40,7 @@ std::vector<std::string> Resolution::summaryLines(const std::string& settingPref
     if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + port.reason);
   }
   for (const auto& setting : env) {
-    if (setting.name.compare(0, settingPrefix.size(), settingPrefix) != 0) continue;
+    if (!startsWith(setting.name, settingPrefix)) continue;
     lines.push_back(setting.name + "=" + setting.value + (setting.keptFromUser ? " (kept: set by the user)" : ""));
   }
   for (const auto& warning : warnings) lines.push_back("warning: " + warning);

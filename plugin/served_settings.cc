@@ -1,18 +1,15 @@
 #include "plugin/served_settings.h"
 
+#include "common/strings.h"
 #include "gid/resolve.h"
 #include "tuner/policy_loader.h"
 
 namespace nccl_roce::plugin {
-namespace {
 
 // NVSHMEM and UCX share the process but not NCCL's plugins: they read their variables at their own init, which
 // may come before or after NCCL's. Setting them from inside NCCL would make their devices depend on init order,
 // so they are left to `nccl-roce env` in the entrypoint (docs/kubernetes.md), and NCCL gets only its own.
-const std::string kNcclPrefix = "NCCL_";
-bool isNcclVariable(const std::string& name) { return name.compare(0, kNcclPrefix.size(), kNcclPrefix) == 0; }
-
-}  // namespace
+constexpr const char* kNcclPrefix = "NCCL_";
 
 ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
   ServedSettings served;
@@ -21,7 +18,7 @@ ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
     served.failure = resolution.error;
   } else {
     for (const auto& setting : resolution.env) {
-      if (!setting.keptFromUser && isNcclVariable(setting.name)) served.values[setting.name] = setting.value;
+      if (!setting.keptFromUser && startsWith(setting.name, kNcclPrefix)) served.values[setting.name] = setting.value;
     }
     served.lines = resolution.summaryLines(kNcclPrefix);
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "common/strings.h"
 #include "tuner/nccl_names.h"
 #include "tuner/policy_checks.h"
 #include "tuner/value_range_text.h"
@@ -198,7 +199,7 @@ void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
       for (auto&& [key, value] : *table) {
         // Only NCCL reads what the plugins serve; our own NCCL_ROCE_* settings come from the process.
         const std::string name(key.str());
-        if (name.rfind("NCCL_", 0) != 0 || name.rfind("NCCL_ROCE_", 0) == 0) {
+        if (!startsWith(name, "NCCL_") || startsWith(name, "NCCL_ROCE_")) {
           r.error(value, "[env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): '" + name +
                              "' would not reach what reads it; export it in the container instead");
           continue;
