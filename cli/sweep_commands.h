@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
-#include "nccl-tests-integration/perf_log.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::cli {
 

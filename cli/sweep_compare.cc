@@ -5,11 +5,11 @@
 
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
-#include "nccl-tests-integration/compare.h"
-#include "nccl-tests-integration/compare_report.h"
-#include "nccl-tests-integration/log_files.h"
-#include "nccl-tests-integration/perf_log_json.h"
-#include "nccl-tests-integration/svg_chart.h"
+#include "nccl-tests-integration/sweep/compare.h"
+#include "nccl-tests-integration/sweep/compare_report.h"
+#include "nccl-tests-integration/sweep/log_files.h"
+#include "nccl-tests-integration/sweep/perf_log_json.h"
+#include "nccl-tests-integration/sweep/svg_chart.h"
 
 namespace nccl_roce::cli {
 

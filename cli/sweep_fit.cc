@@ -5,9 +5,9 @@
 
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
-#include "nccl-tests-integration/fit.h"
-#include "nccl-tests-integration/fit_policy_text.h"
-#include "nccl-tests-integration/log_files.h"
+#include "nccl-tests-integration/sweep/fit.h"
+#include "nccl-tests-integration/sweep/fit_policy_text.h"
+#include "nccl-tests-integration/sweep/log_files.h"
 #include "tuner/policy_checks.h"
 #include "tuner/policy_toml.h"
 

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "cli/sweep_commands.h"
-#include "nccl-tests-integration/log_files.h"
-#include "nccl-tests-integration/perf_log_json.h"
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/log_files.h"
+#include "nccl-tests-integration/sweep/perf_log_json.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 namespace nccl_roce::cli {
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "nccl-tests-integration/fit.h"
-#include "nccl-tests-integration/perf_log_json.h"
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/fit.h"
+#include "nccl-tests-integration/sweep/perf_log_json.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nccl_roce::sweep;

@@ -1,10 +1,10 @@
 // sweep compare on synthetic sweeps whose answer is known, and on the published AWS p5 logs.
-#include "nccl-tests-integration/compare.h"
+#include "nccl-tests-integration/sweep/compare.h"
 
 #include <gtest/gtest.h>
 
-#include "nccl-tests-integration/compare_report.h"
-#include "nccl-tests-integration/svg_chart.h"
+#include "nccl-tests-integration/sweep/compare_report.h"
+#include "nccl-tests-integration/sweep/svg_chart.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 #include "tests/unit/sweep/synthetic_sweep.h"
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 #include "tests/support/run_command.h"
 
 namespace nccl_roce::testing {

@@ -1,12 +1,12 @@
 // sweep fit on synthetic forced-config sweeps whose best configuration per size is known, and its output
 // checked with the tuner's own parser and lint.
-#include "nccl-tests-integration/fit.h"
+#include "nccl-tests-integration/sweep/fit.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "nccl-tests-integration/fit_policy_text.h"
+#include "nccl-tests-integration/sweep/fit_policy_text.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 #include "tests/unit/sweep/synthetic_sweep.h"
 #include "tuner/nccl_names.h"

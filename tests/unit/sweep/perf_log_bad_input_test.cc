@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "nccl-tests-integration/perf_log_json.h"
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log_json.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 
 namespace nccl_roce::sweep {

@@ -2,7 +2,7 @@
 // formats produce them, and what launchers and NCCL add around the table.
 #include <gtest/gtest.h>
 
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 namespace nccl_roce::sweep {
 namespace {

@@ -1,5 +1,5 @@
 // Medians, the generator and the bootstrap behind compare and fit: known answers, determinism.
-#include "nccl-tests-integration/statistics.h"
+#include "nccl-tests-integration/sweep/statistics.h"
 
 #include <gtest/gtest.h>
 

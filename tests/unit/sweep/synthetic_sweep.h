@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-integration/perf_log.h"
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 namespace nccl_roce::sweep::testing {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-integration/forced_config.h"
-#include "nccl-tests-integration/perf_log.h"
-#include "nccl-tests-integration/sample_set.h"
+#include "nccl-tests-integration/sweep/forced_config.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
+#include "nccl-tests-integration/sweep/sample_set.h"
 
 namespace nccl_roce::sweep {
 

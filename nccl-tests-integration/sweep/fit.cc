@@ -1,12 +1,12 @@
-#include "nccl-tests-integration/fit.h"
+#include "nccl-tests-integration/sweep/fit.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/compare.h"
-#include "nccl-tests-integration/statistics.h"
+#include "nccl-tests-integration/sweep/compare.h"
+#include "nccl-tests-integration/sweep/statistics.h"
 
 namespace nccl_roce::sweep {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "nccl-tests-integration/compare.h"
+#include "nccl-tests-integration/sweep/compare.h"
 
 namespace nccl_roce::sweep {
 

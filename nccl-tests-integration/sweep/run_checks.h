@@ -2,7 +2,7 @@
 // log does not say, and whether it can be trusted as a measurement (see docs/sweep.md, "Bad input").
 #pragma once
 
-#include "nccl-tests-integration/perf_log.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::sweep {
 

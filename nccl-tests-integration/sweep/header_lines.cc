@@ -1,9 +1,9 @@
-#include "nccl-tests-integration/header_lines.h"
+#include "nccl-tests-integration/sweep/header_lines.h"
 
 #include <vector>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/log_text.h"
+#include "nccl-tests-integration/sweep/log_text.h"
 
 namespace nccl_roce::sweep {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/statistics.h"
+#include "nccl-tests-integration/sweep/statistics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "nccl-tests-integration/fit.h"
+#include "nccl-tests-integration/sweep/fit.h"
 
 namespace nccl_roce::sweep {
 

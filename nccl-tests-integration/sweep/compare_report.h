@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nccl-tests-integration/compare.h"
+#include "nccl-tests-integration/sweep/compare.h"
 
 namespace nccl_roce::sweep {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-integration/sample_set.h"
+#include "nccl-tests-integration/sweep/sample_set.h"
 
 namespace nccl_roce::sweep {
 

@@ -1,14 +1,14 @@
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/header_lines.h"
-#include "nccl-tests-integration/log_text.h"
-#include "nccl-tests-integration/run_checks.h"
-#include "nccl-tests-integration/table_layout.h"
+#include "nccl-tests-integration/sweep/header_lines.h"
+#include "nccl-tests-integration/sweep/log_text.h"
+#include "nccl-tests-integration/sweep/run_checks.h"
+#include "nccl-tests-integration/sweep/table_layout.h"
 
 namespace nccl_roce::sweep {
 

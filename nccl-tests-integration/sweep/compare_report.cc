@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/compare_report.h"
+#include "nccl-tests-integration/sweep/compare_report.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,9 +1,9 @@
-#include "nccl-tests-integration/table_layout.h"
+#include "nccl-tests-integration/sweep/table_layout.h"
 
 #include <cmath>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/log_text.h"
+#include "nccl-tests-integration/sweep/log_text.h"
 
 namespace nccl_roce::sweep {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/svg_chart.h"
+#include "nccl-tests-integration/sweep/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/sample_set.h"
+#include "nccl-tests-integration/sweep/sample_set.h"
 
 #include <set>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "nccl-tests-integration/perf_log.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::sweep {
 

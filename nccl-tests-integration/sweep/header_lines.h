@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "nccl-tests-integration/perf_log.h"
+#include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::sweep {
 

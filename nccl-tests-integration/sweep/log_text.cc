@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/log_text.h"
+#include "nccl-tests-integration/sweep/log_text.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/forced_config.h"
+#include "nccl-tests-integration/sweep/forced_config.h"
 
 #include "common/strings.h"
 #include "tuner/nccl_names.h"

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/perf_log_json.h"
+#include "nccl-tests-integration/sweep/perf_log_json.h"
 
 #include <charconv>
 #include <type_traits>

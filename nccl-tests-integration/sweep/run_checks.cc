@@ -1,11 +1,11 @@
-#include "nccl-tests-integration/run_checks.h"
+#include "nccl-tests-integration/sweep/run_checks.h"
 
 #include <set>
 #include <string>
 #include <tuple>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/header_lines.h"
+#include "nccl-tests-integration/sweep/header_lines.h"
 
 namespace nccl_roce::sweep {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/fit_policy_text.h"
+#include "nccl-tests-integration/sweep/fit_policy_text.h"
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
-#include "nccl-tests-integration/compare.h"
+#include "nccl-tests-integration/sweep/compare.h"
 
 #include <cmath>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/statistics.h"
+#include "nccl-tests-integration/sweep/statistics.h"
 
 namespace nccl_roce::sweep {
 

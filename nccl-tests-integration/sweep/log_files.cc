@@ -1,4 +1,4 @@
-#include "nccl-tests-integration/log_files.h"
+#include "nccl-tests-integration/sweep/log_files.h"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 
 #include "common/file.h"
 #include "common/strings.h"
-#include "nccl-tests-integration/perf_log_parser.h"
+#include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 namespace nccl_roce::sweep {
 
