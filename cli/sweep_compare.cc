@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/statistics_options.h"
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"
@@ -23,7 +24,7 @@ struct CompareCliOptions {
   std::string format = "markdown";
   std::string output, jsonPath, svgPath;
   bool failOnSlower = false;
-  sweep::CompareOptions stats;
+  sweep::CompareOptions compare;
 };
 
 // "a.log,b.log" or a directory: the logs of one side.
@@ -56,12 +57,12 @@ std::string labelFor(const std::string& spec) {
 
 int runCompare(CompareCliOptions o) {
   const char* command = "sweep compare";
-  if (!parseRange(o.range, &o.stats.rangeLo, &o.stats.rangeHi)) {
+  if (!parseRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi)) {
     std::fprintf(stderr, "nccl-roce %s: --range '%s' is not LO-HI with sizes such as 16K-64M\n", command,
                  o.range.c_str());
     return 2;
   }
-  o.stats.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
+  o.compare.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
   StatusOr<std::vector<sweep::PerfLog>> a = readSide(o.a);
   StatusOr<std::vector<sweep::PerfLog>> b = readSide(o.b);
   for (const auto* side : {&a, &b}) {
@@ -72,9 +73,9 @@ int runCompare(CompareCliOptions o) {
   }
   reportLogIssues(*a, command);
   reportLogIssues(*b, command);
-  sweep::SampleSet samplesA = sweep::collectSamples(*a, o.stats.placement);
-  sweep::SampleSet samplesB = sweep::collectSamples(*b, o.stats.placement);
-  sweep::Comparison comparison = sweep::compareSweeps(samplesA, samplesB, o.stats);
+  sweep::SampleSet samplesA = sweep::collectSamples(*a, o.compare.placement);
+  sweep::SampleSet samplesB = sweep::collectSamples(*b, o.compare.placement);
+  sweep::Comparison comparison = sweep::compareSweeps(samplesA, samplesB, o.compare);
   comparison.labelA = o.labelA.empty() ? labelFor(o.a) : o.labelA;
   comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
 
@@ -92,7 +93,7 @@ int runCompare(CompareCliOptions o) {
   }
   if (o.failOnSlower) {
     for (const sweep::SeriesComparison& s : comparison.series) {
-      if (s.summary.verdict == sweep::Verdict::kSlower) return 1;
+      if (s.result.range.verdict == sweep::Verdict::kSlower) return 1;
     }
   }
   return 0;
@@ -103,7 +104,7 @@ int runCompare(CompareCliOptions o) {
 void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   auto o = std::make_shared<CompareCliOptions>();
   CLI::App* compare = sweep.add_subcommand(
-      "compare", "A/B two sweeps: per-size ratio of median times with bootstrap intervals, verdicts, summary");
+      "compare", "A/B two sweeps: per-size ratio of geometric-mean times with t intervals over replicate runs, verdicts, summary");
   compare->add_option("A", o->a, "Baseline: a log, a directory of logs, or a comma-separated list")->required();
   compare->add_option("B", o->b, "Candidate, in the same forms")->required();
   compare->add_option("--label-a", o->labelA, "Name of A in the report (default: its file or directory name)");
@@ -112,20 +113,7 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
   compare->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
-  compare->add_option("--confidence", o->stats.confidence, "Confidence level of the intervals")
-      ->check(CLI::Range(0.5, 0.999))
-      ->capture_default_str();
-  compare->add_option("--resamples", o->stats.resamples, "Bootstrap resamples")
-      ->check(CLI::Range(100, 1000000))
-      ->capture_default_str();
-  compare->add_option("--min-effect", o->stats.minEffect,
-                      "A verdict also needs |B/A - 1| at least this (0.02 = 2%)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  compare->add_option("--min-replicates", o->stats.minReplicates,
-                      "Sizes with fewer replicates on a side get no verdict")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
+  addStatisticsOptions(*compare, o->compare.statistics, "replicates", 2);
   compare->add_option("--format", o->format, "Report format")
       ->check(CLI::IsMember({"markdown", "json"}))
       ->capture_default_str();
@@ -135,7 +123,8 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   compare->add_flag("--fail-on-slower", o->failOnSlower,
                     "Exit 1 when B is slower over the inference range (for CI gates)");
   compare->footer(
-      "Ratio = B/A of median times: below 1 means B is faster. Exit status 0 on success; 1 when no series was "
+      "Ratio = B/A of geometric-mean times: below 1 means B is faster. Each size's verdict and the summary's are "
+      "wrong at most 1 - confidence of the time when nothing differs (docs/statistics.md). Exit status 0 on success; 1 when no series was "
       "measured on both sides (or B is slower with --fail-on-slower); 2 on unreadable input or bad options.");
   compare->callback([o, &context] { context.exitCode = runCompare(*o); });
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/statistics_options.h"
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/fit.h"
@@ -86,18 +87,7 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
   fit->add_option("--placement", o->placement, "Which nccl-tests time to fit")
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
-  fit->add_option("--confidence", o->fit.confidence, "Confidence level of the intervals")
-      ->check(CLI::Range(0.5, 0.999))
-      ->capture_default_str();
-  fit->add_option("--resamples", o->fit.resamples, "Bootstrap resamples")
-      ->check(CLI::Range(100, 1000000))
-      ->capture_default_str();
-  fit->add_option("--min-effect", o->fit.minEffect, "A configuration must also be this much faster (0.02 = 2%)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  fit->add_option("--min-replicates", o->fit.minReplicates, "Replicates needed per configuration and size")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
+  addStatisticsOptions(*fit, o->fit.statistics, "replicates", sweep::kFitMinReplicates);
   fit->add_option("--nodes", o->nodes,
                   "Node count the rules match (default: distinct hosts in the logs' device lists)")
       ->check(CLI::Range(1, 100000));

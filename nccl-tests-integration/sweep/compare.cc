@@ -1,109 +1,95 @@
 #include "nccl-tests-integration/sweep/compare.h"
 
-#include <cmath>
+#include <set>
 
 #include "common/strings.h"
-#include "nccl-tests-integration/sweep/statistics.h"
 
 namespace nccl_roce::sweep {
 
-const char* verdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kSlower: return "slower";
-    case Verdict::kNoDifference: return "no difference";
-    case Verdict::kInsufficient: break;
-  }
-  return "insufficient replicates";
-}
-
-Verdict verdictFor(double ratio, double ciLow, double ciHigh, double minEffect) {
-  if (ciHigh < 1.0 && ratio <= 1.0 - minEffect) return Verdict::kFaster;
-  if (ciLow > 1.0 && ratio >= 1.0 + minEffect) return Verdict::kSlower;
-  return Verdict::kNoDifference;
-}
-
 namespace {
 
+std::set<uint64_t> sizesOf(const Series& series) {
+  std::set<uint64_t> sizes;
+  for (const stats::Unit& run : series.runs) {
+    for (const auto& [size, time] : run.values) sizes.insert(size);
+  }
+  return sizes;
+}
+
 void noteUneven(const Series& series, const char* side, std::vector<std::string>* out) {
-  for (const auto& [size, times] : series.timesUs) {
-    if (static_cast<int>(times.size()) < series.runs) {
-      out->push_back(formatByteSize(size) + ": " + side + " has " + std::to_string(times.size()) + " of " +
-                     std::to_string(series.runs) + " replicates");
+  for (uint64_t size : sizesOf(series)) {
+    size_t measured = stats::valuesAt(series.runs, size).size();
+    if (measured < series.runs.size()) {
+      out->push_back(formatByteSize(size) + ": " + side + " has " + std::to_string(measured) + " of " +
+                     std::to_string(series.runs.size()) + " replicates");
     }
   }
+}
+
+void findExtremes(SeriesComparison* out, const CompareOptions& options) {
+  const stats::CellComparison* worst = nullptr;
+  const stats::CellComparison* best = nullptr;
+  for (const stats::CellComparison& c : out->result.cells) {
+    if (c.cell < options.rangeLo || c.cell > options.rangeHi || !(c.geomeanA > 0)) continue;
+    if (!worst || c.ratio > worst->ratio) worst = &c;
+    if (!best || c.ratio < best->ratio) best = &c;
+  }
+  if (worst) out->worstSize = worst->cell;
+  if (best) out->bestSize = best->cell;
 }
 
 SeriesComparison compareSeries(const Series& a, const Series& b, const CompareOptions& options) {
   SeriesComparison out;
   out.key = a.key;
-  out.runsA = a.runs;
-  out.runsB = b.runs;
+  out.runsA = static_cast<int>(a.runs.size());
+  out.runsB = static_cast<int>(b.runs.size());
   noteUneven(a, "A", &out.unevenSizes);
   noteUneven(b, "B", &out.unevenSizes);
-  for (const auto& [size, times] : a.timesUs) {
-    if (!b.timesUs.count(size)) out.onlyInA.push_back(size);
+  std::set<uint64_t> sizesA = sizesOf(a), sizesB = sizesOf(b);
+  for (uint64_t size : sizesA) {
+    if (!sizesB.count(size)) out.onlyInA.push_back(size);
   }
-  for (const auto& [size, times] : b.timesUs) {
-    if (!a.timesUs.count(size)) out.onlyInB.push_back(size);
+  for (uint64_t size : sizesB) {
+    if (!sizesA.count(size)) out.onlyInB.push_back(size);
   }
-
-  RangeSummary& summary = out.summary;
-  summary.lo = options.rangeLo;
-  summary.hi = options.rangeHi;
-  std::vector<double> logDraws;  // per resample: sum over in-range sizes of log(ratio draw)
-  double logSum = 0;
-  double worst = 0, best = 0;
-  for (const auto& [size, timesA] : a.timesUs) {
-    auto found = b.timesUs.find(size);
-    if (found == b.timesUs.end()) continue;
-    const std::vector<double>& timesB = found->second;
-    SizeComparison c;
-    c.size = size;
-    c.nA = static_cast<int>(timesA.size());
-    c.nB = static_cast<int>(timesB.size());
-    c.medianA = median(timesA);
-    c.medianB = median(timesB);
-    c.ratio = c.medianB / c.medianA;
-    std::vector<double> draws = bootstrapMedianRatios(timesA, timesB, options.resamples, seedFor(size));
-    std::tie(c.ciLow, c.ciHigh) = percentileInterval(draws, options.confidence);
-    bool enough = c.nA >= options.minReplicates && c.nB >= options.minReplicates;
-    c.verdict = enough ? verdictFor(c.ratio, c.ciLow, c.ciHigh, options.minEffect) : Verdict::kInsufficient;
-    out.sizes.push_back(c);
-
-    if (size < options.rangeLo || size > options.rangeHi) continue;
-    switch (c.verdict) {
-      case Verdict::kFaster: ++summary.faster; break;
-      case Verdict::kSlower: ++summary.slower; break;
-      case Verdict::kNoDifference: ++summary.noDifference; break;
-      case Verdict::kInsufficient: ++summary.insufficient; continue;
-    }
-    if (summary.sizes++ == 0) {
-      logDraws.assign(draws.size(), 0.0);
-      worst = best = c.ratio;
-      summary.worstSize = summary.bestSize = size;
-    }
-    for (size_t i = 0; i < draws.size(); ++i) logDraws[i] += std::log(draws[i]);
-    logSum += std::log(c.ratio);
-    if (c.ratio > worst) {
-      worst = c.ratio;
-      summary.worstSize = size;
-    }
-    if (c.ratio < best) {
-      best = c.ratio;
-      summary.bestSize = size;
-    }
-  }
-  if (summary.sizes > 0) {
-    double n = summary.sizes;
-    for (double& d : logDraws) d = std::exp(d / n);
-    summary.geomeanRatio = std::exp(logSum / n);
-    auto [lo, hi] = percentileInterval(logDraws, options.confidence);
-    summary.ciLow = lo;
-    summary.ciHigh = hi;
-    summary.verdict = verdictFor(*summary.geomeanRatio, lo, hi, options.minEffect);
-  }
+  out.result = stats::compareUnits(a.runs, b.runs, options.rangeLo, options.rangeHi, options.statistics);
+  findExtremes(&out, options);
   return out;
+}
+
+std::string versions(const std::set<std::string>& set) {
+  std::string out;
+  for (const std::string& v : set) out += (out.empty() ? "" : ", ") + v;
+  return out;
+}
+
+// Which fields set two series apart, for "nothing compared" messages.
+std::string differences(const SeriesKey& a, const SeriesKey& b) {
+  std::vector<std::string> fields;
+  if (a.collective != b.collective) fields.push_back("collective");
+  if (a.type != b.type) fields.push_back("data type");
+  if (a.redop != b.redop) fields.push_back("operation");
+  if (a.root != b.root) fields.push_back("root");
+  if (a.ranks != b.ranks) fields.push_back("rank count");
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == fields.size() ? " and " : ", ") + fields[i];
+  }
+  return out + (fields.size() == 1 ? " differs" : " differ");
+}
+
+void noteOneSided(const SampleSet& a, const SampleSet& b, std::vector<std::string>* notes) {
+  for (const auto& [key, series] : a.series) {
+    if (b.series.count(key)) continue;
+    std::string note = "only A measured " + key.describe();
+    for (const auto& [other, unused] : b.series) {
+      if (!a.series.count(other)) note += "; B measured " + other.describe() + " (" + differences(key, other) + ")";
+    }
+    notes->push_back(note);
+  }
+  for (const auto& [key, series] : b.series) {
+    if (!a.series.count(key)) notes->push_back("only B measured " + key.describe());
+  }
 }
 
 }  // namespace
@@ -113,17 +99,15 @@ Comparison compareSweeps(const SampleSet& a, const SampleSet& b, const CompareOp
   out.options = options;
   for (const std::string& note : a.notes) out.notes.push_back("A: " + note);
   for (const std::string& note : b.notes) out.notes.push_back("B: " + note);
+  if (!a.ncclVersions.empty() && !b.ncclVersions.empty() && a.ncclVersions != b.ncclVersions) {
+    out.notes.push_back("A ran NCCL " + versions(a.ncclVersions) + " and B ran NCCL " + versions(b.ncclVersions) +
+                        ": a difference may come from NCCL's version as much as from what else changed");
+  }
   for (const auto& [key, series] : a.series) {
     auto found = b.series.find(key);
-    if (found == b.series.end()) {
-      out.notes.push_back("only A measured " + key.describe());
-      continue;
-    }
-    out.series.push_back(compareSeries(series, found->second, options));
+    if (found != b.series.end()) out.series.push_back(compareSeries(series, found->second, options));
   }
-  for (const auto& [key, series] : b.series) {
-    if (!a.series.count(key)) out.notes.push_back("only B measured " + key.describe());
-  }
+  noteOneSided(a, b, &out.notes);
   return out;
 }
 

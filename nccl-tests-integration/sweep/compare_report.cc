@@ -22,18 +22,24 @@ std::string time(double us) { return fixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 
 
 std::string percent(double fraction) { return fixed(std::fabs(fraction) * 100, 1) + "%"; }
 
+std::string interval(const std::optional<stats::RatioInterval>& i) {
+  return i ? fixed(i->low, 3) + "-" + fixed(i->high, 3) : "-";
+}
+
 std::string summarySentence(const SeriesComparison& s, double confidence) {
-  const RangeSummary& r = s.summary;
+  const stats::RangeComparison& r = s.result.range;
   std::string range = formatByteSize(r.lo) + "-" + formatByteSize(r.hi);
-  if (!r.geomeanRatio) {
-    return "Inference range " + range + ": no size measured on both sides with enough replicates.";
+  std::string out = "Inference range " + range + " (" + std::to_string(r.cells.size()) + " sizes): ";
+  if (!r.interval) return out + "no verdict: " + r.whyNoInterval + ".";
+  out += r.verdict == Verdict::kInsufficient ? "no verdict: " + r.whyNoInterval
+                                             : describeRatio(r.interval->ratio, r.verdict);
+  out += " (geometric mean of B/A " + fixed(r.interval->ratio, 3) + ", " + fixed(confidence * 100, 0) + "% CI " +
+         interval(r.interval) + "); faster at " + std::to_string(r.faster) + ", slower at " +
+         std::to_string(r.slower) + ", no difference at " + std::to_string(r.noDifference) + " sizes";
+  if (r.insufficient > 0) out += ", " + std::to_string(r.insufficient) + " without a verdict";
+  if (!r.unevenCells.empty()) {
+    out += "; " + std::to_string(r.unevenCells.size()) + " sizes not measured by every replicate left out of the mean";
   }
-  std::string out = "Inference range " + range + " (" + std::to_string(r.sizes) + " sizes): " +
-                    describeRatio(*r.geomeanRatio, r.verdict) + " (geometric mean of B/A " +
-                    fixed(*r.geomeanRatio, 3) + ", " + fixed(confidence * 100, 0) + "% CI " + fixed(*r.ciLow, 3) +
-                    "-" + fixed(*r.ciHigh, 3) + "); faster at " + std::to_string(r.faster) + ", slower at " +
-                    std::to_string(r.slower) + ", no difference at " + std::to_string(r.noDifference) + " sizes";
-  if (r.insufficient > 0) out += ", " + std::to_string(r.insufficient) + " with too few replicates";
   return out + ".";
 }
 
@@ -52,31 +58,38 @@ std::string describeRatio(double ratio, Verdict verdict) {
     case Verdict::kNoDifference: return "no difference beyond the noise";
     case Verdict::kInsufficient: break;
   }
-  return "too few replicates for a verdict";
+  return "no verdict";
 }
 
 std::string comparisonToMarkdown(const Comparison& c) {
   const CompareOptions& o = c.options;
+  const stats::Settings& st = o.statistics;
+  std::string level = fixed(st.confidence * 100, 0) + "%";
   std::string out = "# nccl-tests A/B: " + c.labelA + " (A) vs " + c.labelB + " (B)\n\n";
   out += "Metric: " + std::string(placementName(o.placement)) +
-         " time per size, median over replicates. Ratio = B / A: below 1 means B is faster. Interval: " +
-         fixed(o.confidence * 100, 0) + "% percentile bootstrap over replicates (" + std::to_string(o.resamples) +
-         " resamples, fixed seed). Sizes in bold are in the inference range. Verdict: faster or slower when the interval excludes 1";
-  if (o.minEffect > 0) out += " and the ratio differs from 1 by at least " + percent(o.minEffect);
-  out += "; sizes with fewer than " + std::to_string(o.minReplicates) + " replicates on a side get no verdict.\n";
+         " time per size, geometric mean over replicate runs. Ratio = B / A: below 1 means B is faster. Interval: " +
+         level + " Welch t interval on log times, each replicate run one sample (docs/statistics.md). Verdict: "
+         "faster or slower when the interval excludes 1";
+  if (st.minEffect > 0) out += " and the ratio differs from 1 by at least " + percent(st.minEffect);
+  out += "; sizes with fewer than " + std::to_string(st.minUnits) +
+         " replicates on a side get none. When nothing differs, each size's verdict and the summary's are wrong at "
+         "most " + percent(1 - st.confidence) +
+         " of the time each: in a table of 20 sizes about one may differ by chance, so read the summary. Sizes in "
+         "bold are in the inference range.\n";
   for (const SeriesComparison& s : c.series) {
     out += "\n## " + s.key.describe() + "\n\n";
     out += "Replicates: A " + std::to_string(s.runsA) + ", B " + std::to_string(s.runsB) + ".\n\n";
-    out += "**" + summarySentence(s, o.confidence) + "**\n\n";
-    out += "| size | A median (us) | A n | B median (us) | B n | B/A | " + fixed(o.confidence * 100, 0) +
-           "% CI | verdict |\n";
+    out += "**" + summarySentence(s, st.confidence) + "**\n\n";
+    out += "| size | A (us) | A n | B (us) | B n | B/A | " + level + " CI | verdict |\n";
     out += "|---:|---:|---:|---:|---:|---:|:---:|:---|\n";
-    for (const SizeComparison& z : s.sizes) {
-      bool inRange = z.size >= o.rangeLo && z.size <= o.rangeHi;
-      std::string size = inRange ? "**" + formatByteSize(z.size) + "**" : formatByteSize(z.size);
-      out += "| " + size + " | " + time(z.medianA) + " | " + std::to_string(z.nA) + " | " +
-             time(z.medianB) + " | " + std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " +
-             fixed(z.ciLow, 3) + "-" + fixed(z.ciHigh, 3) + " | " + verdictName(z.verdict) + " |\n";
+    for (const stats::CellComparison& z : s.result.cells) {
+      bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
+      std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
+      std::string verdict = verdictName(z.verdict);
+      if (z.verdict == Verdict::kInsufficient) verdict += ": " + z.whyNoInterval;
+      out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) +
+             " | " + std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " + interval(z.interval) + " | " +
+             verdict + " |\n";
     }
     if (!s.onlyInA.empty() || !s.onlyInB.empty()) {
       out += "\nMeasured on one side only:";
@@ -97,32 +110,52 @@ std::string comparisonToMarkdown(const Comparison& c) {
   return out;
 }
 
+namespace {
+
+json intervalJson(const std::optional<stats::RatioInterval>& i) {
+  return i ? json({i->low, i->high}) : json(nullptr);
+}
+
+json optionalSize(const std::optional<uint64_t>& size) { return size ? json(*size) : json(nullptr); }
+
+json sizeJson(const stats::CellComparison& z, const CompareOptions& o) {
+  json out = {{"size", z.cell},
+              {"a", {{"geomean_us", z.geomeanA}, {"replicates", z.nA}}},
+              {"b", {{"geomean_us", z.geomeanB}, {"replicates", z.nB}}},
+              {"ratio", z.ratio},
+              {"ci", intervalJson(z.interval)},
+              {"verdict", verdictName(z.verdict)},
+              {"in_range", z.cell >= o.rangeLo && z.cell <= o.rangeHi}};
+  if (z.verdict == Verdict::kInsufficient) out["why_no_verdict"] = z.whyNoInterval;
+  return out;
+}
+
+json summaryJson(const SeriesComparison& s) {
+  const stats::RangeComparison& r = s.result.range;
+  json out = {{"range", {r.lo, r.hi}},
+              {"sizes", sizesToJson(r.cells)},
+              {"uneven_sizes", sizesToJson(r.unevenCells)},
+              {"faster", r.faster},
+              {"slower", r.slower},
+              {"no_difference", r.noDifference},
+              {"insufficient", r.insufficient},
+              {"geomean_ratio", r.interval ? json(r.interval->ratio) : json(nullptr)},
+              {"ci", intervalJson(r.interval)},
+              {"verdict", verdictName(r.verdict)},
+              {"worst_size", optionalSize(s.worstSize)},
+              {"best_size", optionalSize(s.bestSize)}};
+  if (r.verdict == Verdict::kInsufficient) out["why_no_verdict"] = r.whyNoInterval;
+  return out;
+}
+
+}  // namespace
+
 json comparisonToJson(const Comparison& c) {
   const CompareOptions& o = c.options;
   json series = json::array();
   for (const SeriesComparison& s : c.series) {
     json sizes = json::array();
-    for (const SizeComparison& z : s.sizes) {
-      sizes.push_back({{"size", z.size},
-                       {"a", {{"median_us", z.medianA}, {"replicates", z.nA}}},
-                       {"b", {{"median_us", z.medianB}, {"replicates", z.nB}}},
-                       {"ratio", z.ratio},
-                       {"ci", {z.ciLow, z.ciHigh}},
-                       {"verdict", verdictName(z.verdict)},
-                       {"in_range", z.size >= o.rangeLo && z.size <= o.rangeHi}});
-    }
-    const RangeSummary& r = s.summary;
-    json summary = {{"range", {r.lo, r.hi}},
-                    {"sizes", r.sizes},
-                    {"faster", r.faster},
-                    {"slower", r.slower},
-                    {"no_difference", r.noDifference},
-                    {"insufficient", r.insufficient},
-                    {"geomean_ratio", r.geomeanRatio ? json(*r.geomeanRatio) : json(nullptr)},
-                    {"ci", r.geomeanRatio ? json({*r.ciLow, *r.ciHigh}) : json(nullptr)},
-                    {"verdict", verdictName(r.verdict)},
-                    {"worst_size", r.worstSize ? json(*r.worstSize) : json(nullptr)},
-                    {"best_size", r.bestSize ? json(*r.bestSize) : json(nullptr)}};
+    for (const stats::CellComparison& z : s.result.cells) sizes.push_back(sizeJson(z, o));
     series.push_back({{"collective", s.key.collective},
                       {"type", s.key.type},
                       {"redop", s.key.redop},
@@ -130,7 +163,7 @@ json comparisonToJson(const Comparison& c) {
                       {"ranks", s.key.ranks},
                       {"replicates", {{"a", s.runsA}, {"b", s.runsB}}},
                       {"sizes", sizes},
-                      {"summary", summary},
+                      {"summary", summaryJson(s)},
                       {"only_in_a", sizesToJson(s.onlyInA)},
                       {"only_in_b", sizesToJson(s.onlyInB)},
                       {"uneven_sizes", s.unevenSizes}});
@@ -140,10 +173,10 @@ json comparisonToJson(const Comparison& c) {
           {"b", c.labelB},
           {"options",
            {{"placement", placementName(o.placement)},
-            {"confidence", o.confidence},
-            {"resamples", o.resamples},
-            {"min_effect", o.minEffect},
-            {"min_replicates", o.minReplicates},
+            {"interval", "welch-t-log"},
+            {"confidence", o.statistics.confidence},
+            {"min_effect", o.statistics.minEffect},
+            {"min_replicates", o.statistics.minUnits},
             {"range", {o.rangeLo, o.rangeHi}}}},
           {"series", series},
           {"notes", c.notes}};

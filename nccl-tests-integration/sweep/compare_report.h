@@ -10,7 +10,7 @@
 
 namespace nccl_roce::sweep {
 
-inline constexpr const char* kCompareSchema = "nccl-roce.sweep.compare/1";
+inline constexpr const char* kCompareSchema = "nccl-roce.sweep.compare/2";
 
 std::string comparisonToMarkdown(const Comparison& comparison);
 nlohmann::json comparisonToJson(const Comparison& comparison);

@@ -2,6 +2,11 @@
 // per size, the fastest configuration that beats the default beyond the noise, else the default; adjacent
 // sizes with the same choice merged into buckets that cover every size from 0 up (past the largest measured
 // size too). fit_policy_text.h writes the result as a policy file (docs/policy-format.md).
+//
+// False wins are controlled across everything one fit tests (every configuration at every size of every
+// series) with Holm's procedure: when no configuration is really faster anywhere, the chance that the fitted
+// policy holds any rule is at most 1 - confidence, and the same bounds the chance of any rule that is not
+// really faster. The replicate floor comes from the calibration in docs/statistics.md.
 #pragma once
 
 #include <cstdint>
@@ -12,31 +17,34 @@
 #include "nccl-tests-integration/sweep/forced_config.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 #include "nccl-tests-integration/sweep/sample_set.h"
+#include "stats/ratio_interval.h"
+#include "stats/settings.h"
 
 namespace nccl_roce::sweep {
 
+// The fewest replicate runs per configuration fit accepts: below it the calibration shows that even clear
+// gains (10% at 3% run-to-run noise) are missed most of the time once false wins are controlled.
+inline constexpr int kFitMinReplicates = 5;
+
 struct FitOptions {
   Placement placement = Placement::kOutOfPlace;
-  double confidence = 0.95;
-  int resamples = 2000;
-  // A configuration replaces the default only when it is faster by the interval AND by at least this much:
-  // switching algorithms has costs the sweep does not see (first-use connection set-up, other sizes' buffers).
-  double minEffect = 0.02;
-  int minReplicates = 2;         // per configuration and size, the default's included
-  std::optional<int> nodes;      // overrides the device list (e.g. ranks on one host with distinct NCCL_HOSTID)
+  // A configuration replaces the default only when faster beyond the noise AND by at least minEffect: switching
+  // algorithms has costs the sweep does not see (first-use connection set-up, other sizes' buffers).
+  stats::Settings statistics{0.95, 0.02, kFitMinReplicates};
+  std::optional<int> nodes;  // overrides the device list (e.g. ranks on one host with distinct NCCL_HOSTID)
   std::string policyName = "fitted";
 };
 
 // One measured size: the default and the configuration chosen, with the evidence.
 struct SizeDecision {
   uint64_t size = 0;
-  double defaultMedianUs = 0;
+  double defaultUs = 0;  // geometric mean over the default's replicates
   int defaultReplicates = 0;
   std::optional<ForcedConfig> choice;  // nullopt: keep NCCL's default
-  double medianUs = 0;                 // the choice's (the default's when none)
-  double ratio = 1, ciLow = 1, ciHigh = 1;  // choice / default
+  double timeUs = 0;                   // the choice's (the default's when none)
   int replicates = 0;
-  std::string fastestOther;  // the fastest configuration by median when it did not beat the default, for the report
+  double ratio = 1, ciLow = 1, ciHigh = 1;  // choice / default, with its interval at the nominal confidence
+  std::string fastestOther;  // the fastest configuration when it did not beat the default, for the report
   double fastestOtherRatio = 1;
 };
 
@@ -60,8 +68,9 @@ struct FitSeries {
 
 struct FitResult {
   std::vector<FitSeries> series;
+  int challenges = 0;               // configuration x size comparisons made, the family Holm controls
   std::vector<std::string> notes;   // runs left out and why, sizes without a verdict
-  std::vector<std::string> errors;  // nothing can be fitted (no default run, no forced run, ...)
+  std::vector<std::string> errors;  // nothing can be fitted (no default run, too few replicates, ...)
   bool ok() const { return errors.empty() && !series.empty(); }
 };
 

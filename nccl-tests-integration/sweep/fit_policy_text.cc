@@ -63,13 +63,16 @@ std::string evidence(const FitBucket& b) {
 
 std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   std::string out;
+  const stats::Settings& st = o.statistics;
   out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
-  out += "# Per measured size, the fastest configuration (median " + std::string(placementName(o.placement)) +
-         " time over replicates) that\n# beats NCCL's default by the " + fixed(o.confidence * 100, 0) +
-         "% bootstrap interval and by at least " + fixed(o.minEffect * 100, 1) +
-         "%; where none does there is no rule and\n# NCCL decides. Sizes between measured ones take the nearer "
-         "measured size's choice (boundaries half-way);\n# sizes below the smallest and above the largest measured "
-         "size take its choice. Rules match the measured scale only.\n";
+  out += "# Per measured size, the fastest configuration (geometric mean " + std::string(placementName(o.placement)) +
+         " time over replicates) that\n# beats NCCL's default beyond the noise and by at least " +
+         fixed(st.minEffect * 100, 1) + "%; where none does there is no rule and NCCL decides.\n# Beyond the noise: "
+         "Welch t on log times, false wins held to " + fixed((1 - st.confidence) * 100, 0) +
+         "% across all " + std::to_string(fit.challenges) + " configuration x size\n# comparisons of this fit "
+         "(Holm). Sizes between measured ones take the nearer measured size's choice\n# (boundaries half-way); "
+         "sizes below the smallest and above the largest measured size take its choice.\n# Rules match the "
+         "measured scale only.\n";
   std::string collectives;
   for (const FitSeries& s : fit.series) {
     collectives += (collectives.empty() ? "" : "; ") + s.key.collective + " on " + scale(s);
@@ -109,13 +112,13 @@ std::string fitReportMarkdown(const FitResult& fit, const FitOptions& o) {
   std::string out = "# sweep fit\n";
   for (const FitSeries& s : fit.series) {
     out += "\n## " + s.key.describe() + (s.nodes > 0 ? ", " + std::to_string(s.nodes) + " nodes" : "") + "\n\n";
-    out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " + fixed(o.confidence * 100, 0) +
+    out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " + fixed(o.statistics.confidence * 100, 0) +
            "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
     for (const SizeDecision& d : s.sizes) {
-      out += "| " + formatByteSize(d.size) + " | " + fixed(d.defaultMedianUs, 2) + " | " +
+      out += "| " + formatByteSize(d.size) + " | " + fixed(d.defaultUs, 2) + " | " +
              std::to_string(d.defaultReplicates) + " | ";
       if (d.choice) {
-        out += d.choice->describe() + " | " + fixed(d.medianUs, 2) + " | " + std::to_string(d.replicates) + " | " +
+        out += d.choice->describe() + " | " + fixed(d.timeUs, 2) + " | " + std::to_string(d.replicates) + " | " +
                fixed(d.ratio, 3) + " | " + fixed(d.ciLow, 3) + "-" + fixed(d.ciHigh, 3) + " | |\n";
       } else {
         out += "NCCL default | | | | | ";

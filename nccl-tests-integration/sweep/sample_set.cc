@@ -1,6 +1,5 @@
 #include "nccl-tests-integration/sweep/sample_set.h"
 
-#include <set>
 
 namespace nccl_roce::sweep {
 
@@ -43,6 +42,8 @@ SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
       }
       if (run.rows.empty()) continue;
       ++set.runsUsed;
+      std::string version = run.ncclVersionDetail.empty() ? run.ncclVersion : run.ncclVersionDetail;
+      if (!version.empty()) set.ncclVersions.insert(version);
       (run.cpuTime ? sawCpuTime : sawWallTime) = true;
       if (firstRun) {
         set.environment = run.environment;
@@ -53,8 +54,8 @@ SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
           it = (other == run.environment.end() || other->second != it->second) ? set.environment.erase(it) : ++it;
         }
       }
-      std::set<SeriesKey> touched;
-      int skippedWrong = 0, skippedHalf = 0;
+      std::map<SeriesKey, stats::Unit*> unitOf;  // this run's unit in each series it has rows of
+      int skippedWrong = 0, skippedHalf = 0, repeated = 0;
       for (const PerfRow& row : run.rows) {
         const std::optional<PerfHalf>& half = placement == Placement::kInPlace ? row.inPlace : row.outOfPlace;
         if (!half || !half->timeUs || *half->timeUs <= 0) {
@@ -66,21 +67,27 @@ SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
           continue;
         }
         SeriesKey key{run.collective, row.type, row.redop, row.root.value_or(-1), run.ranks().value_or(0)};
-        Series& series = set.series[key];
-        series.key = key;
-        series.timesUs[row.size].push_back(*half->timeUs);
-        if (touched.insert(key).second) {
-          ++series.runs;
+        stats::Unit*& unit = unitOf[key];
+        if (unit == nullptr) {
+          Series& series = set.series[key];
+          series.key = key;
           series.nodes = std::max(series.nodes, run.nodes().value_or(0));
+          series.runs.push_back(stats::Unit{where(log, run), {}});
+          unit = &series.runs.back();
         }
+        if (!unit->values.emplace(row.size, *half->timeUs).second) ++repeated;
       }
       if (skippedWrong > 0) {
         set.notes.push_back(where(log, run) + ": " + std::to_string(skippedWrong) +
                             " rows left out: they failed validation (#wrong > 0)");
       }
+      if (repeated > 0) {
+        set.notes.push_back(where(log, run) + ": " + std::to_string(repeated) +
+                            " rows repeat a size already measured in this run: the first is used");
+      }
       if (skippedHalf > 0) {
-        set.notes.push_back(where(log, run) + ": " + std::to_string(skippedHalf) + " rows have no " +
-                            placementName(placement) + " time");
+        set.notes.push_back(where(log, run) + ": " + std::to_string(skippedHalf) + " rows have no usable " +
+                            placementName(placement) + " time (absent, or 0.00: too short to print)");
       }
     }
   }

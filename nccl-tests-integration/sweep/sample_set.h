@@ -1,15 +1,18 @@
-// Measurements grouped for statistics: per series (collective, type, op, root, ranks) and size, the times of
-// every replicate. A replicate is one row: each run (log file, table, or -N cycle) contributes one per size.
+// Measurements grouped for statistics: per series (collective, type, op, root, ranks), one unit per run (log
+// file, table, or -N cycle) holding that run's time at each size. The run is the unit of the statistics
+// (stats/unit_comparison.h): a run slow at every size is one sample, not one per size.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "nccl-tests-integration/sweep/perf_log.h"
+#include "stats/unit_comparison.h"
 
 namespace nccl_roce::sweep {
 
@@ -37,15 +40,15 @@ struct SeriesKey {
 
 struct Series {
   SeriesKey key;
-  std::map<uint64_t, std::vector<double>> timesUs;  // size -> one time per replicate
-  int runs = 0;                                     // runs that contributed rows to this series
-  int nodes = 0;                                    // distinct hosts in those runs' device lists (0: unknown)
+  std::vector<stats::Unit> runs;  // per run that contributed rows: size -> time (us); named "file:line"
+  int nodes = 0;                  // distinct hosts in those runs' device lists (0: unknown)
 };
 
 struct SampleSet {
   std::map<SeriesKey, Series> series;
   std::map<std::string, std::string> environment;  // variables every used run agrees on
   int runsUsed = 0;
+  std::set<std::string> ncclVersions;  // as the used runs printed them ("2.22.3+cuda12.2"); empty when none did
   std::vector<std::string> notes;  // runs and rows left out, and why
 };
 

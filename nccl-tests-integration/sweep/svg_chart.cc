@@ -89,15 +89,19 @@ std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double 
   std::string out;
   const double x0 = kLeft, x1 = kWidth - kRight;
   out += text(kWidth / 2, top + 25, s.key.describe() + ": " + c.labelA + " (A) vs " + c.labelB + " (B)", "middle", 15);
-  if (s.sizes.empty()) return out + text(kWidth / 2, top + 80, "no size measured on both sides");
+  std::vector<const stats::CellComparison*> cells;  // those with times to plot
+  for (const stats::CellComparison& z : s.result.cells) {
+    if (z.geomeanA > 0 && z.geomeanB > 0) cells.push_back(&z);
+  }
+  if (cells.empty()) return out + text(kWidth / 2, top + 80, "no size measured on both sides");
 
-  uint64_t minSize = s.sizes.front().size, maxSize = s.sizes.back().size;
+  uint64_t minSize = cells.front()->cell, maxSize = cells.back()->cell;
   double minTime = 1e300, maxTime = 0, minRatio = 1, maxRatio = 1;
-  for (const SizeComparison& z : s.sizes) {
-    minTime = std::min({minTime, z.medianA, z.medianB});
-    maxTime = std::max({maxTime, z.medianA, z.medianB});
-    minRatio = std::min(minRatio, z.ciLow);
-    maxRatio = std::max(maxRatio, z.ciHigh);
+  for (const stats::CellComparison* z : cells) {
+    minTime = std::min({minTime, z->geomeanA, z->geomeanB});
+    maxTime = std::max({maxTime, z->geomeanA, z->geomeanB});
+    minRatio = std::min(minRatio, z->interval ? z->interval->low : z->ratio);
+    maxRatio = std::max(maxRatio, z->interval ? z->interval->high : z->ratio);
   }
   // Zero-byte rows cannot sit on a log axis; plot them at 1 byte.
   LogScale x{static_cast<double>(std::max<uint64_t>(minSize, 1)), static_cast<double>(std::max<uint64_t>(maxSize, 2)),
@@ -139,7 +143,7 @@ std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double 
     }
   }
   out += "<text x=\"20\" y=\"" + num((tTop + tBottom) / 2) + "\" font-size=\"12\" text-anchor=\"middle\" " +
-         "transform=\"rotate(-90 20 " + num((tTop + tBottom) / 2) + ")\">median time</text>\n";
+         "transform=\"rotate(-90 20 " + num((tTop + tBottom) / 2) + ")\">time (geometric mean)</text>\n";
   // y ticks (ratio) and the line at 1.
   double step = (r.hi - r.lo) > 1 ? 0.5 : (r.hi - r.lo) > 0.4 ? 0.1 : 0.05;
   for (double v = std::ceil(r.lo / step) * step; v <= r.hi; v += step) {
@@ -150,13 +154,13 @@ std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double 
          "transform=\"rotate(-90 20 " + num((rTop + rBottom) / 2) + ")\">B / A</text>\n";
 
   std::vector<std::pair<double, double>> a, b, ratio;
-  for (const SizeComparison& z : s.sizes) {
-    double px = x.at(static_cast<double>(std::max<uint64_t>(z.size, 1)));
-    a.emplace_back(px, y.at(z.medianA));
-    b.emplace_back(px, y.at(z.medianB));
-    const char* color = z.verdict == Verdict::kFaster ? "#2ca02c" : z.verdict == Verdict::kSlower ? kColorB : "#666";
-    out += line(px, r.at(z.ciLow), px, r.at(z.ciHigh), color, "stroke-width=\"2\"");
-    out += "<circle cx=\"" + num(px) + "\" cy=\"" + num(r.at(z.ratio)) + "\" r=\"3\" fill=\"" + color + "\"/>\n";
+  for (const stats::CellComparison* z : cells) {
+    double px = x.at(static_cast<double>(std::max<uint64_t>(z->cell, 1)));
+    a.emplace_back(px, y.at(z->geomeanA));
+    b.emplace_back(px, y.at(z->geomeanB));
+    const char* color = z->verdict == Verdict::kFaster ? "#2ca02c" : z->verdict == Verdict::kSlower ? kColorB : "#666";
+    if (z->interval) out += line(px, r.at(z->interval->low), px, r.at(z->interval->high), color, "stroke-width=\"2\"");
+    out += "<circle cx=\"" + num(px) + "\" cy=\"" + num(r.at(z->ratio)) + "\" r=\"3\" fill=\"" + color + "\"/>\n";
   }
   out += polyline(a, kColorA) + polyline(b, kColorB);
   // Legend.

@@ -1,0 +1,16 @@
+// The statistical flags of every A/B command (`sweep compare`, `sweep fit`, `ab`), declared once so they read
+// and check the same everywhere. Defaults are the command's own: whatever `settings` holds when called.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "stats/settings.h"
+
+namespace nccl_roce::cli {
+
+// --confidence, --min-effect and --min-UNITS (e.g. "replicates", "communicators"), the last no lower than
+// minUnitsFloor: the fewest units the command's calibration accepts.
+void addStatisticsOptions(CLI::App& command, stats::Settings& settings, const std::string& units,
+                          int minUnitsFloor);
+
+}  // namespace nccl_roce::cli
