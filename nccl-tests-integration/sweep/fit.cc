@@ -219,7 +219,7 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   collectChallenges(inputs, options, &challenges, &sources);
   size_t groups = challenges.empty() ? 0 : challenges.back().group + 1;
   std::vector<std::optional<size_t>> winners =
-      stats::selectWinners(challenges, groups, options.statistics, stats::FalseWinControl::kFamilyWise);
+      stats::selectWinners(challenges, groups, options.statistics, stats::FalseWinControl::kFalseDiscoveryRate);
   result.challenges = static_cast<int>(challenges.size());
   for (size_t i = 0; i < challenges.size(); ++i) {
     const ChallengeSource& at = sources[i];

@@ -67,12 +67,12 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
   out += "# Per measured size, the fastest configuration (geometric mean " + std::string(placementName(o.placement)) +
          " time over replicates) that\n# beats NCCL's default beyond the noise and by at least " +
-         fixed(st.minEffect * 100, 1) + "%; where none does there is no rule and NCCL decides.\n# Beyond the noise: "
-         "Welch t on log times, false wins held to " + fixed((1 - st.confidence) * 100, 0) +
-         "% across all " + std::to_string(fit.challenges) + " configuration x size\n# comparisons of this fit "
-         "(Holm). Sizes between measured ones take the nearer measured size's choice\n# (boundaries half-way); "
-         "sizes below the smallest and above the largest measured size take its choice.\n# Rules match the "
-         "measured scale only.\n";
+         fixed(st.minEffect * 100, 1) + "%; where none does there is no rule and NCCL decides.\n";
+  out += "# Beyond the noise: Welch t on log times over replicate runs, false wins held to an expected " +
+         fixed((1 - st.confidence) * 100, 0) + "% of\n# the rules over all " + std::to_string(fit.challenges) +
+         " configuration x size comparisons of this fit (Benjamini-Hochberg).\n";
+  out += "# Sizes between measured ones take the nearer measured size's choice (boundaries half-way); sizes below\n"
+         "# the smallest and above the largest measured size take its choice. Rules match the measured scale only.\n";
   std::string collectives;
   for (const FitSeries& s : fit.series) {
     collectives += (collectives.empty() ? "" : "; ") + s.key.collective + " on " + scale(s);

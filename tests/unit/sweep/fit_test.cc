@@ -29,9 +29,12 @@ const int kLL = *tuner::parseProtocol("ll"), kLL128 = *tuner::parseProtocol("ll1
 
 using Factor = std::function<double(uint64_t)>;
 
-// Three replicates (noise 0.99, 1.0, 1.01) of one configuration; `env` as the runner records it.
+// Five replicates (the fewest fit accepts) of one configuration, each slowed or sped up as a whole by its
+// noise factor; `env` as the runner records it.
+const std::vector<double> kFiveReplicates{0.99, 0.995, 1.0, 1.005, 1.01};
+
 void addConfig(std::vector<PerfLog>* logs, std::map<std::string, std::string> env, Factor factor,
-               std::vector<double> noise = {0.99, 1.0, 1.01}) {
+               std::vector<double> noise = kFiveReplicates) {
   for (double n : noise) {
     SyntheticRun run;
     run.sizes = powersOfTwo(8, 64 * kM);
@@ -67,7 +70,8 @@ TEST(Fit, PicksTheKnownBestPerSizeAndKeepsTheDefaultInBetween) {
   EXPECT_EQ(s.key.collective, "all_reduce");
   EXPECT_EQ(s.key.ranks, 16);
   EXPECT_EQ(s.nodes, 2);
-  EXPECT_EQ(s.defaultRuns, 3);
+  EXPECT_EQ(s.defaultRuns, 5);
+  EXPECT_EQ(fit.challenges, 3 * 24);  // every configuration at every size, the family of the control
   EXPECT_EQ(s.configs.size(), 3u);
   ASSERT_EQ(s.sizes.size(), 24u);
   for (const SizeDecision& d : s.sizes) {
@@ -142,8 +146,8 @@ TEST(Fit, ThePolicyLintsCleanAndSaysWhatTheFitSaid) {
 
 TEST(Fit, AGainSmallerThanTheNoiseIsNotTaken) {
   std::vector<PerfLog> logs;
-  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, {0.97, 1.0, 1.03});
-  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.98; }, {1.03, 0.97, 1.0});
+  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, {0.97, 0.985, 1.0, 1.015, 1.03});
+  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.98; }, {1.03, 0.97, 1.015, 1.0, 0.985});
   FitResult fit = fitPolicy(logs, FitOptions{});
   ASSERT_TRUE(fit.ok());
   for (const SizeDecision& d : fit.series[0].sizes) EXPECT_FALSE(d.choice) << d.size;
@@ -152,15 +156,25 @@ TEST(Fit, AGainSmallerThanTheNoiseIsNotTaken) {
 }
 
 TEST(Fit, MinimumEffectDecidesCertainButSmallGains) {
+  const std::vector<double> quiet{0.999, 0.9995, 1.0, 1.0005, 1.001};
   std::vector<PerfLog> logs;
-  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, {1.0, 1.0, 1.0});
-  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.985; }, {1.0, 1.0, 1.0});
+  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, quiet);
+  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.985; }, quiet);
   FitOptions options;  // default: 2%
   FitResult fit = fitPolicy(logs, options);
   EXPECT_FALSE(fit.series.at(0).sizes.back().choice);
-  options.minEffect = 0.01;
+  options.statistics.minEffect = 0.01;
   fit = fitPolicy(logs, options);
-  EXPECT_TRUE(fit.series.at(0).sizes.back().choice);  // 64M: the 1.5% survives two printed decimals
+  EXPECT_TRUE(fit.series.at(0).sizes.back().choice);  // 64M: 0.1% and 1.5% survive two printed decimals
+}
+
+TEST(Fit, IdenticalReplicatesAreNoEvidence) {
+  std::vector<PerfLog> logs;
+  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, std::vector<double>(5, 1.0));  // one log copied five times
+  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.5; }, std::vector<double>(5, 1.0));
+  FitResult fit = fitPolicy(logs, FitOptions{});
+  ASSERT_TRUE(fit.ok());
+  for (const SizeDecision& d : fit.series[0].sizes) EXPECT_FALSE(d.choice) << d.size;
 }
 
 TEST(Fit, TheSameChoiceOnBothSidesOfTheDefaultGivesTwoRules) {
@@ -234,14 +248,39 @@ TEST(Fit, PolicyRunsAndListsOfAlgorithmsAreLeftOutWithAReason) {
   EXPECT_EQ(fit.series[0].buckets.size(), 3u);  // the same fit as without them
 }
 
-TEST(Fit, TooFewDefaultReplicatesKeepNcclsChoice) {
+TEST(Fit, TooFewReplicatesAreRefusedWithHowManyToRun) {
   std::vector<PerfLog> logs;
-  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, {1.0});
+  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, {0.99, 1.0, 1.01});
   addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.5; });
   FitResult fit = fitPolicy(logs, FitOptions{});
+  EXPECT_FALSE(fit.ok());
+  ASSERT_EQ(fit.errors.size(), 1u);
+  EXPECT_NE(fit.errors[0].find("run at least 5 replicates per configuration (run-sweep.sh --replicates 5)"),
+            std::string::npos)
+      << fit.errors[0];
+  ASSERT_FALSE(fit.notes.empty());
+  EXPECT_NE(fit.notes[0].find("NCCL's default has 3 replicate runs, fewer than fit needs"), std::string::npos)
+      << fit.notes[0];
+}
+
+TEST(Fit, AConfigurationWithTooFewReplicatesIsLeftOutAndNamed) {
+  std::vector<PerfLog> logs = knownSweep();
+  addConfig(&logs, forced("Tree", "Simple"), [](uint64_t) { return 0.5; }, {0.99, 1.0, 1.01});
+  FitResult fit = fitPolicy(logs, FitOptions{});
   ASSERT_TRUE(fit.ok());
-  for (const SizeDecision& d : fit.series[0].sizes) EXPECT_FALSE(d.choice);
-  EXPECT_NE(fit.notes.at(0).find("NCCL's default has 1 replicates, fewer than 2"), std::string::npos);
+  EXPECT_EQ(fit.series[0].configs.size(), 3u);  // Tree/Simple is not among them
+  bool named = false;
+  for (const std::string& note : fit.notes) named |= note.find("Tree/Simple has 3 replicate runs") != std::string::npos;
+  EXPECT_TRUE(named) << ::testing::PrintToString(fit.notes);
+}
+
+TEST(Fit, TheReplicateFloorCannotBeLowered) {
+  FitOptions options;
+  options.statistics.minUnits = 2;
+  FitResult fit = fitPolicy(knownSweep(), options);
+  ASSERT_EQ(fit.errors.size(), 1u);
+  EXPECT_EQ(fit.errors[0],
+            "fit needs at least 5 replicates per configuration to tell gains from noise (docs/statistics.md)");
 }
 
 TEST(Fit, TwoDataTypesOfOneCollectiveCannotShareByteRules) {
@@ -305,38 +344,16 @@ TEST(FitOnPublishedLogs, DefaultRunsAloneGiveNoPolicyAndSayWhatToAdd) {
   EXPECT_NE(fit.errors[0].find("no forced-configuration run"), std::string::npos) << fit.errors[0];
 }
 
-TEST(FitOnPublishedLogs, AConfigurationNoFasterThanTheDefaultIsNeverChosen) {
-  std::vector<PerfLog> logs = publishedDefaultRuns();
-  for (PerfLog& log : asForced(publishedDefaultRuns(), "Ring", "LL128", [](uint64_t) { return 1.0; })) {
-    logs.push_back(log);
-  }
-  FitResult fit = fitPolicy(logs, FitOptions{});
-  ASSERT_TRUE(fit.ok()) << (fit.errors.empty() ? "" : fit.errors[0]);
-  ASSERT_EQ(fit.series.size(), 1u);
-  EXPECT_EQ(fit.series[0].nodes, 2);
-  EXPECT_EQ(fit.series[0].sizes.size(), 32u);  // 8 B .. 16 GiB
-  for (const SizeDecision& d : fit.series[0].sizes) EXPECT_FALSE(d.choice) << d.size;
-  ASSERT_EQ(fit.series[0].buckets.size(), 1u);
-  EXPECT_EQ(fit.series[0].buckets[0].lo, 0u);
-  EXPECT_EQ(fit.series[0].buckets[0].hi, kMax);
-}
-
-TEST(FitOnPublishedLogs, AClearGainOnSmallSizesIsTakenThereOnly) {
+TEST(FitOnPublishedLogs, TwoPublishedReplicatesAreTooFewAndTheFitSaysHowManyToRun) {
   std::vector<PerfLog> logs = publishedDefaultRuns();
   for (PerfLog& log : asForced(publishedDefaultRuns(), "Tree", "LL",
                                [](uint64_t s) { return s <= 64 * kK ? 0.7 : 1.2; })) {
     logs.push_back(log);
   }
   FitResult fit = fitPolicy(logs, FitOptions{});
-  ASSERT_TRUE(fit.ok()) << (fit.errors.empty() ? "" : fit.errors[0]);
-  const FitSeries& s = fit.series[0];
-  for (const SizeDecision& d : s.sizes) {
-    SCOPED_TRACE(d.size);
-    EXPECT_EQ(d.choice.has_value(), d.size <= 64 * kK);
-  }
-  ASSERT_EQ(s.buckets.size(), 2u);
-  EXPECT_EQ(*s.buckets[0].choice, (ForcedConfig{kTree, kLL, 0}));
-  EXPECT_EQ(s.buckets[0].hi, 96 * kK - 1);  // half-way between 64K and 128K
+  EXPECT_FALSE(fit.ok());
+  ASSERT_EQ(fit.errors.size(), 1u);
+  EXPECT_NE(fit.errors[0].find("run at least 5 replicates"), std::string::npos) << fit.errors[0];
 }
 
 }  // namespace

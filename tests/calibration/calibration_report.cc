@@ -1,0 +1,191 @@
+// Prints the calibration tables of docs/statistics.md: how often each interval method gives a false verdict and
+// how often its intervals cover the truth, at the replicate counts people use; the power of the chosen method;
+// and how `sweep fit`'s control of false wins behaves. Deterministic (fixed seeds), so the tables reproduce.
+//   build/tests/calibration/calibration_report [--trials N]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "stats/multiple_testing.h"
+#include "stats/verdict.h"
+#include "stats/winner_selection.h"
+#include "tests/calibration/bootstrap_methods.h"
+#include "tests/calibration/fit_simulation.h"
+#include "tests/calibration/simulation.h"
+
+namespace nccl_roce::stats::calibration {
+namespace {
+
+const Settings kCompare{0.95, 0.01, 2};
+
+struct Tally {
+  Rate sizeVerdict, rangeVerdict, sizeCovered, rangeCovered;
+};
+
+bool differs(double ratio, double low, double high) {
+  return (high < 1 && ratio <= 1 - kCompare.minEffect) || (low > 1 && ratio >= 1 + kCompare.minEffect);
+}
+
+void count(Tally& t, const SimpleInterval& i, double truth, bool range) {
+  bool verdict = differs(i.estimate, i.low, i.high);
+  bool covered = i.low <= truth && truth <= i.high;
+  (range ? t.rangeVerdict : t.sizeVerdict).add(verdict);
+  (range ? t.rangeCovered : t.sizeCovered).add(covered);
+}
+
+enum class Method { kWelch, kMedianBootstrap, kClusterBootstrap };
+
+Tally run(Method method, int units, double effect, const Noise& noise, int trials, uint64_t seed) {
+  Simulator sim(seed);
+  std::mt19937_64 rng(seed ^ 0x5bd1e995u);
+  std::vector<uint64_t> cells = sweepSizes();
+  double truth = 1 - effect;
+  auto candidate = [truth](uint64_t s) { return modelTimeUs(s) * truth; };
+  Tally t;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<Unit> a = sim.side(units, cells, modelTimeUs, noise, /*withOutlier=*/true);
+    std::vector<Unit> b = sim.side(units, cells, candidate, noise);
+    if (method == Method::kWelch) {
+      UnitComparison c = compareUnits(a, b, 0, UINT64_MAX, kCompare);
+      for (const CellComparison& z : c.cells) {
+        if (z.interval) count(t, {z.ratio, z.interval->low, z.interval->high}, truth, false);
+      }
+      if (c.range.interval) count(t, {c.range.interval->ratio, c.range.interval->low, c.range.interval->high}, truth, true);
+      continue;
+    }
+    MethodResult r = method == Method::kMedianBootstrap ? medianPercentileBootstrap(a, b, cells, 0.95, 1000, rng)
+                                                        : clusterBootstrap(a, b, cells, 0.95, 1000, rng);
+    for (const SimpleInterval& i : r.cells) count(t, i, truth, false);
+    count(t, r.range, truth, true);
+  }
+  return t;
+}
+
+std::string pct(const Rate& r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * r.value());
+  return text;
+}
+
+void methodsTable(int trials) {
+  std::printf("### Interval methods, A/A (no difference) and a 5%% difference\n\n");
+  std::printf("Noise: %s; sizes 8K-64M (14); %d trials per row; verdicts need the 95%% interval to exclude 1 and a "
+              "1%% effect.\n\n", Noise{}.describe().c_str(), trials);
+  std::printf("| method | replicates per side | A/A: sizes with a verdict | A/A: summary verdicts | coverage per size "
+              "| coverage of the summary |\n|---|---:|---:|---:|---:|---:|\n");
+  const char* names[] = {"Welch t on log times, run as the unit (chosen)", "percentile bootstrap of medians (before)",
+                         "cluster bootstrap of runs, percentile"};
+  for (Method m : {Method::kWelch, Method::kMedianBootstrap, Method::kClusterBootstrap}) {
+    for (int units : {2, 3, 5, 10}) {
+      int n = m == Method::kWelch ? trials : trials / 4;
+      Tally aa = run(m, units, 0, Noise{}, n, 1000 + static_cast<uint64_t>(units));
+      Tally fx = run(m, units, 0.05, Noise{}, n, 2000 + static_cast<uint64_t>(units));
+      std::printf("| %s | %d | %s | %s | %s | %s |\n", names[static_cast<int>(m)], units, pct(aa.sizeVerdict).c_str(),
+                  pct(aa.rangeVerdict).c_str(), pct(fx.sizeCovered).c_str(), pct(fx.rangeCovered).c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+void robustnessTable(int trials) {
+  std::printf("### Heavy tails and an outlier run (Welch t, A/A)\n\n| noise | replicates per side | sizes with a "
+              "verdict | summary verdicts | coverage per size (5%% effect) | coverage of the summary |\n"
+              "|---|---:|---:|---:|---:|---:|\n");
+  Noise heavy;
+  heavy.heavyTails = true;
+  Noise outlier;
+  outlier.outlierRun = 1.3;
+  for (const Noise& noise : {heavy, outlier}) {
+    for (int units : {3, 5, 10}) {
+      Tally aa = run(Method::kWelch, units, 0, noise, trials, 3000 + static_cast<uint64_t>(units));
+      Tally fx = run(Method::kWelch, units, 0.05, noise, trials, 4000 + static_cast<uint64_t>(units));
+      std::printf("| %s | %d | %s | %s | %s | %s |\n", noise.describe().c_str(), units, pct(aa.sizeVerdict).c_str(),
+                  pct(aa.rangeVerdict).c_str(), pct(fx.sizeCovered).c_str(), pct(fx.rangeCovered).c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+void powerTable(int trials) {
+  std::printf("### Power: how often a real difference gets its verdict (Welch t)\n\n");
+  std::printf("B faster by the effect at every size; noise %s; 95%%, 1%% minimum effect.\n\n", Noise{}.describe().c_str());
+  std::printf("| effect | replicates per side | sizes called faster | summary called faster |\n|---:|---:|---:|---:|\n");
+  for (double effect : {0.02, 0.05, 0.10}) {
+    for (int units : {3, 5, 10}) {
+      Tally t = run(Method::kWelch, units, effect, Noise{}, trials, 5000 + static_cast<uint64_t>(units));
+      std::printf("| %.0f%% | %d | %s | %s |\n", effect * 100, units, pct(t.sizeVerdict).c_str(),
+                  pct(t.rangeVerdict).c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+struct FitTally {
+  Rate anyFalse, falseShare, power;
+};
+
+FitTally fitTrials(const FitScenario& scenario, int units, FalseWinControl control, int trials, uint64_t seed) {
+  Simulator sim(seed);
+  Settings settings{0.95, 0.02, 2};
+  FitTally t;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<std::vector<Unit>> sides = simulateSides(scenario, units, Noise{}, sim);
+    std::vector<Challenge> challenges;
+    std::vector<size_t> configOf;
+    for (size_t i = 0; i < scenario.sizes.size(); ++i) {
+      std::vector<double> d = valuesAt(sides[0], scenario.sizes[i]);
+      for (size_t c = 0; c + 1 < sides.size(); ++c) {
+        StatusOr<RatioInterval> vs = ratioOfGeometricMeans(d, valuesAt(sides[c + 1], scenario.sizes[i]), 0.95);
+        if (!vs.isOk()) continue;
+        challenges.push_back({i, *vs});
+        configOf.push_back(c);
+      }
+    }
+    std::vector<std::optional<size_t>> winners = selectWinners(challenges, scenario.sizes.size(), settings, control);
+    std::vector<std::optional<size_t>> chosen(scenario.sizes.size());
+    for (size_t i = 0; i < winners.size(); ++i) {
+      if (winners[i]) chosen[i] = configOf[*winners[i]];
+    }
+    FitOutcome o = judgeChoices(chosen, scenario);
+    t.anyFalse.add(o.anyFalseRule);
+    for (int r = 0; r < o.rules; ++r) t.falseShare.add(r < o.falseRules);
+    for (int w = 0; w < o.winnableSizes; ++w) t.power.add(w < o.won);
+  }
+  return t;
+}
+
+void fitTable(int trials) {
+  std::printf("### Fit: false wins across 9 configurations x 20 sizes (180 comparisons)\n\n");
+  std::printf("Noise %s. Null: every configuration ties the default. Mixed: Tree/LL 15%% faster at 5 sizes, "
+              "Ring/Simple/16 channels 10%% faster at 6 sizes, the rest slower or tied.\n\n", Noise{}.describe().c_str());
+  std::printf("| control | replicates | null: fits with any rule | mixed: fits with a false rule | mixed: share of "
+              "rules that are false | mixed: winnable sizes won |\n|---|---:|---:|---:|---:|---:|\n");
+  for (FalseWinControl control : {FalseWinControl::kFamilyWise, FalseWinControl::kFalseDiscoveryRate}) {
+    for (int units : {3, 4, 5, 7, 10}) {
+      FitTally null = fitTrials(nullScenario(), units, control, trials, 6000 + static_cast<uint64_t>(units));
+      FitTally mixed = fitTrials(mixedScenario(), units, control, trials, 7000 + static_cast<uint64_t>(units));
+      std::printf("| %s | %d | %s | %s | %s | %s |\n",
+                  control == FalseWinControl::kFamilyWise ? "Holm (family-wise)" : "Benjamini-Hochberg (FDR)", units,
+                  pct(null.anyFalse).c_str(), pct(mixed.anyFalse).c_str(), pct(mixed.falseShare).c_str(),
+                  pct(mixed.power).c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+}  // namespace nccl_roce::stats::calibration
+
+int main(int argc, char** argv) {
+  int trials = 2000;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--trials") == 0) trials = std::atoi(argv[i + 1]);
+  }
+  using namespace nccl_roce::stats::calibration;
+  methodsTable(trials);
+  robustnessTable(trials);
+  powerTable(trials);
+  fitTable(trials / 4);
+  return 0;
+}
