@@ -24,7 +24,7 @@ bytes() {  # 64M -> 67108864
 }
 min=$(bytes "$min") max=$(bytes "$max")
 ((rank == 0)) || exit 0
-target=$(readlink /proc/self/fd/1 2>/dev/null || true)
+target=$(readlink /proc/$$/fd/1 2>/dev/null || true)  # $$: inside $(...) fd 1 is the substitution's pipe
 rep=1
 [[ $target =~ rep-([0-9]+)\.log$ ]] && rep=${BASH_REMATCH[1]}
 echo "# nThread 1 nGpus 1 minBytes $min maxBytes $max step: $factor(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
