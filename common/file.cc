@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -49,11 +50,19 @@ StatusOr<std::string> readFileBounded(const std::string& path, size_t maxBytes) 
   if (::fstat(fd, &st) != 0) return statusFromErrno(errno, path);
   if (!S_ISREG(st.st_mode)) return Status(StatusCode::kInvalidArgument, path + ": not a regular file");
 
-  // One read of up to maxBytes+1: a regular file returns less than asked only at its end, and sysfs hands an
-  // attribute over in a single read (it reports st_size 4096 whatever the content, so st_size is no guide).
-  std::string content(maxBytes + 1, '\0');
+  // The buffer follows the file, not the bound: a 4 KiB sysfs attribute must not cost a 256 MiB allocation.
+  // st_size is only a hint (sysfs reports 4096 whatever the content, /proc reports 0), so the buffer grows,
+  // doubling, up to the bound + 1: the byte that tells "too large" from "exactly at the bound". Reads go on
+  // until end of file, since /proc hands its files over in pieces.
+  const size_t limit = maxBytes + 1;
+  size_t expected = st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 0;
+  std::string content(std::min(limit, std::max<size_t>(expected, 4096)), '\0');
   size_t filled = 0;
-  while (filled < content.size()) {
+  while (true) {
+    if (filled == content.size()) {
+      if (content.size() == limit) break;
+      content.resize(std::min(limit, content.size() * 2));
+    }
     ssize_t n = ::read(fd, &content[filled], content.size() - filled);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -61,7 +70,6 @@ StatusOr<std::string> readFileBounded(const std::string& path, size_t maxBytes) 
     }
     if (n == 0) break;
     filled += static_cast<size_t>(n);
-    if (filled < content.size() && filled >= 1) break;  // short read: end of file
   }
   if (filled > maxBytes) {
     return Status(StatusCode::kTooLarge, path + ": more than " + std::to_string(maxBytes) + " bytes");

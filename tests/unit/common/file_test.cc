@@ -30,6 +30,27 @@ TEST(ReadFileBounded, FailsInsteadOfTruncating) {
   EXPECT_EQ(content.status().code(), StatusCode::kTooLarge);
 }
 
+TEST(ReadFileBounded, AFileExactlyAtTheBoundIsReadAndOneByteMoreIsNot) {
+  TempDir dir;
+  std::string exact = dir.writeFile("exact", std::string(10000, 'x'));
+  std::string over = dir.writeFile("over", std::string(10001, 'x'));
+  EXPECT_EQ(readFileBounded(exact, 10000)->size(), 10000u);
+  EXPECT_EQ(readFileBounded(over, 10000).status().code(), StatusCode::kTooLarge);
+}
+
+// The buffer grows with the file, so a bound far above the content costs nothing, and files whose st_size is
+// no guide are still read whole: /proc reports 0 and hands its content over in pieces.
+TEST(ReadFileBounded, ReadsFilesLargerThanOnePieceWhateverTheirStatSays) {
+  TempDir dir;
+  std::string big(3 << 20, 'y');
+  big.back() = '\n';
+  EXPECT_EQ(*readFileBounded(dir.writeFile("big", big), size_t{256} << 20), big);
+  StatusOr<std::string> maps = readFileBounded("/proc/self/maps", 16 << 20);
+  ASSERT_TRUE(maps.isOk()) << maps.status().toString();
+  EXPECT_GT(maps->size(), 4096u);  // a test binary maps more than one page's worth of lines
+  EXPECT_EQ(maps->back(), '\n');
+}
+
 TEST(ReadFileBounded, ClassifiesMissingAndUnreadableFiles) {
   TempDir dir;
   EXPECT_EQ(readFileBounded(dir.join("absent"), 64).status().code(), StatusCode::kNotFound);
