@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "common/strings.h"
 
@@ -82,14 +83,20 @@ std::string comparisonToMarkdown(const Comparison& c) {
     out += "**" + summarySentence(s, st.confidence) + "**\n\n";
     out += "| size | A (us) | A n | B (us) | B n | B/A | " + level + " CI | verdict |\n";
     out += "|---:|---:|---:|---:|---:|---:|:---:|:---|\n";
+    std::map<std::string, std::vector<std::string>> whyNot;  // reason -> sizes, said once below the table
     for (const stats::CellComparison& z : s.result.cells) {
       bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
       std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
       std::string verdict = verdictName(z.verdict);
-      if (z.verdict == Verdict::kInsufficient) verdict += ": " + z.whyNoInterval;
+      if (z.verdict == Verdict::kInsufficient) whyNot[z.whyNoInterval].push_back(formatByteSize(z.cell));
       out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) +
              " | " + std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " + interval(z.interval) + " | " +
              verdict + " |\n";
+    }
+    for (const auto& [why, sizes] : whyNot) {
+      out += "\nNo verdict at " + std::to_string(sizes.size()) + (sizes.size() == 1 ? " size" : " sizes") + " (";
+      for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i];
+      out += "): " + why + ".\n";
     }
     if (!s.onlyInA.empty() || !s.onlyInB.empty()) {
       out += "\nMeasured on one side only:";

@@ -189,7 +189,7 @@ TEST(FitCalibration, FalseRulesStayRareAndRealGainsAreFound) {
     for (int w = 0; w < o.winnableSizes; ++w) won.add(w < o.won);
   }
   EXPECT_LE(falseShare.value(), kNominal + falseShare.slack(kNominal));
-  EXPECT_GE(won.value(), 0.75);  // calibration_report: about 85% at the floor
+  EXPECT_GE(won.value(), 0.70);  // calibration_report: 78% at the floor (Holm would find 45%)
 }
 
 }  // namespace
