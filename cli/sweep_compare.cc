@@ -91,12 +91,16 @@ int runCompare(CompareCliOptions o) {
                  command);
     return 1;
   }
-  if (o.failOnSlower) {
-    for (const sweep::SeriesComparison& s : comparison.series) {
-      if (s.result.range.verdict == sweep::Verdict::kSlower) return 1;
+  int status = 0;
+  for (const sweep::SeriesComparison& s : comparison.series) {
+    const stats::RangeComparison& range = s.result.range;
+    if (range.verdict == sweep::Verdict::kInsufficient) {
+      std::fprintf(stderr, "nccl-roce %s: %s: no verdict over %s-%s: %s\n", command, s.key.describe().c_str(),
+                   formatByteSize(range.lo).c_str(), formatByteSize(range.hi).c_str(), range.whyNoInterval.c_str());
     }
+    if (o.failOnSlower && range.verdict == sweep::Verdict::kSlower) status = 1;
   }
-  return 0;
+  return status;
 }
 
 }  // namespace
