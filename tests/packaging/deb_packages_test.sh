@@ -5,13 +5,16 @@
 # work from that root. The base package installs as declared on this machine; its command-line tool runs and its
 # plugin loads by NCCL's names. The driver, where it was built, is a package of its own that declares the CUDA
 # runtime and NCCL; where it was not built, no driver package appears.
-# Usage: deb_packages_test.sh SOURCE_DIR BUILD_DIR LOAD_FROM_C DRIVER_BUILT(0|1). Exits 77 (skipped) off Debian.
+# Usage: deb_packages_test.sh SOURCE_DIR BUILD_DIR LOAD_FROM_C DRIVER_BUILT(0|1). Exits 77 (skipped) without dpkg.
 set -euo pipefail
 source_dir=$1 build=$2 load_from_c=$3 driver_built=$4
 # shellcheck source=installed_tree.sh
 source "$(dirname "${BASH_SOURCE[0]}")/installed_tree.sh"
-for tool in cpack dpkg dpkg-deb dpkg-query dpkg-shlibdeps readelf ldd; do
-  command -v "$tool" >/dev/null || { echo "SKIP: no $tool here: packages are built and checked on Debian only"; exit 77; }
+for tool in dpkg dpkg-deb dpkg-query; do
+  command -v "$tool" >/dev/null || { echo "SKIP: no $tool: .deb packages are built and checked on Debian only"; exit 77; }
+done
+for tool in cpack dpkg-shlibdeps readelf ldd; do
+  command -v "$tool" >/dev/null || fail "no $tool here (scripts/install-deps.sh installs it)"
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
