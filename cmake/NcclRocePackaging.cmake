@@ -31,7 +31,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 
 set(CPACK_DEBIAN_BASE_PACKAGE_NAME nccl-roce)
 # Descriptions: a synopsis line, then lines of at most 79 characters (Debian policy 5.6.13).
-set(CPACK_DEBIAN_BASE_DESCRIPTION
+set(NCCL_ROCE_BASE_DESCRIPTION
     "NCCL env, net and tuner plugin for RoCE/InfiniBand inference clusters
 libnccl-roce.so resolves, at communicator init, which HCA ports this pod can
 use and which RoCE v2 GID each needs, serves them to NCCL, and picks
@@ -39,6 +39,9 @@ algorithm, protocol and channels for inference all-reduce from a policy.
 Select it with NCCL_NET_PLUGIN=roce, NCCL_TUNER_PLUGIN=roce and
 NCCL_ENV_PLUGIN=roce. The library needs only libc; the nccl-roce command
 detects, explains and checks the same settings.")
+set(CPACK_DEBIAN_BASE_DESCRIPTION "${NCCL_ROCE_BASE_DESCRIPTION}")
+# A build without the driver has the base component alone, which CPack packages with the package-wide settings.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${NCCL_ROCE_BASE_DESCRIPTION}")
 
 set(CPACK_DEBIAN_DRIVER_PACKAGE_NAME nccl-roce-driver)
 set(CPACK_DEBIAN_DRIVER_PACKAGE_SECTION utils)

@@ -33,7 +33,7 @@ elf_files() { find "$1" -type f -exec sh -c 'for f; do head -c4 "$f" | grep -q E
 #   libnccl.so.2           libnccl2 (NVIDIA's repository, Debian, Ubuntu)
 # One dpkg-query for all paths: each call reads the whole package database.
 needs_and_providers() {
-  local root=$1 elf soname path candidate pkg
+  local root=$1 elf soname path candidate pkg line need
   local -A resolved=() owner=()
   local -a needs=() paths=()
   while IFS= read -r elf; do
@@ -43,7 +43,7 @@ needs_and_providers() {
                                               $1 ~ ("/" n "$") {print $1; exit}')
       resolved["$elf $soname"]=$path
       # dpkg may record either side of the /usr merge
-      [ -n "$path" ] && paths+=("$path" "${path#/usr}" "/usr$path")
+      if [ -n "$path" ]; then paths+=("$path" "${path#/usr}" "/usr$path"); fi
     done
   done < <(elf_files "$root")
   while IFS= read -r line; do
@@ -52,9 +52,9 @@ needs_and_providers() {
   done < <(dpkg-query -S "${paths[@]}" 2>/dev/null || true)
   for need in "${needs[@]}"; do
     path=${resolved[$need]} soname=${need##* } pkg=
-    for candidate in "$path" "${path#/usr}" "/usr$path"; do
-      [ -n "$path" ] && [ -z "$pkg" ] && pkg=${owner[$candidate]:-}
-    done
+    if [ -n "$path" ]; then
+      for candidate in "$path" "${path#/usr}" "/usr$path"; do pkg=${pkg:-${owner[$candidate]:-}}; done
+    fi
     if [ -n "$pkg" ]; then
       echo "$need $pkg"
     else
@@ -105,8 +105,9 @@ check_elf_needs() {
   done <<<"$needs"
   glibc=$(elf_files "$root" | xargs readelf -V --wide | grep -o 'Name: GLIBC_[0-9.]*' | sed 's/.*GLIBC_//' | sort -V | tail -1)
   floor=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -n 's/^ *libc6 *(>= *\([^)]*\)).*/\1/p')
-  [ -n "$floor" ] && dpkg --compare-versions "$floor" ge "$glibc" ||
+  if [ -z "$floor" ] || ! dpkg --compare-versions "$floor" ge "$glibc"; then
     fail "$(basename "$deb"): symbols of GLIBC_$glibc referenced, Depends declares libc6 (>= ${floor:-none})"
+  fi
   echo "$needs"
 }
 
@@ -118,7 +119,7 @@ check_installable_here() {
     ok=0
     IFS='|' read -ra alternatives <<<"$clause"
     for alt in "${alternatives[@]}"; do
-      read -r name op version <<<"$(sed 's/[()]/ /g' <<<"$alt")"
+      read -r name op version <<<"${alt//[()]/ }"
       installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$name:$arch" "$name" 2>/dev/null |
         awk '$1 == "ii" {print $2; exit}') || true
       [ -n "$installed" ] || continue
