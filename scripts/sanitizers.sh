@@ -3,7 +3,8 @@
 # inits, getEnv from many threads, the resolver from several communicators), valgrind memcheck over the ABI
 # harness. Tests that must run in an uninstrumented process are left to the plain build: the real-NCCL test
 # (NCCL's own process loads the instrumented plugin), the exports/DT_NEEDED test and the C loader (sanitizers
-# add their runtime), the glibc-floor test (likewise) and packaging.
+# add their runtime), the glibc-floor test (likewise), packaging and the ci checks (an uninstrumented example
+# project). scripts/ctest.sh lists the tests each suite skipped, with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -13,12 +14,13 @@ echo "== ASan + UBSan: whole suite"
 cmake -S . -B build-asan "${common[@]}" -DNCCL_ROCE_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --no-tests=error --output-on-failure -j"$jobs" -LE 'real-nccl|exports|packaging|portability'
+  ./scripts/ctest.sh build-asan --no-tests=error --output-on-failure -j"$jobs" -LE 'real-nccl|exports|packaging|portability|ci'
 
 echo "== TSan: concurrency tests"
 cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test plugin_env_net_test plugin_tuner_concurrency_test gid_concurrency_test
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --no-tests=error --output-on-failure -L concurrency
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./scripts/ctest.sh build-tsan --no-tests=error --output-on-failure \
+  -L concurrency
 
 echo "== valgrind memcheck: ABI harness"
 build=${BUILD_DIR:-build}
