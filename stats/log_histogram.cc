@@ -1,0 +1,91 @@
+#include "stats/log_histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nccl_roce::stats {
+
+namespace {
+
+const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kRelativeError);
+const double kLogGamma = std::log(kGamma);
+
+}  // namespace
+
+double LogHistogram::gamma() { return kGamma; }
+
+int LogHistogram::binOf(uint64_t durationNs) {
+  double scaled = static_cast<double>(durationNs) / kMinNs;
+  if (!(scaled > 1)) return 0;
+  double bin = std::ceil(std::log(scaled) / kLogGamma);
+  return bin >= kBins - 1 ? kBins - 1 : static_cast<int>(bin);
+}
+
+double LogHistogram::representativeNs(int bin) { return 2 * std::pow(kGamma, bin) * kMinNs / (kGamma + 1); }
+
+double LogHistogram::upperBoundNs(int bin) { return std::pow(kGamma, bin) * kMinNs; }
+
+void LogHistogram::record(uint64_t durationNs) {
+  int bin = binOf(durationNs);
+  ++bins_[static_cast<size_t>(bin)];
+  ++count_;
+  sumNs_ += durationNs;
+  minNs_ = std::min(minNs_, durationNs);
+  maxNs_ = std::max(maxNs_, durationNs);
+  if (static_cast<double>(durationNs) < kMinNs) ++below_;
+  if (bin == kBins - 1 && static_cast<double>(durationNs) > upperBoundNs(kBins - 1)) ++above_;
+}
+
+void LogHistogram::addToBin(int bin, uint64_t n) {
+  if (bin < 0 || bin >= kBins || n == 0) return;
+  bins_[static_cast<size_t>(bin)] += n;
+  count_ += n;
+  auto value = static_cast<uint64_t>(representativeNs(bin));
+  sumNs_ += value * n;
+  minNs_ = std::min(minNs_, value);
+  maxNs_ = std::max(maxNs_, value);
+}
+
+void LogHistogram::merge(const LogHistogram& other) {
+  for (int i = 0; i < kBins; ++i) bins_[static_cast<size_t>(i)] += other.bins_[static_cast<size_t>(i)];
+  count_ += other.count_;
+  sumNs_ += other.sumNs_;
+  if (other.count_) minNs_ = std::min(minNs_, other.minNs_);
+  maxNs_ = std::max(maxNs_, other.maxNs_);
+  below_ += other.below_;
+  above_ += other.above_;
+}
+
+std::optional<double> LogHistogram::quantileNs(double q) const {
+  if (count_ == 0) return std::nullopt;
+  // Nearest rank: the smallest value with at least ceil(q n) observations at or below it.
+  auto rank = static_cast<uint64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_)));
+  rank = std::max<uint64_t>(rank, 1);
+  uint64_t seen = 0;
+  for (int i = 0; i < kBins; ++i) {
+    seen += bins_[static_cast<size_t>(i)];
+    if (seen >= rank) return representativeNs(i);
+  }
+  return representativeNs(kBins - 1);
+}
+
+std::optional<double> LogHistogram::geometricMeanNs() const {
+  if (count_ == 0) return std::nullopt;
+  double sum = 0;
+  for (int i = 0; i < kBins; ++i) {
+    if (bins_[static_cast<size_t>(i)]) {
+      sum += static_cast<double>(bins_[static_cast<size_t>(i)]) * std::log(representativeNs(i));
+    }
+  }
+  return std::exp(sum / static_cast<double>(count_));
+}
+
+std::vector<std::pair<int, uint64_t>> LogHistogram::nonEmptyBins() const {
+  std::vector<std::pair<int, uint64_t>> out;
+  for (int i = 0; i < kBins; ++i) {
+    if (bins_[static_cast<size_t>(i)]) out.emplace_back(i, bins_[static_cast<size_t>(i)]);
+  }
+  return out;
+}
+
+}  // namespace nccl_roce::stats
