@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "gid/discovery.h"
 #include "gid/forced_index.h"
+#include "gid/reasons.h"
 
 namespace nccl_roce::gid {
 
@@ -37,7 +38,7 @@ std::vector<std::string> Resolution::summaryLines(const std::string& settingPref
     return lines;
   }
   for (const auto& port : ports) {
-    if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + port.reason);
+    if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + reasonText(port));
   }
   for (const auto& setting : env) {
     if (!startsWith(setting.name, settingPrefix)) continue;
