@@ -22,6 +22,31 @@ std::string noneSelectedError(const Machine& machine, const Selection& selection
          " device port(s) qualified (see each port's reason)";
 }
 
+// The address and verbs sources, read once into discovery's inputs; a source that fails is noted on the
+// resolution and left out (GIDs matched by netdev alone; sysfs alone).
+void readAddressesAndVerbs(const ResolverSources& sources, DiscoveryInputs& inputs,
+                           std::vector<VerbsDevice>& verbsDevices, Resolution& resolution) {
+  if (sources.addresses != nullptr) {
+    auto addresses = sources.addresses->list();
+    if (addresses.isOk()) {
+      inputs.addresses = std::move(*addresses);
+    } else {
+      resolution.warnings.push_back("addresses unknown (" + addresses.status().toString() +
+                                    "): GIDs matched by netdev alone");
+      resolution.addressSource = "unavailable";
+    }
+  }
+  if (sources.verbs != nullptr) {
+    auto queried = queryVerbs(*sources.verbs);
+    if (queried.isOk()) {
+      verbsDevices = std::move(*queried);
+      inputs.verbs = &verbsDevices;
+    } else {
+      resolution.verbsSource = "not used (" + queried.status().message() + ")";
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> Resolution::resolvedValue(const std::string& name) const {
@@ -60,27 +85,8 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
 
   DiscoveryInputs inputs;
   inputs.sysfs = sources.sysfs;
-  if (sources.addresses != nullptr) {
-    auto addresses = sources.addresses->list();
-    if (addresses.isOk()) {
-      inputs.addresses = std::move(*addresses);
-    } else {
-      resolution.warnings.push_back("addresses unknown (" + addresses.status().toString() +
-                                    "): GIDs matched by netdev alone");
-      resolution.addressSource = "unavailable";
-    }
-  }
   std::vector<VerbsDevice> verbsDevices;
-  if (sources.verbs != nullptr) {
-    auto queried = queryVerbs(*sources.verbs);
-    if (queried.isOk()) {
-      verbsDevices = std::move(*queried);
-      inputs.verbs = &verbsDevices;
-    } else {
-      resolution.verbsSource = "not used (" + queried.status().message() + ")";
-    }
-  }
-
+  readAddressesAndVerbs(sources, inputs, verbsDevices, resolution);
   std::vector<ForcedIndex> forced = forcedIndicesOf(user);
   for (const auto& f : forced) {
     if (f.index >= 0 && std::find(inputs.forcedIndices.begin(), inputs.forcedIndices.end(), f.index) ==
