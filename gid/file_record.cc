@@ -17,6 +17,17 @@ std::string detailOf(const Status& status, const std::string& path) {
   return message;
 }
 
+// Keeps an answer, or the failure in its place.
+template <typename T>
+void keep(std::map<std::string, T>& answers, std::map<std::string, RecordedError>& errors, const std::string& key,
+          const std::string& path, const StatusOr<T>& answer) {
+  if (answer.isOk()) {
+    answers[key] = *answer;
+  } else {
+    errors[key] = RecordedError{answer.status().code(), detailOf(answer.status(), path)};
+  }
+}
+
 }  // namespace
 
 bool FileRecord::operator==(const FileRecord& other) const {
@@ -64,17 +75,9 @@ std::string RecordingFileAccess::relative(const std::string& path) const {
   return startsWith(path, root_ + "/") ? path.substr(root_.size() + 1) : path;
 }
 
-void RecordingFileAccess::recordError(const std::string& path, const Status& status) const {
-  record_.errors[relative(path)] = RecordedError{status.code(), detailOf(status, path)};
-}
-
 void RecordingFileAccess::recordRead(const std::string& path, const StatusOr<std::string>& answer) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (answer.isOk()) {
-    record_.files[relative(path)] = *answer;
-  } else {
-    recordError(path, answer.status());
-  }
+  keep(record_.files, record_.errors, relative(path), path, answer);
 }
 
 std::unique_ptr<DirectoryFiles> RecordingFileAccess::openDirectory(const std::string& path) const {
@@ -90,22 +93,14 @@ StatusOr<std::string> RecordingFileAccess::read(const std::string& path, size_t 
 StatusOr<std::vector<std::string>> RecordingFileAccess::list(const std::string& path, size_t maxEntries) const {
   auto answer = inner_.list(path, maxEntries);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (answer.isOk()) {
-    record_.directories[relative(path)] = *answer;
-  } else {
-    recordError(path, answer.status());
-  }
+  keep(record_.directories, record_.errors, relative(path), path, answer);
   return answer;
 }
 
 StatusOr<std::string> RecordingFileAccess::readLink(const std::string& path) const {
   auto answer = inner_.readLink(path);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (answer.isOk()) {
-    record_.links[relative(path)] = *answer;
-  } else {
-    recordError(path, answer.status());
-  }
+  keep(record_.links, record_.errors, relative(path), path, answer);
   return answer;
 }
 

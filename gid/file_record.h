@@ -53,7 +53,6 @@ class RecordingFileAccess final : public FileAccess {
   friend class RecordingDirectoryFiles;
   std::string relative(const std::string& path) const;
   void recordRead(const std::string& path, const StatusOr<std::string>& answer) const;
-  void recordError(const std::string& path, const Status& status) const;  // caller holds mutex_
 
   const FileAccess& inner_;
   std::string root_;

@@ -291,18 +291,21 @@ TEST(Scenario, MultiPlaneDeviceWithDataOnPortsThreeSixNineTwelve) {
   EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "port is DOWN (state 1)");
 }
 
+// One port of a DGX Spark's ConnectX-7 as rdma-core names it (200 Gb/s): the default link-local pair, then the
+// IPv4 pair of `ip` at `first`.
+void sparkPort(ResolverWorld& w, const std::string& device, const std::string& netdev, const std::string& ip, int first) {
+  w.sys.netdev(netdev);
+  w.sys.device(device).port(1).roce(200).tableLength(8).linkLocalGids(netdev).ipv4Pair(first, ip, netdev);
+}
+
 // DGX Spark (case 20): rdma-core names with a PCI domain (roceP2p1s0f1 beside rocep1s0f1), per-device indices
 // that differ and drift. No single index fits; NCCL is steered to this node's subnet instead.
 TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
   ResolverWorld w;
-  w.sys.netdev("enp1s0f1np1");
-  w.sys.netdev("enP2p1s0f1np1");
+  sparkPort(w, "rocep1s0f1", "enp1s0f1np1", "192.168.100.11", 2);
+  sparkPort(w, "roceP2p1s0f1", "enP2p1s0f1np1", "192.168.101.11", 4);
   w.address("enp1s0f1np1", "192.168.100.11/24");
   w.address("enP2p1s0f1np1", "192.168.101.11/24");
-  w.sys.device("rocep1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enp1s0f1np1").ipv4Pair(
-      2, "192.168.100.11", "enp1s0f1np1");
-  w.sys.device("roceP2p1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enP2p1s0f1np1").ipv4Pair(
-      4, "192.168.101.11", "enP2p1s0f1np1");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=roceP2p1s0f1:1,rocep1s0f1:1");
@@ -318,16 +321,12 @@ TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
 // address but no RDMA device.
 TEST(Scenario, DgxSparkPairAddressedOnIpv4LinkLocalOnlyResolves) {
   ResolverWorld w;
-  w.sys.netdev("enp1s0f1np1");
-  w.sys.netdev("enP2p1s0f1np1");
+  sparkPort(w, "rocep1s0f1", "enp1s0f1np1", "169.254.37.11", 2);
+  sparkPort(w, "roceP2p1s0f1", "enP2p1s0f1np1", "169.254.201.4", 2);
   w.sys.netdev("enP7s7");
   w.address("enp1s0f1np1", "169.254.37.11/16");
   w.address("enP2p1s0f1np1", "169.254.201.4/16");
   w.address("enP7s7", "192.168.1.40/24");
-  w.sys.device("rocep1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enp1s0f1np1").ipv4Pair(
-      2, "169.254.37.11", "enp1s0f1np1");
-  w.sys.device("roceP2p1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enP2p1s0f1np1").ipv4Pair(
-      2, "169.254.201.4", "enP2p1s0f1np1");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(r.family, gid::AddressFamily::kIpv4);
