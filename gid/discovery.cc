@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/strings.h"
+#include "gid/qualification.h"
 #include "gid/sysfs_formats.h"
 
 namespace nccl_roce::gid {
@@ -61,12 +62,7 @@ struct AddressNeeds {
 
   bool satisfied() const { return known && !routableIpv4 && !linkLocalIpv4 && !ipv6; }
   void record(const Machine& machine, const GidEntry& entry) {
-    if (!known || entry.skipped != SkipReason::kNotSkipped || !entry.netdev || !entry.type ||
-        *entry.type != GidType::kRoceV2 || machine.visibleNetdevs.count(*entry.netdev) == 0) {
-      return;
-    }
-    auto own = machine.addressesOf(*entry.netdev);
-    if (std::find(own.begin(), own.end(), entry.value) == own.end()) return;
+    if (!known || gidRejection(machine, entry)) return;
     if (!entry.value.isIpv4Mapped()) {
       ipv6 = false;
     } else if (entry.value.isIpv4LinkLocal()) {

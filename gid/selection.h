@@ -11,20 +11,9 @@
 
 #include "gid/hca_list.h"
 #include "gid/machine.h"
+#include "gid/qualification.h"
 
 namespace nccl_roce::gid {
-
-// Why one GID entry does not qualify, in the order the rules test it.
-enum class GidRejection {
-  kEmpty,               // all-zero value
-  kIpv6LinkLocal,       // fe80::/10
-  kAddressNotHere,      // its address is not configured in this network namespace
-  kNetdevUnreadable,    // gid_attrs/ndevs/<N> could not be read
-  kNetdevElsewhere,     // its netdev is not visible in this network namespace
-  kTypeUnreadable,      // gid_attrs/types/<N> could not be read
-  kNotRoceV2,           // RoCE v1 (or a type we do not know)
-  kAddressNotOnNetdev,  // configured here, but not on the netdev the entry belongs to
-};
 
 // Why a port is not selected, one type per rule, each with what its words need.
 namespace excluded {
@@ -89,8 +78,5 @@ struct SelectionOptions {
 };
 
 Selection selectPorts(const Machine& machine, const SelectionOptions& options = {});
-
-// Why `entry` does not qualify on its own (DESIGN.md section 3); nullopt when it does.
-std::optional<GidRejection> gidRejection(const Machine& machine, const GidEntry& entry);
 
 }  // namespace nccl_roce::gid

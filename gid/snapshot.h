@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,8 @@ struct Snapshot {
 };
 
 // Records everything read through it. Resolve with sources() and environment(); read anything else the
-// snapshot should hold (the doctor's checks) through reader(); then take snapshot(). Verbs is not used: a
-// replay has none, and sysfs alone must answer every read the replay makes.
+// snapshot should hold (the doctor's checks) through reader(); then take snapshot(). sources() names no
+// verbs table: a replay has none, so sysfs alone must answer every read the replay makes.
 class SnapshotRecorder {
  public:
   // `addresses` (may be null: unknown), `user` and `files` must outlive the recorder.
