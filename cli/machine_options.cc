@@ -28,14 +28,10 @@ std::unique_ptr<MachineSources> MachineSources::open(const MachineOptions& optio
       return nullptr;
     }
     m->snapshot_ = std::move(*snapshot);
-    m->snapshotFiles_ = std::make_unique<gid::SnapshotFileAccess>(*m->snapshot_, kSnapshotRoot);
-    m->reader_ = std::make_unique<gid::SysfsReader>(kSnapshotRoot, *m->snapshotFiles_);
-    m->snapshotEnvironment_ = std::make_unique<MapEnvironment>(m->snapshot_->environment);
-    m->user_ = m->snapshotEnvironment_.get();
-    if (m->snapshot_->addresses) {
-      m->addresses_ = std::make_unique<gid::FixedAddressSource>(*m->snapshot_->addresses);
-      m->sources_.addressSourceName = "snapshot " + options.snapshot;
-    }
+    m->replay_ = std::make_unique<gid::SnapshotReplay>(*m->snapshot_, kSnapshotRoot);
+    m->user_ = &m->replay_->environment();
+    m->sources_ = m->replay_->sources();
+    if (m->sources_.addresses != nullptr) m->sources_.addressSourceName = "snapshot " + options.snapshot;
   } else {
     root = options.sysfsRoot.empty() ? gid::sysfsRootFor(processEnvironment(), nullptr) : options.sysfsRoot;
     realMachine = root == "/sys";
@@ -54,8 +50,8 @@ std::unique_ptr<MachineSources> MachineSources::open(const MachineOptions& optio
     m->addresses_ = std::make_unique<gid::FixedAddressSource>(std::move(*list));
     m->sources_.addressSourceName = options.ifaddrs;
   }
-  m->sources_.sysfs = m->reader_.get();
-  m->sources_.addresses = m->addresses_.get();
+  if (m->reader_) m->sources_.sysfs = m->reader_.get();
+  if (m->addresses_) m->sources_.addresses = m->addresses_.get();
   if (realMachine) {
     std::string whyNot;
     m->sources_.verbs = gid::loadSystemVerbs(&whyNot);

@@ -34,10 +34,9 @@ class MachineSources {
 
  private:
   std::optional<gid::Snapshot> snapshot_;
-  std::unique_ptr<gid::SnapshotFileAccess> snapshotFiles_;
+  std::unique_ptr<gid::SnapshotReplay> replay_;
   std::unique_ptr<gid::SysfsReader> reader_;
   std::unique_ptr<gid::AddressSource> addresses_;
-  std::unique_ptr<MapEnvironment> snapshotEnvironment_;
   const Environment* user_ = &processEnvironment();
   gid::ResolverSources sources_;
 };

@@ -1,9 +1,10 @@
 // `nccl-roce snapshot`: capture what the resolver reads on this machine into one file for a bug report;
-// `nccl-roce detect --snapshot FILE` replays it anywhere.
+// `nccl-roce detect --snapshot FILE` and `nccl-roce doctor --snapshot FILE` replay it anywhere.
 #include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/doctor/checks.h"
 #include "common/file.h"
 #include "gid/resolve.h"
 #include "gid/snapshot.h"
@@ -18,6 +19,18 @@ struct SnapshotOptions {
   std::string output = "-";
 };
 
+// The doctor's checks that read sysfs beyond the resolver (netdev MTUs, uverbs nodes, the GID at a forced
+// index), run over the recording reader as `doctor --snapshot` (with --dev-root) runs them on the replay.
+void recordDoctorReads(const gid::Resolution& resolution, const gid::SnapshotRecorder& recorder) {
+  doctor::DoctorInputs in;
+  in.resolution = &resolution;
+  in.sysfs = &recorder.reader();
+  in.env = &recorder.environment();
+  in.liveMachine = false;
+  in.devRootGiven = true;
+  for (auto check : {doctor::checkMtu, doctor::checkDeviceAccess, doctor::checkUserSettings}) (void)check(in);
+}
+
 int runSnapshot(const SnapshotOptions& options) {
   std::string root = options.sysfsRoot.empty() ? gid::sysfsRootFor(processEnvironment(), nullptr) : options.sysfsRoot;
   std::unique_ptr<gid::AddressSource> addresses;
@@ -31,7 +44,10 @@ int runSnapshot(const SnapshotOptions& options) {
   } else if (root == "/sys") {
     addresses = std::make_unique<gid::KernelAddressSource>();
   }
-  gid::Snapshot snapshot = gid::captureSnapshot(root, addresses.get(), processEnvironment());
+  gid::SnapshotRecorder recorder(root, addresses.get(), processEnvironment());
+  gid::Resolution resolution = gid::resolve(recorder.sources(), recorder.environment());
+  recordDoctorReads(resolution, recorder);
+  gid::Snapshot snapshot = recorder.snapshot();
   std::string text = gid::snapshotToJsonText(snapshot);
   if (options.output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -43,7 +59,8 @@ int runSnapshot(const SnapshotOptions& options) {
     return 2;
   }
   std::fprintf(stderr, "nccl-roce snapshot: %zu files, %zu directories, %zu errors recorded in %s\n",
-               snapshot.files.size(), snapshot.directories.size(), snapshot.errors.size(), options.output.c_str());
+               snapshot.sysfs.files.size(), snapshot.sysfs.directories.size(), snapshot.sysfs.errors.size(),
+               options.output.c_str());
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/strings.h"
+#include "gid/qualification.h"
 #include "gid/sysfs_formats.h"
 
 namespace nccl_roce::gid {
@@ -34,6 +35,59 @@ const VerbsPort* findVerbsPort(const std::vector<VerbsDevice>* verbs, const std:
     }
   }
   return nullptr;
+}
+
+// The GID table of one port as sysfs lists it and, when verbs can read it, as verbs returns it.
+struct TableViews {
+  std::vector<int> inSysfs;  // ascending
+  bool verbs = false;        // false: sysfs alone
+  std::map<int, const VerbsGid*> inVerbs;
+
+  std::vector<int> indices() const {  // every index either view holds, ascending
+    std::vector<int> all = inSysfs;
+    for (const auto& [index, gid] : inVerbs) all.push_back(index);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+  }
+};
+
+// The kinds of address this namespace can still find a GID for; only known when addresses are. A routable
+// IPv4 GID settles IPv4 (it wins over a 169.254 one whatever its index); a 169.254 one settles only itself.
+struct AddressNeeds {
+  bool known = false;
+  bool routableIpv4 = false;
+  bool linkLocalIpv4 = false;
+  bool ipv6 = false;
+
+  bool satisfied() const { return known && !routableIpv4 && !linkLocalIpv4 && !ipv6; }
+  void record(const Machine& machine, const GidEntry& entry) {
+    if (!known || gidRejection(machine, entry)) return;
+    if (!entry.value.isIpv4Mapped()) {
+      ipv6 = false;
+    } else if (entry.value.isIpv4LinkLocal()) {
+      linkLocalIpv4 = false;
+    } else {
+      routableIpv4 = linkLocalIpv4 = false;
+    }
+  }
+};
+
+AddressNeeds addressNeeds(const Machine& machine) {
+  AddressNeeds needs;
+  if (!machine.addresses) return needs;
+  needs.known = true;
+  for (const auto& a : *machine.addresses) {
+    if (a.address.isIpv6LinkLocal() || machine.visibleNetdevs.count(a.ifname) == 0) continue;
+    if (!a.address.isIpv4Mapped()) {
+      needs.ipv6 = true;
+    } else if (a.address.isIpv4LinkLocal()) {
+      needs.linkLocalIpv4 = true;
+    } else {
+      needs.routableIpv4 = true;
+    }
+  }
+  return needs;
 }
 
 class Discoverer {
@@ -120,8 +174,8 @@ class Discoverer {
     port.number = number;
     std::string base = "class/infiniband/" + device.name + "/ports/" + std::to_string(number);
     SysfsReader::Directory attributes = sysfs_.directory(base);
-    readState(attributes, "state", port.state, port);
-    readState(attributes, "phys_state", port.physState, port);
+    readState(attributes, "state", parsePortState, port.state, port);
+    readState(attributes, "phys_state", parsePhysState, port.physState, port);
     crossCheckState(device.name, port);
     auto layer = attributes.attribute("link_layer");
     if (layer.isOk()) {
@@ -137,8 +191,8 @@ class Discoverer {
     } else {
       port.problems.push_back("rate " + describe(rate.status()));
     }
-    bool usable = port.state && port.state->code == kPortActive &&
-                  (!port.physState || port.physState->code == kPhysLinkUp);
+    bool usable = port.state && port.state->code == PortState::kActive &&
+                  (!port.physState || port.physState->code == PhysState::kLinkUp);
     if (usable && port.linkLayer == LinkLayer::kEthernet) {
       readGidTable(device.name, base, port);
       readForcedEntries(device.name, base, port);
@@ -185,141 +239,127 @@ class Discoverer {
   // NCCL decides from verbs whether a port is active: when the two views disagree, say so and go by verbs.
   void crossCheckState(const std::string& device, PortInfo& port) {
     const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
-    if (verbs == nullptr || !port.state || verbs->state == port.state->code) return;
-    NumberedState fromVerbs{verbs->state, portStateName(verbs->state)};
+    if (verbs == nullptr || !port.state || verbs->state == port.state->number()) return;
+    auto verbsState = static_cast<PortState>(verbs->state);
+    PortStateReading fromVerbs{verbsState, portStateName(verbsState)};
     machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": sysfs state is " +
-                                std::to_string(port.state->code) + ": " + port.state->text + ", verbs state is " +
-                                std::to_string(fromVerbs.code) + ": " + fromVerbs.text + "; using verbs");
+                                std::to_string(port.state->number()) + ": " + port.state->text + ", verbs state is " +
+                                std::to_string(fromVerbs.number()) + ": " + fromVerbs.text + "; using verbs");
     port.state = fromVerbs;
   }
 
-  void readState(const SysfsReader::Directory& attributes, const char* what, std::optional<NumberedState>& out,
+  template <typename State>
+  void readState(const SysfsReader::Directory& attributes, const char* what,
+                 std::optional<NumberedState<State>> (*parse)(std::string_view), std::optional<NumberedState<State>>& out,
                  PortInfo& port) {
     auto text = attributes.attribute(what);
     if (!text.isOk()) {
       port.problems.push_back(std::string(what) + " " + describe(text.status()));
       return;
     }
-    out = parseNumberedState(*text);
+    out = parse(*text);
     if (!out) port.problems.push_back(std::string(what) + " '" + *text + "' not understood");
   }
 
-  // Reads the table in index order. Lowest index wins within a family, so once every family this namespace has
-  // addresses in has its qualifying entry the rest of the table cannot change the answer, and is not read. With
-  // verbs, both views are compared entry by entry up to that point (verbs wins): exactly the entries that
-  // could have been chosen instead.
-  void readGidTable(const std::string& device, const std::string& base, PortInfo& port) {
+  // The GID table of one port as both views list it; nullopt (with the problem recorded) when sysfs cannot.
+  std::optional<TableViews> tableViews(const std::string& device, const std::string& base, PortInfo& port) {
     auto names = sysfs_.entries(base + "/gids");
     if (!names.isOk()) {
       port.problems.push_back("gids " + describe(names.status()));
-      return;
+      return std::nullopt;
     }
     port.gidsScanned = true;
-    std::vector<int> inSysfs;
+    TableViews views;
     for (const auto& name : *names) {
       auto index = parseUnsigned(name);
-      if (index && *index <= 65535) inSysfs.push_back(static_cast<int>(*index));
+      if (index && *index <= 65535) views.inSysfs.push_back(static_cast<int>(*index));
     }
-    std::sort(inSysfs.begin(), inSysfs.end());
+    std::sort(views.inSysfs.begin(), views.inSysfs.end());
     const VerbsPort* verbs = findVerbsPort(in_.verbs, device, port.number);
     if (verbs != nullptr && !verbs->gidError.empty()) {
       machine_.warnings.push_back(device + " port " + std::to_string(port.number) + ": " + verbs->gidError +
                                   "; using sysfs's GID values");
       verbs = nullptr;
     }
-    std::map<int, const VerbsGid*> inVerbs;
+    views.verbs = verbs != nullptr;
     if (verbs != nullptr) {
-      for (const auto& gid : verbs->gids) inVerbs[gid.index] = &gid;
+      for (const auto& gid : verbs->gids) views.inVerbs[gid.index] = &gid;
     }
-    std::vector<int> indices = inSysfs;
-    for (const auto& [index, gid] : inVerbs) indices.push_back(index);
-    std::sort(indices.begin(), indices.end());
-    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    return views;
+  }
 
+  // Reads the table in index order. The lowest index wins within a kind of address, so once every kind this
+  // namespace has addresses of has its qualifying entry the rest of the table cannot change the answer, and is
+  // not read. With verbs, both views are compared entry by entry up to that point (verbs wins): exactly the
+  // entries that could have been chosen instead.
+  void readGidTable(const std::string& device, const std::string& base, PortInfo& port) {
+    std::optional<TableViews> views = tableViews(device, base, port);
+    if (!views) return;
     SysfsReader::Directory gids = sysfs_.directory(base + "/gids");
     SysfsReader::Directory types = sysfs_.directory(base + "/gid_attrs/types");
     SysfsReader::Directory ndevs = sysfs_.directory(base + "/gid_attrs/ndevs");
-    FamilyNeeds needs = familyNeeds();
+    AddressNeeds needs = addressNeeds(machine_);
     const std::string where = device + " port " + std::to_string(port.number) + " GID ";
-    for (int index : indices) {
+    for (int index : views->indices()) {
       if (needs.satisfied()) break;
       std::optional<GidValue> fromSysfs;
-      if (std::binary_search(inSysfs.begin(), inSysfs.end(), index)) {
+      if (std::binary_search(views->inSysfs.begin(), views->inSysfs.end(), index)) {
         auto text = gids.attribute(std::to_string(index));
         if (text.isOk()) fromSysfs = GidValue::parseKernel(*text);
         if (fromSysfs && fromSysfs->isZero()) fromSysfs.reset();
       }
-      GidEntry entry;
-      entry.index = index;
-      if (verbs != nullptr) {
-        auto v = inVerbs.find(index);
-        const VerbsGid* fromVerbs = v == inVerbs.end() ? nullptr : v->second;
-        bool disagree = fromSysfs.has_value() != (fromVerbs != nullptr) ||
-                        (fromSysfs && fromVerbs && *fromSysfs != fromVerbs->value);
-        if (disagree) {
-          machine_.warnings.push_back(
-              where + std::to_string(index) + ": " +
-              (fromSysfs ? "sysfs reads " + fromSysfs->toKernelString() : std::string("sysfs reads it empty")) + ", " +
-              (fromVerbs ? "verbs reads " + fromVerbs->value.toKernelString() : std::string("verbs reads it empty")) +
-              "; using verbs");
-        }
-        if (fromVerbs == nullptr) {
-          ++port.emptyGidEntries;
-          continue;
-        }
-        entry.value = fromVerbs->value;
-        entry.type = fromVerbs->type;
-        entry.valueFromVerbs = !fromSysfs || *fromSysfs != fromVerbs->value;
-      } else {
-        if (!fromSysfs) {
-          ++port.emptyGidEntries;
-          continue;
-        }
-        entry.value = *fromSysfs;
+      std::optional<GidEntry> entry =
+          views->verbs ? entryFromVerbs(*views, index, fromSysfs, where) : entryFromSysfs(index, fromSysfs);
+      if (!entry) {
+        ++port.emptyGidEntries;
+        continue;
       }
-      examine(types, ndevs, entry);
-      needs.record(machine_, entry);
-      port.gids.push_back(std::move(entry));
+      examine(types, ndevs, *entry);
+      needs.record(machine_, *entry);
+      port.gids.push_back(std::move(*entry));
     }
   }
 
-  // Which address families this namespace can still find a GID for; only known when addresses are.
-  struct FamilyNeeds {
-    bool known = false;
-    bool ipv4 = false;
-    bool ipv6 = false;
-    bool satisfied() const { return known && !ipv4 && !ipv6; }
-    void record(const Machine& machine, const GidEntry& entry) {
-      if (!known || !entry.notExamined.empty() || !entry.netdev || !entry.type || *entry.type != GidType::kRoceV2 ||
-          machine.visibleNetdevs.count(*entry.netdev) == 0) {
-        return;
-      }
-      auto own = machine.addressesOf(*entry.netdev);
-      if (std::find(own.begin(), own.end(), entry.value) == own.end()) return;
-      (entry.value.isIpv4Mapped() ? ipv4 : ipv6) = false;
-    }
-  };
+  static std::optional<GidEntry> entryFromSysfs(int index, const std::optional<GidValue>& fromSysfs) {
+    if (!fromSysfs) return std::nullopt;
+    GidEntry entry;
+    entry.index = index;
+    entry.value = *fromSysfs;
+    return entry;
+  }
 
-  FamilyNeeds familyNeeds() const {
-    FamilyNeeds needs;
-    if (!machine_.addresses) return needs;
-    needs.known = true;
-    for (const auto& a : *machine_.addresses) {
-      if (a.address.isLinkLocal() || machine_.visibleNetdevs.count(a.ifname) == 0) continue;
-      (a.address.isIpv4Mapped() ? needs.ipv4 : needs.ipv6) = true;
+  // Verbs's entry at `index` (nullopt: verbs reads it empty); a sysfs view that differs is reported.
+  std::optional<GidEntry> entryFromVerbs(const TableViews& views, int index, const std::optional<GidValue>& fromSysfs,
+                                         const std::string& where) {
+    auto found = views.inVerbs.find(index);
+    const VerbsGid* fromVerbs = found == views.inVerbs.end() ? nullptr : found->second;
+    bool disagree = fromSysfs.has_value() != (fromVerbs != nullptr) ||
+                    (fromSysfs && fromVerbs && *fromSysfs != fromVerbs->value);
+    if (disagree) {
+      machine_.warnings.push_back(
+          where + std::to_string(index) + ": " +
+          (fromSysfs ? "sysfs reads " + fromSysfs->toKernelString() : std::string("sysfs reads it empty")) + ", " +
+          (fromVerbs ? "verbs reads " + fromVerbs->value.toKernelString() : std::string("verbs reads it empty")) +
+          "; using verbs");
     }
-    return needs;
+    if (fromVerbs == nullptr) return std::nullopt;
+    GidEntry entry;
+    entry.index = index;
+    entry.value = fromVerbs->value;
+    entry.type = fromVerbs->type;
+    entry.valueFromVerbs = !fromSysfs || *fromSysfs != fromVerbs->value;
+    return entry;
   }
 
   // Reads ndevs and types only where the entry could still qualify (the benchmark's "read no file you do
-  // not need"): link-local entries and addresses that are not configured here are settled by value alone.
+  // not need"): IPv6 link-local entries and addresses that are not configured here are settled by value alone.
   void examine(const SysfsReader::Directory& types, const SysfsReader::Directory& ndevs, GidEntry& entry) {
-    if (entry.value.isLinkLocal()) {
-      entry.notExamined = "link-local address";
+    if (entry.value.isIpv6LinkLocal()) {
+      entry.skipped = SkipReason::kIpv6LinkLocal;
       return;
     }
     if (machine_.addresses && !machine_.hasAddress(entry.value)) {
-      entry.notExamined = "address " + entry.value.toAddressString() + " is not configured in this network namespace";
+      entry.skipped = SkipReason::kAddressNotHere;
       return;
     }
     std::string index = std::to_string(entry.index);

@@ -60,7 +60,7 @@ std::string whatItHolds(const Machine& machine, const ForcedGid& forced) {
   }
   if (e.value.isZero()) return "an empty entry";
   std::string gid = "GID " + e.value.toAddressString();
-  if (e.value.isLinkLocal()) return "the link-local " + gid;
+  if (e.value.isIpv6LinkLocal()) return "the link-local " + gid;
   if (e.type && *e.type != GidType::kRoceV2) return "the RoCE v1 " + gid;
   if (!e.netdev) return gid + ", whose netdev cannot be read";
   if (machine.visibleNetdevs.count(*e.netdev) == 0) return gid + " on " + *e.netdev + ", outside this network namespace";

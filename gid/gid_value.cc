@@ -56,10 +56,9 @@ bool GidValue::isIpv4Mapped() const {
   return bytes[10] == 0xff && bytes[11] == 0xff;
 }
 
-bool GidValue::isLinkLocal() const {
-  if (isIpv4Mapped()) return bytes[12] == 169 && bytes[13] == 254;
-  return bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80;
-}
+bool GidValue::isIpv6LinkLocal() const { return bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80; }
+
+bool GidValue::isIpv4LinkLocal() const { return isIpv4Mapped() && bytes[12] == 169 && bytes[13] == 254; }
 
 std::string GidValue::toKernelString() const {
   char out[40];

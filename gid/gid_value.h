@@ -24,8 +24,10 @@ struct GidValue {
   bool isZero() const;
   // ::ffff:a.b.c.d (RoCE v2 over IPv4).
   bool isIpv4Mapped() const;
-  // fe80::/10, or an IPv4-mapped 169.254.0.0/16 address.
-  bool isLinkLocal() const;
+  // fe80::/10: never a GID NCCL can route with.
+  bool isIpv6LinkLocal() const;
+  // IPv4-mapped 169.254.0.0/16: what directly cabled pairs (two DGX Sparks) are addressed with.
+  bool isIpv4LinkLocal() const;
   AddressFamily family() const { return isIpv4Mapped() ? AddressFamily::kIpv4 : AddressFamily::kIpv6; }
 
   std::string toKernelString() const;  // eight groups of four hex digits

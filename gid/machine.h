@@ -19,11 +19,27 @@ const char* linkLayerName(LinkLayer layer);  // "InfiniBand", "Ethernet", "Unkno
 // gid_attrs/types/<N>: "RoCE v2", or "IB/RoCE v1" (also what IB ports and RoCE v1 entries read).
 enum class GidType { kRoceV2, kRoceV1, kOther };
 
-// "4: ACTIVE" -> {4, "ACTIVE"}; the number is what counts (ACTIVE_DEFER must not pass as ACTIVE).
-struct NumberedState {
-  int code = 0;
-  std::string text;
+// ib_port_state: the number ports/<p>/state prints before the name ("4: ACTIVE"). A number the enum does not
+// name is kept as it is (the underlying type holds it) and never passes as ACTIVE.
+enum class PortState : int { kNop = 0, kDown = 1, kInit = 2, kArmed = 3, kActive = 4, kActiveDefer = 5 };
+// ib_port_phys_state, ports/<p>/phys_state ("5: LinkUp").
+enum class PhysState : int {
+  kSleep = 1, kPolling = 2, kDisabled = 3, kTraining = 4, kLinkUp = 5, kLinkErrorRecovery = 6, kPhyTest = 7
 };
+
+// A state as sysfs prints it, "4: ACTIVE": the number is what counts (ACTIVE_DEFER must not pass as ACTIVE),
+// the name is what users are shown.
+template <typename State>
+struct NumberedState {
+  State code{};
+  std::string text;
+  int number() const { return static_cast<int>(code); }
+};
+using PortStateReading = NumberedState<PortState>;
+using PhysStateReading = NumberedState<PhysState>;
+
+// Why discovery did not read a GID entry's attributes: its value alone settles that it cannot qualify.
+enum class SkipReason { kNotSkipped, kIpv6LinkLocal, kAddressNotHere };
 
 struct GidEntry {
   int index = 0;
@@ -32,9 +48,7 @@ struct GidEntry {
   std::optional<std::string> netdev;  // nullopt: not read, or unreadable (see netdevProblem)
   std::string typeProblem;
   std::string netdevProblem;
-  // Why discovery did not read this entry's attributes (it cannot qualify), e.g. "address not configured
-  // in this network namespace"; empty when they were read.
-  std::string notExamined;
+  SkipReason skipped = SkipReason::kNotSkipped;
   bool valueFromVerbs = false;
 };
 
@@ -46,8 +60,8 @@ struct ForcedGid {
 
 struct PortInfo {
   int number = 0;
-  std::optional<NumberedState> state;      // ports/<p>/state
-  std::optional<NumberedState> physState;  // ports/<p>/phys_state
+  std::optional<PortStateReading> state;      // ports/<p>/state
+  std::optional<PhysStateReading> physState;  // ports/<p>/phys_state
   LinkLayer linkLayer = LinkLayer::kUnknown;
   std::optional<double> rateGbps;          // ports/<p>/rate, "100 Gb/sec (4X EDR)" -> 100
   std::string rateText;

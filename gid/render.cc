@@ -39,10 +39,102 @@ std::vector<const GidEntry*> entriesNcclMayPreferTo(const Machine& machine, cons
       if (info.number != port.port) continue;
       for (const auto& entry : info.gids) {
         if (entry.index >= *port.gidIndex) break;
-        if (entry.value.family() != port.gid->family() || entry.value.isLinkLocal()) continue;
+        // NCCL's own choice skips IPv6 link-local entries (validGid), not 169.254 ones.
+        if (entry.value.family() != port.gid->family() || entry.value.isIpv6LinkLocal()) continue;
         if (entry.type && *entry.type != GidType::kRoceV2) continue;
         if (range.contains(entry.value)) out.push_back(&entry);
       }
+    }
+  }
+  return out;
+}
+
+using Settings = std::map<std::string, EnvSetting>;
+
+void set(Settings& settings, const std::string& name, const std::string& value, const std::string& note) {
+  settings[name] = EnvSetting{name, value, false, note};
+}
+
+void renderDeviceLists(const std::vector<const PortDecision*>& ports, Settings& out, std::vector<std::string>& warnings) {
+  set(out, "NCCL_IB_HCA", portList(ports, "="), "exact-match list of the selected device ports");
+  set(out, "NVSHMEM_HCA_LIST", portList(ports, ""), "the selected device ports");
+  set(out, "UCX_NET_DEVICES", portList(ports, ""), "the selected device ports");
+  bool allMlx5 = std::all_of(ports.begin(), ports.end(),
+                             [](const PortDecision* p) { return p->device.find("mlx5") != std::string::npos; });
+  std::string prefix = commonPrefix(ports);
+  if (!allMlx5 && !prefix.empty()) {
+    set(out, "NVSHMEM_HCA_PREFIX", prefix, "NVSHMEM skips devices whose name lacks its prefix (default mlx5)");
+  } else if (!allMlx5) {
+    warnings.push_back("the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
+                       "skips those whose name does not contain 'mlx5'");
+  }
+}
+
+// Indices differ: steer NCCL's (and NVSHMEM's, UCX's) per-device choice to the selected GIDs' range.
+void renderAddressRange(const std::vector<const PortDecision*>& ports, bool ipv6, const Machine& machine, Settings& out,
+                        std::vector<std::string>& warnings) {
+  std::vector<GidValue> addresses;
+  for (const auto* p : ports) addresses.push_back(*p->gid);
+  AddressRange range = AddressRange::covering(addresses);
+  std::string text = range.toString();
+  set(out, "NCCL_IB_ADDR_RANGE", text, "smallest range holding every selected GID");
+  set(out, "NVSHMEM_IB_ADDR_RANGE", text, "smallest range holding every selected GID");
+  set(out, "NCCL_IB_ROCE_VERSION_NUM", "2", "NCCL's per-device choice must take RoCE v2 GIDs");
+  if (!ipv6) set(out, "UCX_IB_ROCE_SUBNETS", text, "UCX takes the first RoCE v2 GID in this subnet per device");
+  warnings.push_back("selected RoCE ports use different GID indices; no single NCCL_IB_GID_INDEX fits, so "
+                     "NCCL's per-device GID choice is steered with NCCL_IB_ADDR_RANGE=" + text +
+                     (ipv6 ? " and NCCL_IB_ADDR_FAMILY=AF_INET6" : ""));
+  for (const auto* p : ports) {
+    auto earlier = entriesNcclMayPreferTo(machine, *p, range);
+    if (earlier.empty()) continue;
+    warnings.push_back(p->device + ":" + std::to_string(p->port) + ": NCCL's per-device choice may take GID " +
+                       std::to_string(earlier.front()->index) + " (" + earlier.front()->value.toAddressString() +
+                       ", not this pod's) before GID " + std::to_string(*p->gidIndex));
+  }
+}
+
+void renderGidChoice(const std::vector<const PortDecision*>& ports, bool ipv6, const Machine& machine, Settings& out,
+                     std::vector<std::string>& warnings) {
+  if (ipv6) {
+    set(out, "NCCL_IB_ADDR_FAMILY", "AF_INET6", "the selected GIDs are IPv6");
+    set(out, "NVSHMEM_IB_ADDR_FAMILY", "AF_INET6", "the selected GIDs are IPv6");
+  }
+  int first = *ports.front()->gidIndex;
+  bool uniform = std::all_of(ports.begin(), ports.end(), [&](const PortDecision* p) { return *p->gidIndex == first; });
+  if (!uniform) {
+    renderAddressRange(ports, ipv6, machine, out, warnings);
+    return;
+  }
+  std::string index = std::to_string(first);
+  for (const char* name : {"NCCL_IB_GID_INDEX", "NVSHMEM_IB_GID_INDEX", "UCX_IB_GID_INDEX"}) {
+    set(out, name, index, "every selected RoCE port resolved GID index " + index);
+  }
+}
+
+// UCX refuses UCX_IB_ROCE_SUBNETS together with UCX_IB_GID_INDEX: a user-set one means we leave out the other.
+void dropUcxConflicts(const Environment& user, Settings& resolved, std::vector<std::string>& warnings) {
+  for (const auto& [userSet, ours] : {std::pair<const char*, const char*>{"UCX_IB_GID_INDEX", "UCX_IB_ROCE_SUBNETS"},
+                                      std::pair<const char*, const char*>{"UCX_IB_ROCE_SUBNETS", "UCX_IB_GID_INDEX"}}) {
+    auto it = resolved.find(ours);
+    if (it == resolved.end() || !user.get(userSet)) continue;
+    warnings.push_back(std::string(ours) + "=" + it->second.value + " not set: UCX refuses it together with " +
+                       userSet + ", which the user set");
+    resolved.erase(it);
+  }
+}
+
+// Every variable in output order: the user's value where set (kept, with what we would have set), else ours.
+std::vector<EnvSetting> withUserValues(const Settings& resolved, const Environment& user) {
+  std::vector<EnvSetting> out;
+  for (const auto& name : resolvedVariableNames()) {
+    std::optional<std::string> userValue = user.get(name);
+    auto it = resolved.find(name);
+    if (userValue) {
+      std::string note = it != resolved.end() ? "set by the user; resolved value would be " + it->second.value
+                                              : "set by the user; the resolution would leave it unset";
+      out.push_back(EnvSetting{name, *userValue, true, note});
+    } else if (it != resolved.end()) {
+      out.push_back(it->second);
     }
   }
   return out;
@@ -61,88 +153,14 @@ const std::vector<std::string>& resolvedVariableNames() {
 
 std::vector<EnvSetting> renderSettings(const Selection& selection, const Machine& machine, const Environment& user,
                                        std::vector<std::string>& warnings) {
-  std::map<std::string, EnvSetting> resolved;
-  auto set = [&](const std::string& name, const std::string& value, const std::string& note) {
-    resolved[name] = EnvSetting{name, value, false, note};
-  };
-
+  Settings resolved;
   std::vector<const PortDecision*> ports = selection.selected();
-  if (!ports.empty()) {
-    set("NCCL_IB_HCA", portList(ports, "="), "exact-match list of the selected device ports");
-    set("NVSHMEM_HCA_LIST", portList(ports, ""), "the selected device ports");
-    set("UCX_NET_DEVICES", portList(ports, ""), "the selected device ports");
-    bool allMlx5 = std::all_of(ports.begin(), ports.end(),
-                               [](const PortDecision* p) { return p->device.find("mlx5") != std::string::npos; });
-    std::string prefix = commonPrefix(ports);
-    if (!allMlx5 && !prefix.empty()) {
-      set("NVSHMEM_HCA_PREFIX", prefix, "NVSHMEM skips devices whose name lacks its prefix (default mlx5)");
-    } else if (!allMlx5) {
-      warnings.push_back("the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
-                         "skips those whose name does not contain 'mlx5'");
-    }
-  }
-
+  if (!ports.empty()) renderDeviceLists(ports, resolved, warnings);
   if (selection.fabric == LinkLayer::kEthernet && selection.family) {
-    bool ipv6 = *selection.family == AddressFamily::kIpv6;
-    std::vector<int> indices;
-    std::vector<GidValue> addresses;
-    for (const auto* p : ports) {
-      indices.push_back(*p->gidIndex);
-      addresses.push_back(*p->gid);
-    }
-    bool uniform = std::all_of(indices.begin(), indices.end(), [&](int i) { return i == indices.front(); });
-    if (ipv6) {
-      set("NCCL_IB_ADDR_FAMILY", "AF_INET6", "the selected GIDs are IPv6");
-      set("NVSHMEM_IB_ADDR_FAMILY", "AF_INET6", "the selected GIDs are IPv6");
-    }
-    if (uniform) {
-      std::string index = std::to_string(indices.front());
-      set("NCCL_IB_GID_INDEX", index, "every selected RoCE port resolved GID index " + index);
-      set("NVSHMEM_IB_GID_INDEX", index, "every selected RoCE port resolved GID index " + index);
-      set("UCX_IB_GID_INDEX", index, "every selected RoCE port resolved GID index " + index);
-    } else {
-      AddressRange range = AddressRange::covering(addresses);
-      std::string text = range.toString();
-      set("NCCL_IB_ADDR_RANGE", text, "smallest range holding every selected GID");
-      set("NVSHMEM_IB_ADDR_RANGE", text, "smallest range holding every selected GID");
-      set("NCCL_IB_ROCE_VERSION_NUM", "2", "NCCL's per-device choice must take RoCE v2 GIDs");
-      if (!ipv6) set("UCX_IB_ROCE_SUBNETS", text, "UCX takes the first RoCE v2 GID in this subnet per device");
-      warnings.push_back("selected RoCE ports use different GID indices; no single NCCL_IB_GID_INDEX fits, so "
-                         "NCCL's per-device GID choice is steered with NCCL_IB_ADDR_RANGE=" + text +
-                         (ipv6 ? " and NCCL_IB_ADDR_FAMILY=AF_INET6" : ""));
-      for (const auto* p : ports) {
-        auto earlier = entriesNcclMayPreferTo(machine, *p, range);
-        if (earlier.empty()) continue;
-        warnings.push_back(p->device + ":" + std::to_string(p->port) + ": NCCL's per-device choice may take GID " +
-                           std::to_string(earlier.front()->index) + " (" + earlier.front()->value.toAddressString() +
-                           ", not this pod's) before GID " + std::to_string(*p->gidIndex));
-      }
-    }
+    renderGidChoice(ports, *selection.family == AddressFamily::kIpv6, machine, resolved, warnings);
   }
-
-  // UCX refuses UCX_IB_ROCE_SUBNETS together with UCX_IB_GID_INDEX: a user-set one means we leave out the other.
-  for (const auto& [userSet, ours] : {std::pair<const char*, const char*>{"UCX_IB_GID_INDEX", "UCX_IB_ROCE_SUBNETS"},
-                                      std::pair<const char*, const char*>{"UCX_IB_ROCE_SUBNETS", "UCX_IB_GID_INDEX"}}) {
-    auto it = resolved.find(ours);
-    if (it == resolved.end() || !user.get(userSet)) continue;
-    warnings.push_back(std::string(ours) + "=" + it->second.value + " not set: UCX refuses it together with " +
-                       userSet + ", which the user set");
-    resolved.erase(it);
-  }
-
-  std::vector<EnvSetting> out;
-  for (const auto& name : resolvedVariableNames()) {
-    std::optional<std::string> userValue = user.get(name);
-    auto it = resolved.find(name);
-    if (userValue) {
-      std::string note = it != resolved.end() ? "set by the user; resolved value would be " + it->second.value
-                                              : "set by the user; the resolution would leave it unset";
-      out.push_back(EnvSetting{name, *userValue, true, note});
-    } else if (it != resolved.end()) {
-      out.push_back(it->second);
-    }
-  }
-  return out;
+  dropUcxConflicts(user, resolved, warnings);
+  return withUserValues(resolved, user);
 }
 
 }  // namespace nccl_roce::gid

@@ -1,6 +1,7 @@
 #include "gid/resolution_json.h"
 
 #include "common/log.h"
+#include "gid/reasons.h"
 
 namespace nccl_roce::gid {
 
@@ -11,13 +12,13 @@ nlohmann::ordered_json portToJson(const PortDecision& p) {
   j["name"] = p.device;
   j["port"] = p.port > 0 ? nlohmann::ordered_json(p.port) : nlohmann::ordered_json(nullptr);
   j["link_layer"] = linkLayerName(p.linkLayer);
-  j["state"] = p.state.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.state);
+  j["state"] = p.state ? nlohmann::ordered_json(p.state->text) : nlohmann::ordered_json(nullptr);
   j["rate_gbps"] = p.rateGbps ? nlohmann::ordered_json(*p.rateGbps) : nlohmann::ordered_json(nullptr);
   j["selected"] = p.selected;
   j["gid_index"] = p.gidIndex ? nlohmann::ordered_json(*p.gidIndex) : nlohmann::ordered_json(nullptr);
   j["gid"] = p.gid ? nlohmann::ordered_json(p.gid->toKernelString()) : nlohmann::ordered_json(nullptr);
   j["netdev"] = p.netdev ? nlohmann::ordered_json(*p.netdev) : nlohmann::ordered_json(nullptr);
-  j["reason"] = p.reason;
+  j["reason"] = reasonText(p);
   j["pci"] = p.pciAddress ? nlohmann::ordered_json(*p.pciAddress) : nlohmann::ordered_json(nullptr);
   j["numa_node"] = p.numaNode ? nlohmann::ordered_json(*p.numaNode) : nlohmann::ordered_json(nullptr);
   j["function"] = p.role == FunctionRole::kUnknown ? nlohmann::ordered_json(nullptr)
@@ -84,8 +85,8 @@ std::string resolutionToText(const Resolution& r) {
   for (const auto& p : r.ports) {
     std::string where = p.device + (p.port > 0 ? ":" + std::to_string(p.port) : "");
     out += format("%s %-20s %-10s %-7s", p.selected ? "[x]" : "[ ]", where.c_str(), linkLayerName(p.linkLayer),
-                  p.state.empty() ? "?" : p.state.c_str());
-    out += " " + p.reason + "\n";
+                  p.state ? p.state->text.c_str() : "?");
+    out += " " + reasonText(p) + "\n";
   }
   if (!r.env.empty()) out += "\nsettings:\n";
   for (const auto& s : r.env) {

@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "gid/discovery.h"
 #include "gid/forced_index.h"
+#include "gid/reasons.h"
 
 namespace nccl_roce::gid {
 
@@ -19,6 +20,31 @@ std::string noneSelectedError(const Machine& machine, const Selection& selection
   }
   return "no usable RDMA port: none of " + std::to_string(selection.ports.size()) +
          " device port(s) qualified (see each port's reason)";
+}
+
+// The address and verbs sources, read once into discovery's inputs; a source that fails is noted on the
+// resolution and left out (GIDs matched by netdev alone; sysfs alone).
+void readAddressesAndVerbs(const ResolverSources& sources, DiscoveryInputs& inputs,
+                           std::vector<VerbsDevice>& verbsDevices, Resolution& resolution) {
+  if (sources.addresses != nullptr) {
+    auto addresses = sources.addresses->list();
+    if (addresses.isOk()) {
+      inputs.addresses = std::move(*addresses);
+    } else {
+      resolution.warnings.push_back("addresses unknown (" + addresses.status().toString() +
+                                    "): GIDs matched by netdev alone");
+      resolution.addressSource = "unavailable";
+    }
+  }
+  if (sources.verbs != nullptr) {
+    auto queried = queryVerbs(*sources.verbs);
+    if (queried.isOk()) {
+      verbsDevices = std::move(*queried);
+      inputs.verbs = &verbsDevices;
+    } else {
+      resolution.verbsSource = "not used (" + queried.status().message() + ")";
+    }
+  }
 }
 
 }  // namespace
@@ -37,7 +63,7 @@ std::vector<std::string> Resolution::summaryLines(const std::string& settingPref
     return lines;
   }
   for (const auto& port : ports) {
-    if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + port.reason);
+    if (port.selected) lines.push_back(port.device + ":" + std::to_string(port.port) + " " + reasonText(port));
   }
   for (const auto& setting : env) {
     if (!startsWith(setting.name, settingPrefix)) continue;
@@ -59,27 +85,8 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
 
   DiscoveryInputs inputs;
   inputs.sysfs = sources.sysfs;
-  if (sources.addresses != nullptr) {
-    auto addresses = sources.addresses->list();
-    if (addresses.isOk()) {
-      inputs.addresses = std::move(*addresses);
-    } else {
-      resolution.warnings.push_back("addresses unknown (" + addresses.status().toString() +
-                                    "): GIDs matched by netdev alone");
-      resolution.addressSource = "unavailable";
-    }
-  }
   std::vector<VerbsDevice> verbsDevices;
-  if (sources.verbs != nullptr) {
-    auto queried = queryVerbs(*sources.verbs);
-    if (queried.isOk()) {
-      verbsDevices = std::move(*queried);
-      inputs.verbs = &verbsDevices;
-    } else {
-      resolution.verbsSource = "not used (" + queried.status().message() + ")";
-    }
-  }
-
+  readAddressesAndVerbs(sources, inputs, verbsDevices, resolution);
   std::vector<ForcedIndex> forced = forcedIndicesOf(user);
   for (const auto& f : forced) {
     if (f.index >= 0 && std::find(inputs.forcedIndices.begin(), inputs.forcedIndices.end(), f.index) ==

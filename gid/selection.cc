@@ -1,118 +1,190 @@
 #include "gid/selection.h"
 
 #include <algorithm>
-#include <map>
 
-#include "common/log.h"
-#include "gid/sysfs_formats.h"
+#include "gid/reasons.h"
 
 namespace nccl_roce::gid {
 
 namespace {
 
-// Per-port working state between the rules.
+// A port between the phases: its decision so far and its best qualifying GID per family.
 struct Candidate {
   PortDecision decision;
-  bool eligible = false;              // passed every per-port rule
-  std::optional<const GidEntry*> v4;  // best qualifying GID per family
-  std::optional<const GidEntry*> v6;
+  const GidEntry* v4 = nullptr;  // a routable IPv4-mapped GID if one qualifies, else a 169.254 one
+  const GidEntry* v6 = nullptr;
+
+  bool eligible() const { return !decision.exclusion; }
 };
 
-std::string rateText(const std::optional<double>& gbps) {
-  if (!gbps) return "unknown rate";
-  return format("%g Gb/s", *gbps);
+void exclude(Candidate& c, ExclusionReason reason) {
+  c.decision.exclusion = std::move(reason);
+  c.decision.gidIndex.reset();
+  c.decision.gid.reset();
+  c.decision.netdev.reset();
 }
 
-bool qualifies(const Machine& machine, const GidEntry& entry) {
-  if (!entry.notExamined.empty() || entry.value.isZero() || entry.value.isLinkLocal()) return false;
-  if (!entry.type || *entry.type != GidType::kRoceV2) return false;
-  if (!entry.netdev || machine.visibleNetdevs.count(*entry.netdev) == 0) return false;
-  if (machine.addresses) {
-    auto addresses = machine.addressesOf(*entry.netdev);
-    if (std::find(addresses.begin(), addresses.end(), entry.value) == addresses.end()) return false;
-  }
-  return true;
+PortDecision deviceDecision(const DeviceInfo& device) {
+  PortDecision d;
+  d.device = device.name;
+  d.pciAddress = device.pciAddress;
+  d.numaNode = device.numaNode;
+  d.role = device.role;
+  return d;
 }
 
-// "no qualifying RoCE v2 GID (2 link-local, 6 not configured in this namespace, 1 RoCE v1)".
-std::string whyNoGid(const Machine& machine, const PortInfo& port) {
-  std::map<std::string, int> counts;
-  for (const auto& entry : port.gids) {
-    if (entry.value.isLinkLocal()) {
-      ++counts["link-local"];
-    } else if (!entry.notExamined.empty()) {
-      ++counts["with addresses not configured in this network namespace"];
-    } else if (!entry.netdev) {
-      ++counts["whose netdev is unreadable"];
-    } else if (machine.visibleNetdevs.count(*entry.netdev) == 0) {
-      ++counts["on netdevs outside this network namespace"];
-    } else if (!entry.type) {
-      ++counts["whose type is unreadable"];
-    } else if (*entry.type != GidType::kRoceV2) {
-      ++counts["RoCE v1"];
-    } else {
-      ++counts["whose address is not on their netdev"];
+// The rules every port must pass on its own: state, physical link, this pod's access, a known link layer.
+std::optional<ExclusionReason> portRuleFailure(const DeviceInfo& device, const PortInfo& port) {
+  if (!port.state) return excluded::StateUnreadable{port.problems.empty() ? "" : port.problems.front()};
+  if (port.state->code != PortState::kActive) return excluded::NotActive{*port.state};
+  if (port.physState && port.physState->code != PhysState::kLinkUp) return excluded::PhysicalLinkDown{*port.physState};
+  if (!device.verbsOpenError.empty()) return excluded::CannotOpen{device.verbsOpenError};
+  if (port.linkLayer == LinkLayer::kUnknown) return excluded::UnknownLinkLayer{};
+  return std::nullopt;
+}
+
+// A RoCE port's best qualifying GID per family (lowest index; a routable IPv4 one before a 169.254 one), or
+// why none qualifies.
+std::optional<ExclusionReason> chooseGids(const Machine& machine, const PortInfo& port, Candidate& c) {
+  if (!port.gidsScanned) return excluded::GidTableUnreadable{};
+  excluded::NoQualifyingGid none;
+  const GidEntry* linkLocalV4 = nullptr;
+  for (const auto& entry : port.gids) {  // ascending index: the first of each kind is the lowest
+    if (auto why = gidRejection(machine, entry)) {
+      ++none.rejected[*why];
+      continue;
     }
+    const GidEntry*& slot = !entry.value.isIpv4Mapped() ? c.v6 : entry.value.isIpv4LinkLocal() ? linkLocalV4 : c.v4;
+    if (slot == nullptr) slot = &entry;
   }
-  if (!port.gidsScanned) return "GID table unreadable";
-  std::string out = "no qualifying RoCE v2 GID";
-  if (counts.empty()) return out + " (the table holds no populated entry)";
-  out += " (";
-  bool first = true;
-  for (const auto& [what, n] : counts) {
-    out += (first ? "" : ", ") + std::to_string(n) + " " + what;
-    first = false;
-  }
-  return out + ")";
+  if (c.v4 == nullptr) c.v4 = linkLocalV4;
+  if (c.v4 == nullptr && c.v6 == nullptr) return none;
+  return std::nullopt;
 }
 
 Candidate evaluatePort(const Machine& machine, const DeviceInfo& device, const PortInfo& port) {
   Candidate c;
-  PortDecision& d = c.decision;
-  d.device = device.name;
-  d.port = port.number;
-  d.pciAddress = device.pciAddress;
-  d.numaNode = device.numaNode;
-  d.role = device.role;
-  d.linkLayer = port.linkLayer;
-  d.state = port.state ? port.state->text : "";
-  d.rateGbps = port.rateGbps;
-  if (!port.state) {
-    d.reason = port.problems.empty() ? "port state unreadable" : "port " + port.problems.front();
-  } else if (port.state->code != kPortActive) {
-    d.reason = "port is " + port.state->text + " (state " + std::to_string(port.state->code) + ")";
-  } else if (port.physState && port.physState->code != kPhysLinkUp) {
-    d.reason = "physical link is " + port.physState->text + ", not LinkUp";
-  } else if (!device.verbsOpenError.empty()) {
-    d.reason = "listed in sysfs but this pod cannot open it (" + device.verbsOpenError + ")";
-  } else if (port.linkLayer == LinkLayer::kUnknown) {
-    d.reason = "link layer is neither InfiniBand nor Ethernet";
-  } else if (port.linkLayer == LinkLayer::kInfiniBand) {
-    c.eligible = true;
-  } else {
-    for (const auto& entry : port.gids) {
-      if (!qualifies(machine, entry)) continue;
-      auto& slot = entry.value.isIpv4Mapped() ? c.v4 : c.v6;
-      if (!slot) slot = &entry;  // entries are in ascending index order: the first is the lowest
-    }
-    c.eligible = c.v4 || c.v6;
-    if (!c.eligible) d.reason = whyNoGid(machine, port);
-  }
+  c.decision = deviceDecision(device);
+  c.decision.port = port.number;
+  c.decision.linkLayer = port.linkLayer;
+  c.decision.state = port.state;
+  c.decision.rateGbps = port.rateGbps;
+  std::optional<ExclusionReason> failure = portRuleFailure(device, port);
+  if (!failure && port.linkLayer == LinkLayer::kEthernet) failure = chooseGids(machine, port, c);
+  if (failure) exclude(c, std::move(*failure));
   return c;
 }
 
-bool rateBelowHalf(const std::optional<double>& rate, double fastest) {
-  return rate && fastest > 0 && *rate * 2 < fastest;  // exactly half is kept
+// Phase 1: every port (a device whose ports cannot be listed stands for itself) against the per-port rules.
+std::vector<Candidate> evaluatePorts(const Machine& machine) {
+  std::vector<Candidate> candidates;
+  for (const auto& device : machine.devices) {
+    if (device.ports.empty()) {
+      Candidate c;
+      c.decision = deviceDecision(device);
+      exclude(c, excluded::DeviceUnusable{device.problems.empty() ? "" : device.problems.front()});
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    for (const auto& port : device.ports) candidates.push_back(evaluatePort(machine, device, port));
+  }
+  return candidates;
+}
+
+// Phase 2: a port the user's NCCL_IB_HCA does not admit is one NCCL will not use.
+void applyUserHcaList(std::vector<Candidate>& candidates, const SelectionOptions& options) {
+  if (!options.userHcaList) return;
+  for (auto& c : candidates) {
+    if (c.eligible() && !options.userHcaList->admits(c.decision.device, c.decision.port)) {
+      exclude(c, excluded::NotAdmittedByUserList{options.userHcaText});
+    }
+  }
+}
+
+// Phase 3: one fabric; any usable InfiniBand port makes it InfiniBand.
+LinkLayer chooseFabric(std::vector<Candidate>& candidates) {
+  size_t activeIb = std::count_if(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.eligible() && c.decision.linkLayer == LinkLayer::kInfiniBand;
+  });
+  LinkLayer fabric = activeIb > 0 ? LinkLayer::kInfiniBand : LinkLayer::kEthernet;
+  for (auto& c : candidates) {
+    if (c.eligible() && c.decision.linkLayer != fabric) exclude(c, excluded::OtherFabric{activeIb});
+  }
+  return fabric;
+}
+
+// The fastest rate among the candidates; nullopt when none has a known rate.
+std::optional<double> fastestRate(const std::vector<Candidate>& candidates) {
+  std::optional<double> fastest;
+  for (const auto& c : candidates) {
+    if (c.eligible() && c.decision.rateGbps) fastest = std::max(fastest.value_or(0), *c.decision.rateGbps);
+  }
+  return fastest;
+}
+
+// Phase 4 (RoCE): one address family, the one that keeps more of the fastest candidates (ties: IPv4, NCCL's
+// default), so one stray IPv4 rail cannot push eight IPv6 rails out. Each kept port gets its GID.
+std::optional<AddressFamily> chooseFamily(std::vector<Candidate>& candidates) {
+  std::optional<double> fastest = fastestRate(candidates);
+  size_t v4AtFastest = 0, v6AtFastest = 0;
+  for (const auto& c : candidates) {
+    bool atFastest = !fastest || (c.decision.rateGbps && *c.decision.rateGbps == *fastest);
+    if (!c.eligible() || !atFastest) continue;
+    v4AtFastest += c.v4 != nullptr ? 1 : 0;
+    v6AtFastest += c.v6 != nullptr ? 1 : 0;
+  }
+  if (v4AtFastest == 0 && v6AtFastest == 0) return std::nullopt;
+  AddressFamily family = v4AtFastest >= v6AtFastest ? AddressFamily::kIpv4 : AddressFamily::kIpv6;
+  for (auto& c : candidates) {
+    if (!c.eligible()) continue;
+    const GidEntry* pick = family == AddressFamily::kIpv4 ? c.v4 : c.v6;
+    if (pick == nullptr) {
+      exclude(c, excluded::OtherFamily{family});
+      continue;
+    }
+    c.decision.gidIndex = pick->index;
+    c.decision.gid = pick->value;
+    c.decision.netdev = pick->netdev;
+  }
+  return family;
+}
+
+// Phase 5: rails only; a candidate slower than half the fastest (a management NIC beside 400G rails) is
+// dropped, exactly half is kept, an unknown rate filters nothing.
+void dropSlowerThanRails(std::vector<Candidate>& candidates) {
+  std::optional<double> fastest = fastestRate(candidates);
+  if (!fastest) return;
+  for (auto& c : candidates) {
+    const std::optional<double>& rate = c.decision.rateGbps;
+    if (c.eligible() && rate && *rate * 2 < *fastest) exclude(c, excluded::SlowerThanRails{*rate, *fastest});
+  }
+}
+
+// Phase 6: NCCL takes at most kNcclMaxDevices ports, in our (natural name) order. Returns how many it drops.
+size_t capAtNcclLimit(std::vector<Candidate>& candidates) {
+  size_t taken = 0, dropped = 0;
+  for (auto& c : candidates) {
+    if (!c.eligible()) continue;
+    if (taken < kNcclMaxDevices) {
+      ++taken;
+    } else {
+      exclude(c, excluded::PastDeviceLimit{kNcclMaxDevices});
+      ++dropped;
+    }
+  }
+  return dropped;
 }
 
 // NCCL uses every ACTIVE port a user-set NCCL_IB_HCA admits, whatever its GIDs: say which of those we would
 // not have chosen, and why, since that is where a user-set list goes wrong.
 void warnAboutUserListedPorts(Selection& selection, const SelectionOptions& options) {
+  if (!options.userHcaList) return;
   for (const auto& p : selection.ports) {
-    if (p.selected || p.port <= 0 || p.state != "ACTIVE") continue;
+    if (p.selected || p.port <= 0 || !p.isActive()) continue;
     if (!options.userHcaList->admits(p.device, p.port)) continue;
     selection.warnings.push_back("the user's NCCL_IB_HCA (" + options.userHcaText + ") lets NCCL use " +
-                                 p.device + ":" + std::to_string(p.port) + ", which was not selected: " + p.reason);
+                                 p.device + ":" + std::to_string(p.port) + ", which was not selected: " +
+                                 reasonText(p));
   }
 }
 
@@ -131,130 +203,28 @@ std::vector<const PortDecision*> Selection::selected() const {
 }
 
 Selection selectPorts(const Machine& machine, const SelectionOptions& options) {
+  std::vector<Candidate> candidates = evaluatePorts(machine);
+  applyUserHcaList(candidates, options);
+  LinkLayer fabric = chooseFabric(candidates);
+  std::optional<AddressFamily> family;
+  if (fabric == LinkLayer::kEthernet) family = chooseFamily(candidates);
+  dropSlowerThanRails(candidates);
+  size_t leftOut = capAtNcclLimit(candidates);
+
   Selection selection;
-  std::vector<Candidate> candidates;
-  for (const auto& device : machine.devices) {
-    if (device.ports.empty()) {
-      Candidate c;
-      c.decision.device = device.name;
-      c.decision.pciAddress = device.pciAddress;
-      c.decision.numaNode = device.numaNode;
-      c.decision.role = device.role;
-      c.decision.reason = device.problems.empty() ? "no ports" : device.problems.front();
-      candidates.push_back(c);
-      continue;
-    }
-    for (const auto& port : device.ports) candidates.push_back(evaluatePort(machine, device, port));
-  }
-
-  if (options.userHcaList) {
-    for (auto& c : candidates) {
-      if (c.eligible && !options.userHcaList->admits(c.decision.device, c.decision.port)) {
-        c.eligible = false;
-        c.decision.reason = "not admitted by the user's NCCL_IB_HCA (" + options.userHcaText + ")";
-      }
-    }
-  }
-
-  // One fabric: any usable InfiniBand port makes it InfiniBand.
-  size_t activeIb = std::count_if(candidates.begin(), candidates.end(), [](const Candidate& c) {
-    return c.eligible && c.decision.linkLayer == LinkLayer::kInfiniBand;
-  });
-  LinkLayer fabric = activeIb > 0 ? LinkLayer::kInfiniBand : LinkLayer::kEthernet;
   for (auto& c : candidates) {
-    if (c.eligible && c.decision.linkLayer != fabric) {
-      c.eligible = false;
-      c.decision.reason = "InfiniBand fabric chosen (" + std::to_string(activeIb) +
-                          " InfiniBand port(s) active); Ethernet ports are not used";
-    }
+    c.decision.selected = c.eligible();
+    selection.ports.push_back(std::move(c.decision));
   }
-
-  // One address family: the family in which the fastest candidates qualify (ties: IPv4).
-  if (fabric == LinkLayer::kEthernet) {
-    std::optional<double> fastest;
-    for (const auto& c : candidates) {
-      if (c.eligible && c.decision.rateGbps) fastest = std::max(fastest.value_or(0), *c.decision.rateGbps);
-    }
-    // Count, among the fastest candidates, the ports each family would keep: the larger count wins, so one
-    // stray IPv4 rail cannot push eight IPv6 rails out (ties: IPv4, NCCL's default family).
-    size_t v4AtFastest = 0, v6AtFastest = 0;
-    for (const auto& c : candidates) {
-      if (!c.eligible) continue;
-      bool atFastest = !fastest || (c.decision.rateGbps && *c.decision.rateGbps == *fastest);
-      if (!atFastest) continue;
-      v4AtFastest += c.v4 ? 1 : 0;
-      v6AtFastest += c.v6 ? 1 : 0;
-    }
-    if (v4AtFastest > 0 || v6AtFastest > 0) {
-      AddressFamily family = v4AtFastest >= v6AtFastest ? AddressFamily::kIpv4 : AddressFamily::kIpv6;
-      selection.family = family;
-      for (auto& c : candidates) {
-        if (!c.eligible) continue;
-        auto pick = family == AddressFamily::kIpv4 ? c.v4 : c.v6;
-        if (!pick) {
-          c.eligible = false;
-          c.decision.reason = std::string("qualifies only with an ") +
-                              familyName(family == AddressFamily::kIpv4 ? AddressFamily::kIpv6 : AddressFamily::kIpv4) +
-                              " GID; the selected ports use " + familyName(family);
-          continue;
-        }
-        c.decision.gidIndex = (*pick)->index;
-        c.decision.gid = (*pick)->value;
-        c.decision.netdev = (*pick)->netdev;
-      }
-    }
+  if (selection.anySelected()) {
+    selection.fabric = fabric;
+    selection.family = family;
   }
-
-  // Rails only: drop candidates slower than half the fastest (management NICs beside 400G rails).
-  double fastest = 0;
-  for (const auto& c : candidates) {
-    if (c.eligible && c.decision.rateGbps) fastest = std::max(fastest, *c.decision.rateGbps);
+  if (leftOut > 0) {
+    selection.warnings.push_back(std::to_string(leftOut) + " qualifying port(s) left out: NCCL uses at most " +
+                                 std::to_string(kNcclMaxDevices) + " device ports");
   }
-  for (auto& c : candidates) {
-    if (c.eligible && rateBelowHalf(c.decision.rateGbps, fastest)) {
-      c.eligible = false;
-      c.decision.gidIndex.reset();
-      c.decision.gid.reset();
-      c.decision.netdev.reset();
-      c.decision.reason = rateText(c.decision.rateGbps) + " is below half of the fastest candidate (" +
-                          rateText(fastest) + "): not a rail";
-    }
-  }
-
-  size_t taken = 0;
-  for (auto& c : candidates) {
-    PortDecision& d = c.decision;
-    if (c.eligible && taken >= kNcclMaxDevices) {
-      c.eligible = false;
-      d.gidIndex.reset();
-      d.gid.reset();
-      d.netdev.reset();
-      d.reason = "NCCL uses at most 32 device ports; this one is past the limit";
-    }
-    if (c.eligible) {
-      ++taken;
-      d.selected = true;
-      if (d.linkLayer == LinkLayer::kInfiniBand) {
-        d.reason = "active InfiniBand port, " + rateText(d.rateGbps);
-      } else {
-        d.reason = "active RoCE port; RoCE v2 GID " + std::to_string(*d.gidIndex) + " (" + d.gid->toAddressString() +
-                   " on " + d.netdev.value_or("?") + "), " + rateText(d.rateGbps);
-      }
-    }
-    selection.ports.push_back(std::move(d));
-  }
-  if (taken > 0) selection.fabric = fabric;
-  if (taken == 0) selection.family.reset();
-  if (taken == kNcclMaxDevices) {
-    size_t eligibleTotal = std::count_if(selection.ports.begin(), selection.ports.end(), [](const PortDecision& p) {
-      return !p.selected && p.reason.find("at most 32") != std::string::npos;
-    });
-    if (eligibleTotal > 0) {
-      selection.warnings.push_back(std::to_string(eligibleTotal) +
-                                   " qualifying port(s) left out: NCCL uses at most 32 device ports");
-    }
-  }
-  if (options.userHcaList) warnAboutUserListedPorts(selection, options);
+  warnAboutUserListedPorts(selection, options);
   return selection;
 }
 

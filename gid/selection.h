@@ -1,31 +1,60 @@
 // Which ports NCCL should use, and which GID each RoCE port needs: the rules of DESIGN.md section 3 as a
-// pure function of the discovered Machine, with a plain-words reason for every port, selected or not.
+// pure function of the discovered Machine. Every port gets a decision, selected or not; why a port is not
+// selected is data (ExclusionReason), put into words at the edge (gid/reasons.h).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "gid/hca_list.h"
 #include "gid/machine.h"
+#include "gid/qualification.h"
 
 namespace nccl_roce::gid {
+
+// Why a port is not selected, one type per rule, each with what its words need.
+namespace excluded {
+struct DeviceUnusable { std::string problem; };  // the device's ports could not be listed; empty: it has none
+struct StateUnreadable { std::string problem; };  // e.g. "state missing"; empty: no detail
+struct NotActive { PortStateReading state; };
+struct PhysicalLinkDown { PhysStateReading physState; };
+struct CannotOpen { std::string verbsError; };  // sysfs lists it, ibv_open_device fails in this pod
+struct UnknownLinkLayer {};
+struct GidTableUnreadable {};
+struct NoQualifyingGid { std::map<GidRejection, int> rejected; };  // entries per cause
+struct NotAdmittedByUserList { std::string userList; };  // the user's NCCL_IB_HCA
+struct OtherFabric { size_t activeInfinibandPorts; };  // InfiniBand chosen, this port is Ethernet
+struct OtherFamily { AddressFamily selected; };  // qualifies only in the other address family
+struct SlowerThanRails { double gbps; double fastestGbps; };
+struct PastDeviceLimit { size_t limit; };  // NCCL's MAX_IB_DEVS
+}  // namespace excluded
+
+using ExclusionReason =
+    std::variant<excluded::DeviceUnusable, excluded::StateUnreadable, excluded::NotActive, excluded::PhysicalLinkDown,
+                 excluded::CannotOpen, excluded::UnknownLinkLayer, excluded::GidTableUnreadable,
+                 excluded::NoQualifyingGid, excluded::NotAdmittedByUserList, excluded::OtherFabric,
+                 excluded::OtherFamily, excluded::SlowerThanRails, excluded::PastDeviceLimit>;
 
 struct PortDecision {
   std::string device;
   int port = 0;  // 0: the device's ports could not be listed
   LinkLayer linkLayer = LinkLayer::kUnknown;
-  std::string state;  // "ACTIVE", "DOWN", ... ("" when unreadable)
+  std::optional<PortStateReading> state;  // nullopt when unreadable
   std::optional<double> rateGbps;
   bool selected = false;
+  std::optional<ExclusionReason> exclusion;  // set exactly when not selected
   std::optional<int> gidIndex;  // RoCE ports that qualified
   std::optional<GidValue> gid;
   std::optional<std::string> netdev;
-  std::string reason;
   // Where the device sits, as sysfs shows it (for locality and for telling SR-IOV VFs from PFs).
   std::optional<std::string> pciAddress;
   std::optional<int> numaNode;
   FunctionRole role = FunctionRole::kUnknown;
+
+  bool isActive() const { return state && state->code == PortState::kActive; }
 };
 
 struct Selection {

@@ -7,14 +7,23 @@
 
 namespace nccl_roce::gid {
 
-std::optional<NumberedState> parseNumberedState(std::string_view text) {
+namespace {
+
+template <typename State>
+std::optional<NumberedState<State>> parseNumbered(std::string_view text) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   std::optional<uint64_t> code = parseUnsigned(text.substr(0, colon));
   std::string_view name = trim(text.substr(colon + 1));
   if (!code || *code > 255 || name.empty()) return std::nullopt;
-  return NumberedState{static_cast<int>(*code), std::string(name)};
+  return NumberedState<State>{static_cast<State>(*code), std::string(name)};
 }
+
+}  // namespace
+
+std::optional<PortStateReading> parsePortState(std::string_view text) { return parseNumbered<PortState>(text); }
+
+std::optional<PhysStateReading> parsePhysState(std::string_view text) { return parseNumbered<PhysState>(text); }
 
 std::optional<double> parseRateGbps(std::string_view text) {
   size_t unit = text.find(" Gb/sec");
@@ -40,8 +49,9 @@ std::optional<GidType> parseGidType(std::string_view text) {
   return std::nullopt;
 }
 
-const char* portStateName(int code) {
+const char* portStateName(PortState state) {
   static const char* const kNames[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+  int code = static_cast<int>(state);
   return code >= 0 && code <= 5 ? kNames[code] : "UNKNOWN";
 }
 

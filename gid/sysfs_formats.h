@@ -9,8 +9,10 @@
 
 namespace nccl_roce::gid {
 
-// "4: ACTIVE", "5: LinkUp", "7: Phy Test": a decimal code, ": ", a name.
-std::optional<NumberedState> parseNumberedState(std::string_view text);
+// "4: ACTIVE", "1: DOWN": a decimal code (0..255), ": ", a name.
+std::optional<PortStateReading> parsePortState(std::string_view text);
+// "5: LinkUp", "3: Disabled", "7: Phy Test": the same shape.
+std::optional<PhysStateReading> parsePhysState(std::string_view text);
 // "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)", "400 Gb/sec (4X NDR)": the leading number in Gb/s.
 std::optional<double> parseRateGbps(std::string_view text);
 // "InfiniBand" / "Ethernet"; anything else is Unknown.
@@ -22,10 +24,7 @@ bool isPciAddress(std::string_view text);
 // Names NCCL_IB_HCA, NVSHMEM_HCA_LIST and UCX_NET_DEVICES can carry: [A-Za-z0-9_.-], 1..64 bytes.
 bool isListableDeviceName(std::string_view name);
 
-// Port state codes (ib_port_state) and the physical state code for LinkUp.
-inline constexpr int kPortActive = 4;
-inline constexpr int kPhysLinkUp = 5;
-// The kernel's name of a port state code, as `state` prints it ("4" -> "ACTIVE"); "UNKNOWN" outside 0..5.
-const char* portStateName(int code);
+// The kernel's name of a port state, as `state` prints it (kActive -> "ACTIVE"); "UNKNOWN" outside 0..5.
+const char* portStateName(PortState state);
 
 }  // namespace nccl_roce::gid

@@ -1,6 +1,6 @@
 // Every read of sysfs goes through SysfsReader, constructed with the root to read under (UCX style: the
-// path is a parameter; "/sys" is only the default a caller passes). File access itself is a seam so
-// tests can make any path fail with EINVAL, EACCES or EIO, which regular fixture files cannot do.
+// path is a parameter; "/sys" is only the default a caller passes) and the file access to read through
+// (gid/file_access.h). It applies the attribute rules (trailing newline trimmed, an empty file an error).
 #pragma once
 
 #include <atomic>
@@ -11,31 +11,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "gid/file_access.h"
 
 namespace nccl_roce::gid {
-
-// Reads files of one directory by leaf name. The real one opens the directory once and reads relative to it
-// (openat), which keeps the kernel's path walk short: a GID table is hundreds of files in one directory.
-class DirectoryFiles {
- public:
-  virtual ~DirectoryFiles() = default;
-  virtual StatusOr<std::string> read(const std::string& leaf, size_t maxBytes) const = 0;
-};
-
-class FileAccess {
- public:
-  virtual ~FileAccess() = default;
-  // Default: reads `path + "/" + leaf` through read(), so substitutes need not implement it.
-  virtual std::unique_ptr<DirectoryFiles> openDirectory(const std::string& path) const;
-  virtual StatusOr<std::string> read(const std::string& path, size_t maxBytes) const = 0;
-  virtual StatusOr<std::vector<std::string>> list(const std::string& path, size_t maxEntries) const = 0;
-  virtual StatusOr<std::string> readLink(const std::string& path) const = 0;
-  // Whether the path names anything (following symlinks), e.g. class/net/<ifname>.
-  virtual bool exists(const std::string& path) const = 0;
-};
-
-// The real file system (common/file.h: bounded, non-blocking, regular files only).
-const FileAccess& realFileAccess();
 
 class SysfsReader {
  public:

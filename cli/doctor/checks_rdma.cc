@@ -6,7 +6,7 @@
 
 #include "cli/doctor/checks.h"
 #include "common/strings.h"
-#include "gid/sysfs_formats.h"
+#include "gid/reasons.h"
 
 namespace nccl_roce::doctor {
 
@@ -36,10 +36,10 @@ CheckResult checkPortState(const DoctorInputs& in) {
   size_t active = 0;
   std::string down;
   for (const auto& p : r.ports) {
-    if (p.state == "ACTIVE") {
+    if (p.isActive()) {
       ++active;
     } else {
-      down += (down.empty() ? "" : ", ") + where(p) + " " + (p.state.empty() ? "unreadable" : p.state);
+      down += (down.empty() ? "" : ", ") + where(p) + " " + (p.state ? p.state->text : "unreadable");
     }
   }
   std::string detail = std::to_string(active) + " of " + std::to_string(r.ports.size()) + " port(s) ACTIVE";
@@ -65,13 +65,13 @@ CheckResult checkGidQualification(const DoctorInputs& in) {
   size_t ok = 0, rejected = 0;
   std::set<int> indices;
   for (const auto& p : r.ports) {
-    if (p.linkLayer != gid::LinkLayer::kEthernet || p.state != "ACTIVE") continue;
+    if (p.linkLayer != gid::LinkLayer::kEthernet || !p.isActive()) continue;
     if (p.selected) {
       ++ok;
       if (p.gidIndex) indices.insert(*p.gidIndex);
     } else {
       ++rejected;
-      failures += (failures.empty() ? "" : "; ") + where(p) + ": " + p.reason;
+      failures += (failures.empty() ? "" : "; ") + where(p) + ": " + gid::reasonText(p);
     }
   }
   if (ok + rejected == 0) return CheckResult::skip(id, title, "no active Ethernet port");
@@ -101,7 +101,9 @@ CheckResult checkRoceV2(const DoctorInputs& in) {
   size_t withV2 = 0, ethernet = 0;
   for (const auto& device : r.machine->devices) {
     for (const auto& port : device.ports) {
-      if (port.linkLayer != gid::LinkLayer::kEthernet || !port.state || port.state->code != gid::kPortActive) continue;
+      if (port.linkLayer != gid::LinkLayer::kEthernet || !port.state || port.state->code != gid::PortState::kActive) {
+        continue;
+      }
       ++ethernet;
       bool v2 = false, v1 = false;
       for (const auto& g : port.gids) {

@@ -19,7 +19,7 @@ std::string problemWithIndex(const DoctorInputs& in, const gid::PortDecision& p,
   auto text = in.sysfs->attribute(base + "/gids/" + n);
   auto value = text.isOk() ? gid::GidValue::parseKernel(*text) : std::nullopt;
   if (!value || value->isZero()) return "GID " + n + " on " + portName(p) + " is empty";
-  if (value->isLinkLocal()) return "GID " + n + " on " + portName(p) + " is link-local (" + value->toAddressString() + ")";
+  if (value->isIpv6LinkLocal()) return "GID " + n + " on " + portName(p) + " is link-local (" + value->toAddressString() + ")";
   auto type = in.sysfs->attribute(base + "/gid_attrs/types/" + n);
   if (type.isOk() && gid::parseGidType(*type) == gid::GidType::kRoceV1) {
     return "GID " + n + " on " + portName(p) + " is RoCE v1";

@@ -27,24 +27,24 @@ const char* const kErrors[] = {"invalid argument", "permission denied", "I/O err
 void put(FuzzedDataProvider& in, Snapshot& s, const std::string& path, const char* const* realistic, size_t count) {
   switch (in.ConsumeIntegralInRange<int>(0, 5)) {
     case 0:
-      s.files[path] = in.ConsumeRandomLengthString(64);
+      s.sysfs.files[path] = in.ConsumeRandomLengthString(64);
       break;
     case 1:
-      s.errors[path] = kErrors[in.ConsumeIntegralInRange<size_t>(0, 4)];
+      s.sysfs.errors[path] = nccl_roce::gid::recordedErrorFromText(kErrors[in.ConsumeIntegralInRange<size_t>(0, 4)]);
       break;
     default:
-      s.files[path] = std::string(realistic[in.ConsumeIntegralInRange<size_t>(0, count - 1)]) + "\n";
+      s.sysfs.files[path] = std::string(realistic[in.ConsumeIntegralInRange<size_t>(0, count - 1)]) + "\n";
   }
 }
 
 std::string gidText(FuzzedDataProvider& in) {
   char text[48];
   unsigned char b[16] = {0};
-  int kind = in.ConsumeIntegralInRange<int>(0, 3);
-  if (kind == 0) {
+  int kind = in.ConsumeIntegralInRange<int>(0, 4);
+  if (kind == 0 || kind == 4) {  // 10.0.0.x, or an IPv4 link-local 169.254.0.x
     b[10] = b[11] = 0xff;
-    b[12] = 10;
-    b[13] = 0;
+    b[12] = kind == 0 ? 10 : 169;
+    b[13] = kind == 0 ? 0 : 254;
     b[14] = 0;
     b[15] = in.ConsumeIntegral<uint8_t>() & 3;
   } else if (kind == 1) {
@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   Snapshot s;
   std::vector<std::string> netdevs{"net1", "net2", "eth0"};
-  s.directories["class/net"] = netdevs;
+  s.sysfs.directories["class/net"] = netdevs;
   std::vector<std::string> devices;
   int deviceCount = in.ConsumeIntegralInRange<int>(0, 6);
   for (int d = 0; d < deviceCount; ++d) {
@@ -86,26 +86,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (int g = 0; g < gids; ++g) {
         std::string i = std::to_string(g);
         indices.push_back(i);
-        s.files[pb + "/gids/" + i] = in.ConsumeBool() ? gidText(in) : in.ConsumeRandomLengthString(48);
+        s.sysfs.files[pb + "/gids/" + i] = in.ConsumeBool() ? gidText(in) : in.ConsumeRandomLengthString(48);
         put(in, s, pb + "/gid_attrs/types/" + i, kTypes, 3);
         std::string netdev = netdevs[in.ConsumeIntegralInRange<size_t>(0, 2)] + "\n";
         const char* one[] = {netdev.c_str()};
         put(in, s, pb + "/gid_attrs/ndevs/" + i, one, 1);
       }
-      s.directories[pb + "/gids"] = indices;
+      s.sysfs.directories[pb + "/gids"] = indices;
     }
-    s.directories[base + "/ports"] = portNames;
+    s.sysfs.directories[base + "/ports"] = portNames;
   }
-  s.directories["class/infiniband"] = devices;
+  s.sysfs.directories["class/infiniband"] = devices;
   if (in.ConsumeBool()) {
     std::vector<nccl_roce::gid::InterfaceAddress> addresses;
     for (int i = 0; i < 3; ++i) {
-      auto a = nccl_roce::gid::parseCidr(netdevs[static_cast<size_t>(i)], "10.0.0." + std::to_string(i) + "/24");
+      bool linkLocal = in.ConsumeBool();
+      std::string cidr = (linkLocal ? "169.254.0." : "10.0.0.") + std::to_string(i) + (linkLocal ? "/16" : "/24");
+      auto a = nccl_roce::gid::parseCidr(netdevs[static_cast<size_t>(i)], cidr);
       if (a.isOk()) addresses.push_back(*a);
     }
     s.addresses = addresses;
   }
-  nccl_roce::gid::SnapshotFileAccess files(s, "/fuzz");
+  nccl_roce::gid::RecordedFileAccess files(s.sysfs, "/fuzz");
   nccl_roce::gid::SysfsReader reader("/fuzz", files);
   nccl_roce::gid::FixedAddressSource source(s.addresses.value_or(std::vector<nccl_roce::gid::InterfaceAddress>{}));
   nccl_roce::gid::ResolverSources sources;

@@ -25,7 +25,7 @@ TEST(BadInput, GarbageInStateFiles) {
   w.sys.device("mlx5_0").port(1).roce(400).state("\x01\x02 garbage").physState("five");
   auto r = w.resolve();
   EXPECT_TRUE(portOf(r, "mlx5_9", 1).selected);
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port state '\x01\x02 garbage' not understood");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "port state '\x01\x02 garbage' not understood");
 }
 
 TEST(BadInput, HugeFilesAreRefusedNotTruncated) {
@@ -35,7 +35,7 @@ TEST(BadInput, HugeFilesAreRefusedNotTruncated) {
   port.file("state", "4: ACTIVE" + std::string(1 << 20, ' '));
   auto r = w.resolve();
   EXPECT_TRUE(portOf(r, "mlx5_9", 1).selected);
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port state larger than a sysfs attribute can be");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "port state larger than a sysfs attribute can be");
 }
 
 TEST(BadInput, SymlinkLoopsAreSkipped) {
@@ -50,7 +50,7 @@ TEST(BadInput, SymlinkLoopsAreSkipped) {
   auto r = w.resolve();
   EXPECT_TRUE(portOf(r, "mlx5_9", 1).selected);
   EXPECT_FALSE(portOf(r, "mlx5_0", 1).selected);
-  EXPECT_THAT(portOf(r, "mlx5_1", 0).reason, HasSubstr("ports: unreadable"));
+  EXPECT_THAT(reasonText(portOf(r, "mlx5_1", 0)), HasSubstr("ports: unreadable"));
 }
 
 TEST(BadInput, FifosDoNotHangTheScan) {
@@ -69,9 +69,10 @@ TEST(BadInput, NonUtf8AndListBreakingDeviceNamesAreReportedNotListed) {
   addHealthyRail(w);
   w.sys.device("mlx5_\xff\xfe").port(1).roce(400);
   w.sys.device("mlx5,0").port(1).roce(400);
+  w.snapshotJsonIsExact = false;  // a snapshot file carries the name with its bytes replaced
   auto r = w.resolve();
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_9:1");
-  EXPECT_EQ(portOf(r, "mlx5,0", 0).reason, "name has characters NCCL_IB_HCA cannot carry");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5,0", 0)), "name has characters NCCL_IB_HCA cannot carry");
 }
 
 TEST(BadInput, PermissionDeniedAndIoErrorsOnGidAttributes) {
@@ -84,7 +85,7 @@ TEST(BadInput, PermissionDeniedAndIoErrorsOnGidAttributes) {
   files.fail("ports/1/gid_attrs/types/5", EIO);
   auto r = w.resolve(files);
   EXPECT_FALSE(r.anySelected());
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason,
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)),
             "no qualifying RoCE v2 GID (2 RoCE v1, 1 whose netdev is unreadable, 1 whose type is unreadable)");
 }
 
@@ -95,7 +96,7 @@ TEST(BadInput, OversizedGidTablesAreRefused) {
   port.tableLength(4100);
   auto r = w.resolve();
   EXPECT_TRUE(portOf(r, "mlx5_9", 1).selected);
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "GID table unreadable");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "GID table unreadable");
 }
 
 TEST(BadInput, UnlistableNetdevsMeanNoRoceGidCanQualify) {

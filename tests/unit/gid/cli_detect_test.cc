@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/file.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
@@ -128,6 +130,29 @@ TEST(SnapshotCli, ReplaysToTheSameResolution) {
   json a = json::parse(live.out), b = json::parse(replay.out);
   EXPECT_EQ(a["devices"], b["devices"]);
   EXPECT_EQ(a["env"], b["env"]);
+}
+
+// A snapshot holds what was read, failures included, and nothing else: the doctor's MTU reads are in it (the
+// command runs the doctor's sysfs checks through the recording file access), a file nobody read is not.
+TEST(SnapshotCli, HoldsExactlyWhatTheResolverAndTheDoctorRead) {
+  PodTree tree;
+  tree.sys.write("class/net/net1/mtu", "9000\n");
+  tree.sys.write("class/net/net2/mtu", "1500\n");
+  std::string file = tree.dir.join("snap.json");
+  auto captured = runCommand("env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " snapshot --sysfs-root " +
+                             tree.sys.root() + " --ifaddrs " + tree.dir.join("ifaddrs") + " -o " + file);
+  ASSERT_EQ(captured.exitCode, 0) << captured.err;
+  json snapshot = json::parse(readFileBounded(file, 1 << 20).value());
+  EXPECT_EQ(snapshot["files"]["class/infiniband/mlx5_0/ports/1/gids/7"], "0000:0000:0000:0000:0000:ffff:0a9c:8184\n");
+  EXPECT_EQ(snapshot["files"]["class/net/net1/mtu"], "9000\n");
+  EXPECT_FALSE(snapshot["files"].contains("class/net/net1/operstate")) << "never read";
+  EXPECT_FALSE(snapshot["files"].contains("class/infiniband/mlx5_2/ports/1/gids/0")) << "a down port's table is not read";
+  EXPECT_EQ(snapshot["errors"]["class/infiniband/mlx5_0/device"], "not found: No such file or directory");
+  auto doctor = runCommand("env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " doctor --format json --snapshot " + file);
+  json checks = json::parse(doctor.out)["checks"];
+  auto mtu = std::find_if(checks.begin(), checks.end(), [](const json& c) { return c["id"] == "mtu"; });
+  ASSERT_NE(mtu, checks.end()) << doctor.out;
+  EXPECT_EQ((*mtu)["detail"], "net1 9000, net2 1500 (RoCE path MTU below 4096 on net2)");
 }
 
 TEST(SnapshotCli, TheBundledExampleMachineResolves) {

@@ -28,26 +28,35 @@ TEST(GidValue, ClassifiesByBytesNotSubstrings) {
   auto linkLocal = GidValue::parseKernel("fe80:0000:0000:0000:0ac0:ebff:ffff:1cfb");
   ASSERT_TRUE(ula && linkLocal);
   EXPECT_FALSE(ula->isIpv4Mapped());
-  EXPECT_FALSE(ula->isLinkLocal());
+  EXPECT_FALSE(ula->isIpv6LinkLocal());
   EXPECT_FALSE(linkLocal->isIpv4Mapped());
-  EXPECT_TRUE(linkLocal->isLinkLocal());
-  EXPECT_TRUE(GidValue::parseKernel("febf:0000:0000:0000:0000:0000:0000:0001")->isLinkLocal());  // fe80::/10
-  EXPECT_FALSE(GidValue::parseKernel("fec0:0000:0000:0000:0000:0000:0000:0001")->isLinkLocal());
-  EXPECT_TRUE(GidValue::parseKernel("0000:0000:0000:0000:0000:ffff:a9fe:0102")->isLinkLocal());  // 169.254.1.2
+  EXPECT_TRUE(linkLocal->isIpv6LinkLocal());
+  EXPECT_FALSE(linkLocal->isIpv4LinkLocal());
+  EXPECT_TRUE(GidValue::parseKernel("febf:0000:0000:0000:0000:0000:0000:0001")->isIpv6LinkLocal());  // fe80::/10
+  EXPECT_FALSE(GidValue::parseKernel("fec0:0000:0000:0000:0000:0000:0000:0001")->isIpv6LinkLocal());
+  auto spark = GidValue::parseKernel("0000:0000:0000:0000:0000:ffff:a9fe:0102");  // 169.254.1.2
+  EXPECT_TRUE(spark->isIpv4LinkLocal());
+  EXPECT_FALSE(spark->isIpv6LinkLocal());
+  EXPECT_FALSE(GidValue::parseKernel("0000:0000:0000:0000:0000:ffff:a9ff:0102")->isIpv4LinkLocal());  // 169.255.1.2
+  EXPECT_FALSE(GidValue::parseKernel("a9fe:0102:0000:0000:0000:0000:0000:0000")->isIpv4LinkLocal());  // not IPv4-mapped
   EXPECT_TRUE(GidValue::parseKernel("0000:0000:0000:0000:0000:0000:0000:0000")->isZero());
 }
 
 TEST(SysfsFormats, PortStatesAreReadByNumber) {
-  auto active = parseNumberedState("4: ACTIVE");
+  auto active = parsePortState("4: ACTIVE");
   ASSERT_TRUE(active);
-  EXPECT_EQ(active->code, kPortActive);
+  EXPECT_EQ(active->code, PortState::kActive);
   EXPECT_EQ(active->text, "ACTIVE");
-  EXPECT_EQ(parseNumberedState("5: ACTIVE_DEFER")->code, 5) << "not ACTIVE, whatever the substring says";
-  EXPECT_EQ(parseNumberedState("7: Phy Test")->text, "Phy Test");
-  EXPECT_FALSE(parseNumberedState("ACTIVE"));
-  EXPECT_FALSE(parseNumberedState("x: ACTIVE"));
-  EXPECT_FALSE(parseNumberedState("4:"));
-  EXPECT_FALSE(parseNumberedState("99999999999999999999: X"));
+  EXPECT_EQ(parsePortState("5: ACTIVE_DEFER")->code, PortState::kActiveDefer) << "not ACTIVE, whatever the substring says";
+  EXPECT_EQ(parsePortState("9: ACTIVE")->number(), 9) << "a number the kernel may add later is kept, not ACTIVE";
+  EXPECT_NE(parsePortState("9: ACTIVE")->code, PortState::kActive);
+  EXPECT_EQ(parsePhysState("7: Phy Test")->code, PhysState::kPhyTest);
+  EXPECT_EQ(parsePhysState("7: Phy Test")->text, "Phy Test");
+  EXPECT_EQ(parsePhysState("5: LinkUp")->code, PhysState::kLinkUp);
+  EXPECT_FALSE(parsePortState("ACTIVE"));
+  EXPECT_FALSE(parsePortState("x: ACTIVE"));
+  EXPECT_FALSE(parsePortState("4:"));
+  EXPECT_FALSE(parsePortState("99999999999999999999: X"));
 }
 
 TEST(SysfsFormats, RatesAsTheKernelPrintsThem) {

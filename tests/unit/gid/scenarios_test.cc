@@ -37,7 +37,7 @@ TEST(Scenario, BareMetalEightRailRoceSelectsIndexThreeOnEveryRail) {
   EXPECT_EQ(rail.gidIndex, 3);
   EXPECT_EQ(rail.gid->toKernelString(), "0000:0000:0000:0000:0000:ffff:0a00:050b");
   EXPECT_EQ(rail.netdev, "ens5np0");
-  EXPECT_THAT(rail.reason, HasSubstr("10.0.5.11 on ens5np0"));
+  EXPECT_THAT(reasonText(rail), HasSubstr("10.0.5.11 on ens5np0"));
   EXPECT_EQ(rail.pciAddress, "0000:22:00.0");
   EXPECT_EQ(rail.numaNode, 1);
   EXPECT_EQ(rail.role, gid::FunctionRole::kPhysicalFunction);
@@ -133,7 +133,7 @@ TEST(Scenario, PureInfinibandWithDownPorts) {
   EXPECT_EQ(envOf(r, "UCX_IB_GID_INDEX"), "<unset>");
   const auto& down = portOf(r, "mlx5_4", 1);
   EXPECT_FALSE(down.selected);
-  EXPECT_EQ(down.reason, "port is DOWN (state 1)");
+  EXPECT_EQ(reasonText(down), "port is DOWN (state 1)");
   EXPECT_FALSE(portOf(r, "mlx5_0", 1).gidIndex.has_value());
   EXPECT_FALSE(portOf(r, "mlx5_0", 1).gid.has_value());
 }
@@ -149,7 +149,7 @@ TEST(Scenario, InfinibandRailsWinOverAManagementEthernetNic) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
-  EXPECT_THAT(portOf(r, "mlx5_2", 1).reason, HasSubstr("InfiniBand fabric chosen"));
+  EXPECT_THAT(reasonText(portOf(r, "mlx5_2", 1)), HasSubstr("InfiniBand fabric chosen"));
 }
 
 // Cases 10, 11: an IPv6-only fabric on renamed AMD/Broadcom devices.
@@ -187,7 +187,7 @@ TEST(Scenario, RoceV1OnlyDeviceIsNotMixedWithV2Rails) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1");
-  EXPECT_EQ(portOf(r, "mlx4_0", 1).reason, "no qualifying RoCE v2 GID (1 RoCE v1, 1 link-local)");
+  EXPECT_EQ(reasonText(portOf(r, "mlx4_0", 1)), "no qualifying RoCE v2 GID (1 RoCE v1, 1 link-local)");
 }
 
 // rdma-core's default udev rule renames devices by PCI path (rocep<bus>s<slot>f<fn>); order is natural.
@@ -239,7 +239,7 @@ TEST(Scenario, SlowerManagementNicBesideFourHundredGigRails) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
-  EXPECT_EQ(portOf(r, "mlx5_2", 1).reason, "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)), "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
 }
 
 TEST(Scenario, ExactlyHalfTheFastestRateIsKept) {
@@ -288,21 +288,24 @@ TEST(Scenario, MultiPlaneDeviceWithDataOnPortsThreeSixNineTwelve) {
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:3,mlx5_0:6,mlx5_0:9,mlx5_0:12");
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
   EXPECT_EQ(r.ports.size(), 12u);
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "port is DOWN (state 1)");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "port is DOWN (state 1)");
+}
+
+// One port of a DGX Spark's ConnectX-7 as rdma-core names it (200 Gb/s): the default link-local pair, then the
+// IPv4 pair of `ip` at `first`.
+void sparkPort(ResolverWorld& w, const std::string& device, const std::string& netdev, const std::string& ip, int first) {
+  w.sys.netdev(netdev);
+  w.sys.device(device).port(1).roce(200).tableLength(8).linkLocalGids(netdev).ipv4Pair(first, ip, netdev);
 }
 
 // DGX Spark (case 20): rdma-core names with a PCI domain (roceP2p1s0f1 beside rocep1s0f1), per-device indices
 // that differ and drift. No single index fits; NCCL is steered to this node's subnet instead.
 TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
   ResolverWorld w;
-  w.sys.netdev("enp1s0f1np1");
-  w.sys.netdev("enP2p1s0f1np1");
+  sparkPort(w, "rocep1s0f1", "enp1s0f1np1", "192.168.100.11", 2);
+  sparkPort(w, "roceP2p1s0f1", "enP2p1s0f1np1", "192.168.101.11", 4);
   w.address("enp1s0f1np1", "192.168.100.11/24");
   w.address("enP2p1s0f1np1", "192.168.101.11/24");
-  w.sys.device("rocep1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enp1s0f1np1").ipv4Pair(
-      2, "192.168.100.11", "enp1s0f1np1");
-  w.sys.device("roceP2p1s0f1").port(1).roce(200).tableLength(8).linkLocalGids("enP2p1s0f1np1").ipv4Pair(
-      4, "192.168.101.11", "enP2p1s0f1np1");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=roceP2p1s0f1:1,rocep1s0f1:1");
@@ -311,6 +314,82 @@ TEST(Scenario, DgxSparkMixedCaseNamesWithDifferentIndices) {
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_PREFIX"), "roce");
   EXPECT_EQ(portOf(r, "roceP2p1s0f1", 1).gidIndex, 5);
   EXPECT_EQ(portOf(r, "rocep1s0f1", 1).gidIndex, 3);
+}
+
+// Two DGX Sparks cabled back to back (NVIDIA's "connect two Sparks" setup): the ConnectX-7 netdevs carry only
+// IPv4 link-local addresses (169.254/16), and NCCL runs over them. The Spark's own 10GbE port has a routable
+// address but no RDMA device.
+TEST(Scenario, DgxSparkPairAddressedOnIpv4LinkLocalOnlyResolves) {
+  ResolverWorld w;
+  sparkPort(w, "rocep1s0f1", "enp1s0f1np1", "169.254.37.11", 2);
+  sparkPort(w, "roceP2p1s0f1", "enP2p1s0f1np1", "169.254.201.4", 2);
+  w.sys.netdev("enP7s7");
+  w.address("enp1s0f1np1", "169.254.37.11/16");
+  w.address("enP2p1s0f1np1", "169.254.201.4/16");
+  w.address("enP7s7", "192.168.1.40/24");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(r.family, gid::AddressFamily::kIpv4);
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=roceP2p1s0f1:1,rocep1s0f1:1");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(envOf(r, "NCCL_IB_ADDR_FAMILY"), "<unset>");
+  const auto& port = portOf(r, "rocep1s0f1", 1);
+  EXPECT_EQ(port.gid->toKernelString(), "0000:0000:0000:0000:0000:ffff:a9fe:250b");
+  EXPECT_EQ(reasonText(port), "active RoCE port; RoCE v2 GID 3 (169.254.37.11 on enp1s0f1np1), 200 Gb/s");
+}
+
+// A 169.254 GID is the fallback of a port, never the preference: a routable IPv4 GID on the same port wins
+// whatever its index, with the namespace's addresses known or not.
+TEST(Scenario, PortWithRoutableAndLinkLocalIpv4GidsPicksTheRoutableOne) {
+  for (bool addressesKnown : {true, false}) {
+    SCOPED_TRACE(addressesKnown ? "addresses known" : "matched by netdev alone");
+    ResolverWorld w;
+    w.sys.netdev("net1");
+    if (addressesKnown) {
+      w.address("net1", "169.254.10.5/16");
+      w.address("net1", "10.0.0.5/24");
+    }
+    w.sys.device("mlx5_0").port(1).roce(400).tableLength(8).linkLocalGids("net1").ipv4Pair(2, "169.254.10.5", "net1")
+        .ipv4Pair(4, "10.0.0.5", "net1");
+    auto r = w.resolve();
+    ASSERT_TRUE(r.anySelected()) << r.error;
+    EXPECT_EQ(portOf(r, "mlx5_0", 1).gidIndex, 5);
+    EXPECT_EQ(portOf(r, "mlx5_0", 1).gid->toAddressString(), "10.0.0.5");
+    EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "5");
+  }
+}
+
+// DHCP failed on the management NIC, which fell back to a 169.254 address: its GID now qualifies, and the rate
+// rule still keeps it out of the 400G rails.
+TEST(Scenario, DhcpFallbackLinkLocalOnASlowManagementNicIsStillNotARail) {
+  ResolverWorld w;
+  for (int i = 0; i < 2; ++i) {
+    std::string netdev = "rail" + std::to_string(i);
+    std::string ip = "10.9." + std::to_string(i) + ".1";
+    w.sys.netdev(netdev);
+    w.address(netdev, ip + "/24");
+    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(4).linkLocalGids(netdev).ipv4Pair(2, ip, netdev);
+  }
+  w.sys.netdev("mgmt0");
+  w.address("mgmt0", "169.254.77.3/16");
+  w.sys.device("mlx5_2").port(1).roce(25).tableLength(4).linkLocalGids("mgmt0").ipv4Pair(2, "169.254.77.3", "mgmt0");
+  auto r = w.resolve();
+  ASSERT_TRUE(r.anySelected()) << r.error;
+  EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
+  EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)), "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
+}
+
+// A 169.254 GID qualifies only with its address configured here, like any other; IPv6 link-local never does.
+TEST(Scenario, LinkLocalGidsThatAreNotThisPodsDoNotQualify) {
+  ResolverWorld w;
+  w.sys.netdev("net1");
+  w.address("net1", "169.254.10.5/16");
+  w.sys.device("mlx5_0").port(1).roce(200).tableLength(6).linkLocalGids("net1").ipv4Pair(2, "169.254.10.6", "net1");
+  auto r = w.resolve();
+  EXPECT_FALSE(r.anySelected());
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)),
+            "no qualifying RoCE v2 GID (2 link-local, 2 with addresses not configured in this network namespace)");
 }
 
 // Containers: unpopulated gid_attrs entries fail with EINVAL, are empty, or are missing (cases 18, 19).
@@ -339,7 +418,7 @@ TEST(Scenario, NothingUsableGivesOneClearError) {
   EXPECT_FALSE(r.anySelected());
   EXPECT_EQ(r.error, "no usable RDMA port: none of 2 device port(s) qualified (see each port's reason)");
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "<unset>") << "an empty list would mean 'every device' to NCCL";
-  EXPECT_EQ(portOf(r, "mlx5_1", 1).reason, "no qualifying RoCE v2 GID (2 link-local)");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_1", 1)), "no qualifying RoCE v2 GID (2 link-local)");
 }
 
 TEST(Scenario, NoRdmaDevicesAtAll) {
@@ -413,7 +492,7 @@ TEST(Scenario, PortsQualifyingOnlyInTheOtherFamilyAreLeftOut) {
   w.sys.device("mlx5_1").port(1).roce(400).tableLength(4).gid(3, ipv6Gid("fd00:8::1"), "RoCE v2", "b");
   auto r = w.resolve();
   EXPECT_EQ(r.family, gid::AddressFamily::kIpv4) << "ties go to IPv4";
-  EXPECT_EQ(portOf(r, "mlx5_1", 1).reason, "qualifies only with an IPv6 GID; the selected ports use IPv4");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_1", 1)), "qualifies only with an IPv6 GID; the selected ports use IPv4");
 }
 
 TEST(Scenario, TheFastestPortsDecideTheFamily) {
@@ -438,7 +517,7 @@ TEST(Scenario, TheFamilyKeepingMoreOfTheFastestPortsWins) {
   auto r = w.resolve();
   EXPECT_EQ(r.family, gid::AddressFamily::kIpv6);
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1,mlx5_2:1");
-  EXPECT_EQ(portOf(r, "mlx5_0", 1).reason, "qualifies only with an IPv4 GID; the selected ports use IPv6");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "qualifies only with an IPv4 GID; the selected ports use IPv6");
 }
 
 TEST(Scenario, NcclTakesAtMostThirtyTwoDevicePorts) {

@@ -85,7 +85,7 @@ TEST(UserHcaList, NarrowsWhatNvshmemUcxAndTheGidIndexAreDerivedFrom) {
   EXPECT_EQ(envOf(r, "NVSHMEM_HCA_LIST"), "mlx5_0:1,mlx5_2:1");
   EXPECT_EQ(envOf(r, "UCX_NET_DEVICES"), "mlx5_0:1,mlx5_2:1");
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "5") << "uniform over the ports NCCL will use";
-  EXPECT_EQ(portOf(r, "mlx5_1", 1).reason, "not admitted by the user's NCCL_IB_HCA (=mlx5_0:1,mlx5_2:1)");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_1", 1)), "not admitted by the user's NCCL_IB_HCA (=mlx5_0:1,mlx5_2:1)");
   EXPECT_FALSE(portOf(r, "mlx5_3", 1).selected);
 }
 
