@@ -1,0 +1,27 @@
+// What a collective's duration is aggregated by: the same collective, power-of-two size bucket and choice as the
+// tuner's decision statistics (so the two join), plus where the time came from.
+#pragma once
+
+#include <cstdint>
+
+namespace nccl_roce::profiler {
+
+enum class TimingSource : uint8_t {
+  kKernelGpu = 0,       // GPU %globaltimer stamps of the collective's kernel channels (NCCL 2.27+)
+  kKernelGpuBatch = 1,  // the same, for a kernel that ran several collectives: the batch's time, not divided
+  kKernelHost = 2,      // host clock when the proxy thread saw the channels start and stop (NCCL 2.26)
+};
+const char* timingSourceName(TimingSource source);  // "kernel_gpu", "kernel_gpu_batch", "kernel_host"
+
+struct TimingKey {
+  int8_t collective = -1;  // tuner index (tuner/nccl_names.h), -1 unknown
+  uint8_t bucket = 0;      // floor(log2(bytes)) as the tuner counts them
+  int8_t algorithm = -1;
+  int8_t protocol = -1;
+  uint8_t channels = 0;
+  TimingSource source = TimingSource::kKernelGpu;
+
+  uint64_t packed() const;  // one integer per key, for the table's lookups
+};
+
+}  // namespace nccl_roce::profiler

@@ -1,0 +1,63 @@
+#include "profiler/timing_table.h"
+
+#include <algorithm>
+#include <new>
+
+namespace nccl_roce::profiler {
+
+const char* dropName(Drop drop) {
+  switch (drop) {
+    case Drop::kUnknownEvent: return "unknown_event";
+    case Drop::kMissingParent: return "missing_parent";
+    case Drop::kStopWithoutStart: return "stop_without_start";
+    case Drop::kStopBeforeStart: return "stop_before_start";
+    case Drop::kTimerWrapped: return "timer_wrapped";
+    case Drop::kTooManyKeys: return "too_many_keys";
+    case Drop::kIncomplete: break;
+  }
+  return "incomplete";
+}
+
+bool TimingTable::record(const TimingKey& key, uint64_t durationNs) {
+  if (static_cast<double>(durationNs) > stats::LogHistogram::upperBoundNs(stats::LogHistogram::kBins - 1)) {
+    drop(Drop::kTimerWrapped);
+    return false;
+  }
+  uint64_t packed = key.packed();
+  // Serving traffic repeats one shape many times in a row: try the last key first.
+  if (used_ > 0 && slots_[static_cast<size_t>(lastHit_)].packed == packed) {
+    slots_[static_cast<size_t>(lastHit_)].histogram->record(durationNs);
+    return true;
+  }
+  for (int i = 0; i < used_; ++i) {
+    if (slots_[static_cast<size_t>(i)].packed == packed) {
+      slots_[static_cast<size_t>(i)].histogram->record(durationNs);
+      lastHit_ = i;
+      return true;
+    }
+  }
+  if (used_ == kMaxKeys) {
+    drop(Drop::kTooManyKeys);
+    return false;
+  }
+  Slot& slot = slots_[static_cast<size_t>(used_)];
+  slot.histogram.reset(new (std::nothrow) stats::LogHistogram());
+  if (!slot.histogram) {
+    drop(Drop::kTooManyKeys);
+    return false;
+  }
+  slot.packed = packed;
+  slot.key = key;
+  slot.histogram->record(durationNs);
+  lastHit_ = used_++;
+  return true;
+}
+
+std::vector<TimingTable::Entry> TimingTable::entries() const {
+  std::vector<Entry> out;
+  for (int i = 0; i < used_; ++i) out.push_back({slots_[static_cast<size_t>(i)].key, *slots_[static_cast<size_t>(i)].histogram});
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key.packed() < b.key.packed(); });
+  return out;
+}
+
+}  // namespace nccl_roce::profiler
