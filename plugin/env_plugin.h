@@ -2,8 +2,11 @@
 // settings and policy defaults, and passes everything else through to the real environment; a variable the
 // user set always wins. Returned pointers stay valid until finalize: every distinct value returned for a name
 // is kept (NCCL may still hold an older pointer when another thread asks for the same name).
+// Init is bounded: the resolution runs with a deadline (plugin/bounded_resolution.h), past which nothing is
+// served and every variable passes through (docs/environment.md states the worst case).
 #pragma once
 
+#include <chrono>
 #include <list>
 #include <map>
 #include <mutex>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "common/env.h"
+#include "plugin/bounded_resolution.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/served_settings.h"
 
@@ -19,10 +23,15 @@ namespace nccl_roce::plugin {
 
 class EnvPlugin {
  public:
-  EnvPlugin(const Environment& env, SettingsResolver resolver) : env_(env), resolver_(std::move(resolver)) {}
+  // `env` must outlive the plugin and any resolution it abandons (the process environment does).
+  EnvPlugin(const Environment& env, SettingsResolver resolver,
+            std::chrono::milliseconds resolutionDeadline = kResolutionDeadline)
+      : env_(env), resolver_(std::move(resolver)), deadline_(resolutionDeadline) {}
 
-  // Resolves once (later calls only update the logger). Never fails.
+  // Resolves once (later calls only update the logger), within the deadline. Never fails.
   void init(int ncclMajor, int ncclMinor, int ncclPatch, const char* suffix, ncclDebugLogger_t logFunction) noexcept;
+  // On any internal failure (out of memory), the process environment's own value: what NCCL would read
+  // without this plugin, so a variable the user set is never lost.
   const char* getEnv(const char* name) noexcept;
   void finalize() noexcept;
 
@@ -34,8 +43,17 @@ class EnvPlugin {
   void flushPendingLog(Logger& log);
 
  private:
+  struct PendingLine {
+    LogLevel level;
+    std::string text;
+  };
+  static std::vector<PendingLine> linesFor(const ServedSettings& served, const std::string& ncclVersion);
+  void serve(ServedSettings served, std::vector<PendingLine> lines, bool haveLogger);
+  const char* lookup(const char* name);
+
   const Environment& env_;
   SettingsResolver resolver_;
+  std::chrono::milliseconds deadline_;
   NcclLogger logger_;
   // Held for the whole of init, so a concurrent init returns only once the settings are served (readers use
   // mutex_ and are never blocked by a resolution in progress).
@@ -44,14 +62,7 @@ class EnvPlugin {
   bool initialized_ = false;
   std::map<std::string, std::string> served_;
   std::unordered_map<std::string, std::list<std::string>> returned_;
-  struct PendingLine {
-    LogLevel level;
-    std::string text;
-  };
   std::vector<PendingLine> pending_;
 };
-
-// The process-wide instance behind ncclEnvPlugin_v1/_v2.
-EnvPlugin& processEnvPlugin();
 
 }  // namespace nccl_roce::plugin

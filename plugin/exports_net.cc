@@ -1,6 +1,7 @@
 // The exported net tables, v6 (NCCL 2.19) to v12 (NCCL 2.30). Only init and devices do anything (see
 // plugin/net_plugin.h); every other entry returns ncclInternalError, which is what NCCL's plugin README
-// prescribes for the core misusing a plugin: with zero devices reported NCCL never calls them.
+// prescribes for the core misusing a plugin: with zero devices reported NCCL never calls them. Every entry is
+// noexcept and builds the process context inside its guard (processContext() never throws).
 #include "plugin/nccl/net_v10.h"
 #include "plugin/nccl/net_v11.h"
 #include "plugin/nccl/net_v12.h"
@@ -8,33 +9,38 @@
 #include "plugin/nccl/net_v7.h"
 #include "plugin/nccl/net_v8.h"
 #include "plugin/nccl/net_v9.h"
-#include "plugin/net_plugin.h"
+#include "plugin/process_context.h"
 
 namespace {
 
 using nccl_roce::plugin::kNetName;
 using nccl_roce::plugin::NetPlugin;
-using nccl_roce::plugin::processNetPlugin;
+using nccl_roce::plugin::ProcessContext;
+using nccl_roce::plugin::processContext;
 
 template <typename Fn>
 struct NotCalled;
 template <typename... Args>
 struct NotCalled<ncclResult_t (*)(Args...)> {
-  static ncclResult_t call(Args...) { return ncclInternalError; }
+  static ncclResult_t call(Args...) noexcept { return ncclInternalError; }
 };
 #define NCCL_ROCE_NOT_CALLED(table, member) NotCalled<decltype(table::member)>::call
 
-ncclResult_t initV6(ncclDebugLogger_t logFunction) { return processNetPlugin().init(logFunction); }
-ncclResult_t initV10(ncclDebugLogger_t logFunction, ncclProfilerCallback_t) { return processNetPlugin().init(logFunction); }
+ncclResult_t initV6(ncclDebugLogger_t logFunction) noexcept {
+  // No context (out of memory): the environment stays as it is and NCCL's defaults apply.
+  ProcessContext* process = processContext();
+  return process != nullptr ? process->netPlugin().init(logFunction) : ncclSuccess;
+}
+ncclResult_t initV10(ncclDebugLogger_t logFunction, ncclProfilerCallback_t) noexcept { return initV6(logFunction); }
 
 // v11+ call init once per communicator and hand back a context; ours carries nothing.
 char perCommunicatorContext;
 template <typename Config>
-ncclResult_t initV11(void** ctx, uint64_t, Config*, ncclDebugLogger_t logFunction, ncclProfilerCallback_t) {
+ncclResult_t initV11(void** ctx, uint64_t, Config*, ncclDebugLogger_t logFunction, ncclProfilerCallback_t) noexcept {
   if (ctx != nullptr) *ctx = &perCommunicatorContext;
-  return processNetPlugin().init(logFunction);
+  return initV6(logFunction);
 }
-ncclResult_t finalizeV11(void*) { return ncclSuccess; }
+ncclResult_t finalizeV11(void*) noexcept { return ncclSuccess; }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // The exported tuner tables. Only shims live here: each older version adapts its signature to the one
 // implementation in plugin/tuner_plugin.cc. NCCL dlsyms v6, v5, v4, v3, v2 in that order; the first found wins.
+// Every entry is noexcept; tunerInit builds the process context inside its guard.
 #include "plugin/nccl/tuner_v2.h"
 #include "plugin/nccl/tuner_v3.h"
 #include "plugin/nccl/tuner_v4.h"
@@ -12,22 +13,22 @@ using namespace nccl_roce::plugin;
 
 // Before v5 NCCL passes no communicator id: every communicator hashes as 0, so an experiment gives the whole
 // process one arm (still the same arm on every rank).
-ncclResult_t initWithoutCommId(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) {
+ncclResult_t initWithoutCommId(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) noexcept {
   return tunerInit(context, 0, nRanks, nNodes, logFunction);
 }
 
 ncclResult_t initV5(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                    ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants: never edited*/) {
+                    ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants: never edited*/) noexcept {
   return tunerInit(context, commId, nRanks, nNodes, logFunction);
 }
 
 ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int /*collNetSupport*/,
-                           int /*nvlsSupport*/, int numPipeOps, int* algorithm, int* protocol, int* nChannels) {
+                           int /*nvlsSupport*/, int numPipeOps, int* algorithm, int* protocol, int* nChannels) noexcept {
   return tunerGetCollInfoWithoutTable(context, collType, nBytes, numPipeOps, algorithm, protocol, nChannels);
 }
 
 ncclResult_t getCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
-                           int numAlgo, int numProto, int* nChannels) {
+                           int numAlgo, int numProto, int* nChannels) noexcept {
   return tunerGetCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, 0, nChannels);
 }
 

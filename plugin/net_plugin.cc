@@ -1,9 +1,5 @@
 #include "plugin/net_plugin.h"
 
-#include <cstdlib>
-
-#include "plugin/env_plugin.h"
-
 namespace nccl_roce::plugin {
 
 ncclResult_t NetPlugin::init(ncclDebugLogger_t logFunction) noexcept {
@@ -17,14 +13,14 @@ ncclResult_t NetPlugin::init(ncclDebugLogger_t logFunction) noexcept {
 }
 
 void NetPlugin::apply() {
-  if (envPluginServing_ && envPluginServing_()) {
-    processEnvPlugin().flushPendingLog(logger_);
+  if (envPlugin_ != nullptr && envPlugin_->serving()) {
+    envPlugin_->flushPendingLog(logger_);
     NCCL_ROCE_INFO(logger_, kLogInit | kLogNet,
                    "net: the nccl-roce env plugin serves the resolved settings; stepping aside so NCCL's own IB "
                    "transport carries the traffic");
     return;
   }
-  ServedSettings served = resolver_(env_, logger_);
+  ServedSettings served = resolveWithin(resolver_, env_, deadline_, logger_);
   if (!served.failure.empty()) {
     NCCL_ROCE_WARN(logger_, kLogInit | kLogNet, "net: %s; environment unchanged, NCCL's defaults apply",
                    served.failure.c_str());
@@ -44,13 +40,6 @@ void NetPlugin::apply() {
 ncclResult_t NetPlugin::devices(int* ndev) noexcept {
   if (ndev != nullptr) *ndev = 0;
   return ncclSuccess;
-}
-
-NetPlugin& processNetPlugin() {
-  static NetPlugin* instance =
-      new NetPlugin(processEnvironment(), resolveServedSettings, [] { return processEnvPlugin().serving(); },
-                    [](const char* name, const char* value) { return ::setenv(name, value, /*overwrite=*/0); });
-  return *instance;
 }
 
 }  // namespace nccl_roce::plugin

@@ -4,10 +4,13 @@
 // it did, and then reports zero devices: NCCL disables this plugin and carries traffic on its own IB transport.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 
 #include "common/env.h"
+#include "plugin/bounded_resolution.h"
+#include "plugin/env_plugin.h"
 #include "plugin/nccl/err.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/served_settings.h"
@@ -18,11 +21,15 @@ class NetPlugin {
  public:
   using SetEnv = std::function<int(const char* name, const char* value)>;  // setenv(name, value, 0)
 
-  NetPlugin(const Environment& env, SettingsResolver resolver, std::function<bool()> envPluginServing, SetEnv setEnv)
-      : env_(env), resolver_(std::move(resolver)), envPluginServing_(std::move(envPluginServing)),
-        setEnv_(std::move(setEnv)) {}
+  // envPlugin: this library's env plugin, whose serving makes this one step aside (null: none). `env` must
+  // outlive the plugin and any resolution it abandons (the process environment does).
+  NetPlugin(const Environment& env, SettingsResolver resolver, EnvPlugin* envPlugin, SetEnv setEnv,
+            std::chrono::milliseconds resolutionDeadline = kResolutionDeadline)
+      : env_(env), resolver_(std::move(resolver)), envPlugin_(envPlugin), setEnv_(std::move(setEnv)),
+        deadline_(resolutionDeadline) {}
 
-  // Applies once per process (net v11+ call init once per communicator). Always succeeds.
+  // Applies once per process (net v11+ call init once per communicator), the resolution within the deadline.
+  // Always succeeds.
   ncclResult_t init(ncclDebugLogger_t logFunction) noexcept;
   static ncclResult_t devices(int* ndev) noexcept;
 
@@ -31,13 +38,12 @@ class NetPlugin {
 
   const Environment& env_;
   SettingsResolver resolver_;
-  std::function<bool()> envPluginServing_;
+  EnvPlugin* envPlugin_;
   SetEnv setEnv_;
+  std::chrono::milliseconds deadline_;
   NcclLogger logger_;
   std::once_flag once_;
 };
-
-NetPlugin& processNetPlugin();
 
 inline constexpr const char* kNetName = "nccl-roce";
 

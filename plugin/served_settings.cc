@@ -2,7 +2,7 @@
 
 #include "common/strings.h"
 #include "gid/resolve.h"
-#include "tuner/policy_loader.h"
+#include "plugin/policy_registry.h"
 
 namespace nccl_roce::plugin {
 
@@ -11,7 +11,7 @@ namespace nccl_roce::plugin {
 // so they are left to `nccl-roce env` in the entrypoint (docs/kubernetes.md), and NCCL gets only its own.
 constexpr const char* kNcclPrefix = "NCCL_";
 
-ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
+ServedSettings resolveServedSettings(const Environment& env, Logger& log, PolicyRegistry& policies) {
   ServedSettings served;
   gid::Resolution resolution = gid::resolveThisProcess(env, log);
   if (!resolution.anySelected()) {
@@ -23,7 +23,7 @@ ServedSettings resolveServedSettings(const Environment& env, Logger& log) {
     served.lines = resolution.summaryLines(kNcclPrefix);
   }
   // Policy defaults apply whether or not RDMA resolved: they are tuning, not device selection.
-  for (const auto& [name, value] : tuner::policyEnvironmentDefaults(env)) {
+  for (const auto& [name, value] : policies.environmentDefaults(env)) {
     if (env.get(name) || served.values.count(name) != 0) continue;
     served.values[name] = value;
     served.lines.push_back(name + "=" + value + " (default of the tuner policy)");

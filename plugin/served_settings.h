@@ -20,7 +20,9 @@ struct ServedSettings {
 
 using SettingsResolver = std::function<ServedSettings(const Environment&, Logger&)>;
 
-// The real one: gid::resolveThisProcess plus tuner::policyEnvironmentDefaults.
-ServedSettings resolveServedSettings(const Environment& env, Logger& log);
+class PolicyRegistry;
+
+// The real one: gid::resolveThisProcess plus the environment defaults of the policy `policies` holds for env.
+ServedSettings resolveServedSettings(const Environment& env, Logger& log, PolicyRegistry& policies);
 
 }  // namespace nccl_roce::plugin

@@ -3,75 +3,75 @@
 #include <unistd.h>
 
 #include <memory>
-#include <mutex>
 #include <new>
-#include <set>
+#include <string>
 
-#include "common/env.h"
 #include "common/log.h"
-#include "plugin/env_plugin.h"
 #include "plugin/nccl_logger.h"
+#include "plugin/process_context.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_stats.h"
 #include "tuner/nccl_names.h"
-#include "tuner/policy_loader.h"
 
 namespace nccl_roce::plugin {
 
 namespace {
 
-using tuner::ActivePolicy;
+using tuner::CallInputs;
 using tuner::CompiledPolicy;
 using tuner::CostTable;
 using tuner::Decision;
 
-struct TunerContext {
+// What NCCL hands back to getCollInfo and finalize for one communicator.
+struct CommunicatorTuner {
   uint64_t commId = 0;
   size_t nRanks = 0;
   size_t nNodes = 0;
-  std::shared_ptr<const ActivePolicy> active;
   tuner::PolicyAssignment assignment;
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
+  bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
+  // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
   std::unique_ptr<tuner::DecisionStats> stats;
+  StatisticsRegistry* statistics = nullptr;
   std::string statsPath;
-  bool algoOrProtoRestricted = false;  // NCCL_ALGO / NCCL_PROTO set by the user
+  StatisticsEntry statsEntry;
   NcclLogger logger;
 };
 
-// One WARN per problem per process (keyed by the object it concerns, which lives as long as the process),
-// not one per communicator.
-bool firstWarningFor(const void* subject) {
-  static std::mutex mutex;
-  static std::set<const void*> warned;
-  std::lock_guard<std::mutex> lock(mutex);
-  return warned.insert(subject).second;
-}
-
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
 
-void initContext(TunerContext& c, const Environment& env) {
-  c.active = tuner::activePolicyFor(env);
-  if (!c.active->error().empty() && firstWarningFor(c.active.get())) {
+// The communicator's policy (or experiment arm) and its lookup. Problems are logged once per process, by the
+// first communicator that meets them.
+void choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env) {
+  PolicyRegistry::Active active = policies.active(env);
+  if (!active.policy->error().empty() && active.first) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: policy '%s' unusable, NCCL decides instead: %s",
-                   c.active->requested().c_str(), c.active->error().c_str());
+                   active.policy->requested().c_str(), active.policy->error().c_str());
   }
-  c.assignment = c.active->assign(c.commId);
-  if (c.assignment.policy && !c.assignment.policy->rules.empty()) {
-    c.compiled = tuner::compiledPolicyFor(c.assignment.policy, c.nRanks, c.nNodes);
-    if (c.compiled->truncated() && firstWarningFor(c.compiled.get())) {
-      NCCL_ROCE_WARN(c.logger, kLogTuning,
-                     "tuner: policy '%s': more than %zu rules can match one call on %zu ranks / %zu nodes; only the "
-                     "first %zu are considered",
-                     c.assignment.policy->name.c_str(), CompiledPolicy::kMaxCandidatesPerSegment, c.nRanks,
-                     c.nNodes, CompiledPolicy::kMaxCandidatesPerSegment);
-    }
+  c.assignment = active.policy->assign(c.commId);
+  if (!c.assignment.policy || c.assignment.policy->rules.empty()) return;
+  PolicyRegistry::Lookup lookup = policies.lookup(c.assignment.policy, c.nRanks, c.nNodes);
+  c.compiled = lookup.compiled;
+  if (c.compiled->truncated() && lookup.builtNow) {
+    NCCL_ROCE_WARN(c.logger, kLogTuning,
+                   "tuner: policy '%s': more than %zu rules can match one call on %zu ranks / %zu nodes; only the "
+                   "first %zu are considered",
+                   c.assignment.policy->name.c_str(), CompiledPolicy::kMaxCandidatesPerSegment, c.nRanks, c.nNodes,
+                   CompiledPolicy::kMaxCandidatesPerSegment);
   }
-  c.algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
-  if (auto path = env.get("NCCL_ROCE_STATS"); path && !path->empty()) {
-    c.stats = std::make_unique<tuner::DecisionStats>();
-    c.statsPath = tuner::statsPathFor(*path, static_cast<long>(::getpid()));
-  }
+}
+
+void setUpStatistics(CommunicatorTuner& c, StatisticsRegistry& statistics, const Environment& env) {
+  auto prefix = env.get("NCCL_ROCE_STATS");
+  if (!prefix || prefix->empty()) return;
+  c.statsPath = StatisticsRegistry::pathFor(*prefix, static_cast<long>(::getpid()));
+  c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
+  c.statistics = &statistics;
+  c.stats = std::make_unique<tuner::DecisionStats>();
+}
+
+void logPolicyInUse(CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
   NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
                  "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, content %s)%s%s: %zu of %zu rules apply",
@@ -81,55 +81,53 @@ void initContext(TunerContext& c, const Environment& env) {
                  c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
 
-// Out of line: statistics are optional, and inlining them would tax every call with their register needs.
-__attribute__((noinline)) void record(TunerContext& c, int coll, size_t nBytes, const Decision& d,
-                                      const CostTable& table) {
-  using Source = tuner::DecisionStats::Source;
-  bool ruleDecided = d.outcome == Decision::Outcome::kChosen || d.outcome == Decision::Outcome::kChannelsOnly;
-  Source source = ruleDecided                                          ? Source::kRule
-                  : d.outcome == Decision::Outcome::kUnavailable ? Source::kUnavailable
-                                                                       : Source::kNccl;
-  int algorithm = d.algorithm, protocol = d.protocol;
-  if (d.outcome != Decision::Outcome::kChosen && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) {
-    algorithm = protocol = -1;
-  }
-  c.stats->record(coll, nBytes, algorithm, protocol, ruleDecided ? d.channels : 0,
-                  source == Source::kNccl ? -1 : d.rule, source);
+// The communicator's entry in the statistics file: who it is, what decided, and every counted decision.
+nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
+  const tuner::Policy* policy = c.assignment.policy.get();
+  nlohmann::ordered_json comm;
+  comm["comm_id"] = hex(c.commId);
+  comm["n_ranks"] = c.nRanks;
+  comm["n_nodes"] = c.nNodes;
+  comm["policy"] = policy ? policy->name : "nccl";
+  comm["policy_source"] = policy ? policy->source : "";
+  comm["policy_hash"] = policy ? hex(policy->contentHash) : "";
+  comm["arm"] = c.assignment.arm.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.assignment.arm);
+  comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));
+  return comm;
 }
 
-// getCollInfo with statistics on: decide, apply, then count. Out of line, and with getCollInfo's own
-// signature so that the plain path (statistics off, the default) reaches it by a tail jump and stays a leaf
-// function with nothing to save.
-__attribute__((noinline)) ncclResult_t getCollInfoCounted(TunerContext* c, ncclFunc_t collType, size_t nBytes,
-                                                          int numPipeOps, float** collCostTable, int numAlgo,
-                                                          int numProto, int regBuff, int* nChannels) noexcept {
-  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
-  int coll = static_cast<int>(collType);
-  Decision decision = c->compiled ? tuner::decide(*c->compiled, {coll, nBytes, numPipeOps, regBuff}, table) : Decision{};
-  tuner::applyDecision(decision, table, nChannels);
-  try {
-    record(*c, coll, nBytes, decision, table);
-  } catch (...) {
-    // Statistics are best effort; the decision already stands.
+void reportStatistics(CommunicatorTuner& c) {
+  tuner::DecisionStats::Totals totals = c.stats->totals();
+  Status written = c.statistics->report(c.statsPath, c.statsEntry, statisticsOf(c));
+  if (!written.isOk()) {
+    NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
   }
-  return ncclSuccess;
+  NCCL_ROCE_INFO(c.logger, kLogTuning,
+                 "tuner: comm %s made %llu decisions, %llu by policy rules, %llu with no available preference%s%s",
+                 hex(c.commId).c_str(), static_cast<unsigned long long>(totals.calls),
+                 static_cast<unsigned long long>(totals.fromRules), static_cast<unsigned long long>(totals.unavailable),
+                 written.isOk() ? "; written to " : "", written.isOk() ? c.statsPath.c_str() : "");
 }
 
 }  // namespace
 
-ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
                        ncclDebugLogger_t logFunction) noexcept {
   if (context == nullptr) return ncclSuccess;
   *context = nullptr;
-  TunerContext* c = new (std::nothrow) TunerContext();
+  auto* c = new (std::nothrow) CommunicatorTuner();
   if (c == nullptr) return ncclSuccess;  // no context: every call leaves NCCL's choice
   c->commId = commId;
   c->nRanks = nRanks;
   c->nNodes = nNodes;
   c->logger.setFunction(logFunction);
   try {
-    if (logFunction != nullptr) processEnvPlugin().flushPendingLog(c->logger);
-    initContext(*c, processEnvironment());
+    if (logFunction != nullptr) process.envPlugin().flushPendingLog(c->logger);
+    const Environment& env = process.environment();
+    choosePolicy(*c, process.policies(), env);
+    c->algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
+    setUpStatistics(*c, process.statistics(), env);
+    logPolicyInUse(*c);
   } catch (...) {
     c->compiled.reset();
     c->stats.reset();
@@ -140,79 +138,64 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   return ncclSuccess;
 }
 
-// noinline: an entry point NCCL calls through a table; kept whole so benchmarks measure what NCCL runs.
-__attribute__((noinline)) ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
-                                                        int numPipeOps, float** collCostTable, int numAlgo,
-                                                        int numProto, int regBuff, int* nChannels) noexcept {
-  auto* c = static_cast<TunerContext*>(context);
+ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction) noexcept {
+  ProcessContext* process = processContext();
+  if (process == nullptr) {
+    if (context != nullptr) *context = nullptr;  // every call leaves NCCL's choice
+    return ncclSuccess;
+  }
+  return tunerInit(*process, context, commId, nRanks, nNodes, logFunction);
+}
+
+ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels) noexcept {
+  auto* c = static_cast<CommunicatorTuner*>(context);
   if (c == nullptr || collCostTable == nullptr) return ncclSuccess;
-  // NCCL passes a contiguous float[numAlgo][numProto] cast to float**.
+  // NCCL passes a contiguous float[numAlgo][numProto] cast to float**; decide() checks its shape.
+  CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
+  CallInputs call{static_cast<int>(collType), nBytes, numPipeOps, regBuff};
+  Decision decision = c->compiled ? tuner::decide(*c->compiled, call, table) : Decision{};
   if (c->stats) {
-    return getCollInfoCounted(c, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels);
+    try {
+      c->stats->record(call, decision, table);  // before the table is marked: it reads NCCL's own pick
+    } catch (...) {
+      // Statistics are best effort; the decision stands.
+    }
   }
-  if (c->compiled) {
-    CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};  // decide() checks its shape
-    Decision decision = tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps, regBuff}, table);
-    tuner::applyDecision(decision, table, nChannels);
-  }
+  tuner::applyDecision(decision, table, nChannels);
   return ncclSuccess;
 }
 
 ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                           int* algorithm, int* protocol, int* nChannels) noexcept {
-  auto* c = static_cast<TunerContext*>(context);
+  auto* c = static_cast<CommunicatorTuner*>(context);
   if (c == nullptr || !c->compiled || c->algoOrProtoRestricted || algorithm == nullptr || protocol == nullptr) {
     return ncclSuccess;
   }
   // What NCCL 2.21 always offers: Ring with LL and Simple, and Tree with them for all-reduce.
-  float table[tuner::kMaxAlgorithms * tuner::kNumProtocols];
-  for (float& entry : table) entry = -1.0f;
-  table[NCCL_ALGO_RING * 3 + NCCL_PROTO_LL] = table[NCCL_ALGO_RING * 3 + NCCL_PROTO_SIMPLE] = 1.0f;
+  float entries[6 * tuner::kNumProtocols];
+  for (float& entry : entries) entry = -1.0f;
+  CostTable known{entries, 6, tuner::kNumProtocols};
+  known.at(NCCL_ALGO_RING, NCCL_PROTO_LL) = known.at(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE) = 1.0f;
   if (collType == ncclFuncAllReduce) {
-    table[NCCL_ALGO_TREE * 3 + NCCL_PROTO_LL] = table[NCCL_ALGO_TREE * 3 + NCCL_PROTO_SIMPLE] = 1.0f;
+    known.at(NCCL_ALGO_TREE, NCCL_PROTO_LL) = known.at(NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE) = 1.0f;
   }
-  CostTable known{table, 6, tuner::kNumProtocols};
   Decision d = tuner::decide(*c->compiled, {static_cast<int>(collType), nBytes, numPipeOps, 0}, known,
                              /*allowWildcards=*/false);
   if (d.outcome == Decision::Outcome::kChosen) {
     *algorithm = d.algorithm;
     *protocol = d.protocol;
   }
-  if ((d.outcome == Decision::Outcome::kChosen || d.outcome == Decision::Outcome::kChannelsOnly) && d.channels > 0 &&
-      nChannels != nullptr) {
-    *nChannels = d.channels;
-  }
+  if (d.byRule() && d.channels > 0 && nChannels != nullptr) *nChannels = d.channels;
   return ncclSuccess;
 }
 
 ncclResult_t tunerFinalize(void* context) noexcept {
-  auto* c = static_cast<TunerContext*>(context);
+  auto* c = static_cast<CommunicatorTuner*>(context);
   if (c == nullptr) return ncclSuccess;
   try {
-    if (c->stats) {
-      const tuner::Policy* policy = c->assignment.policy.get();
-      tuner::DecisionStats::Totals totals = c->stats->totals();
-      nlohmann::ordered_json comm;
-      comm["comm_id"] = hex(c->commId);
-      comm["n_ranks"] = c->nRanks;
-      comm["n_nodes"] = c->nNodes;
-      comm["policy"] = policy ? policy->name : "nccl";
-      comm["policy_source"] = policy ? policy->source : "";
-      comm["policy_hash"] = policy ? hex(policy->contentHash) : "";
-      comm["arm"] = c->assignment.arm.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c->assignment.arm);
-      tuner::Policy none;
-      comm.update(c->stats->toJson(policy ? *policy : none));
-      Status written = tuner::publishCommunicatorStats(c->statsPath, comm);
-      if (!written.isOk()) {
-        NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
-      }
-      NCCL_ROCE_INFO(c->logger, kLogTuning,
-                     "tuner: comm %s made %llu decisions, %llu by policy rules, %llu with no available preference%s%s",
-                     hex(c->commId).c_str(), static_cast<unsigned long long>(totals.calls),
-                     static_cast<unsigned long long>(totals.fromRules),
-                     static_cast<unsigned long long>(totals.unavailable), written.isOk() ? "; written to " : "",
-                     written.isOk() ? c->statsPath.c_str() : "");
-    }
+    if (c->stats) reportStatistics(*c);
   } catch (...) {
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: writing statistics failed");
   }

@@ -11,6 +11,13 @@
 
 namespace nccl_roce::plugin {
 
+class ProcessContext;
+
+// One communicator's tuner, over the policies and statistics of `process` (tests pass their own context).
+// The tuner reads NCCL_ROCE_POLICY, NCCL_ROCE_STATS, NCCL_ALGO and NCCL_PROTO from the context's environment.
+ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction) noexcept;
+// The same over this process's context (processContext()): what the exported tables call.
 ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
                        ncclDebugLogger_t logFunction) noexcept;
 

@@ -1,26 +1,89 @@
 #include "tuner/decide.h"
 
-#include <cstring>
+#include <cfloat>
 
 namespace nccl_roce::tuner {
 
+namespace {
+
+struct Cell {
+  int algorithm = -1;  // -1: none
+  int protocol = -1;
+};
+
+// A preference resolved against the table. A wildcard takes the cheapest available entry of its row (a named
+// algorithm) or column (a named protocol).
+Cell resolve(const Choice& choice, const CostTable& table, bool allowWildcards) {
+  if (choice.algorithm >= 0 && choice.protocol >= 0) {
+    return table.available(choice.algorithm, choice.protocol) ? Cell{choice.algorithm, choice.protocol} : Cell{};
+  }
+  if (!allowWildcards) return {};
+  if (choice.algorithm >= 0 && choice.algorithm < table.numAlgo) {
+    int protocol = cheapestOf(&table.at(choice.algorithm, 0), 1, table.numProto);
+    return protocol >= 0 ? Cell{choice.algorithm, protocol} : Cell{};
+  }
+  if (choice.protocol >= 0 && choice.protocol < table.numProto) {
+    int algorithm = cheapestOf(&table.at(0, choice.protocol), table.numProto, table.numAlgo);
+    return algorithm >= 0 ? Cell{algorithm, choice.protocol} : Cell{};
+  }
+  return {};
+}
+
+Cell firstAvailable(const std::vector<Choice>& choices, const CostTable& table, bool allowWildcards) {
+  for (const Choice& choice : choices) {
+    Cell cell = resolve(choice, table, allowWildcards);
+    if (cell.algorithm >= 0) return cell;
+  }
+  return {};
+}
+
+}  // namespace
+
+Decision decide(const CompiledPolicy& policy, const CallInputs& call, const CostTable& table, bool allowWildcards) {
+  Decision decision;
+  if (!table.valid()) return decision;
+  for (uint32_t index : policy.candidates(call.collective, call.bytes)) {
+    const Rule& rule = policy.rule(index);
+    if (!ruleMatchesCall(rule, call.pipeOps, call.regBuff)) continue;
+    decision.rule = static_cast<int>(index);
+    if (rule.choices.empty()) {
+      decision.outcome = rule.channels > 0 ? Decision::Outcome::kChannelsOnly : Decision::Outcome::kPassThrough;
+      decision.channels = rule.channels;
+      return decision;
+    }
+    Cell cell = firstAvailable(rule.choices, table, allowWildcards);
+    if (cell.algorithm >= 0) {
+      decision.outcome = Decision::Outcome::kChosen;
+      decision.algorithm = cell.algorithm;
+      decision.protocol = cell.protocol;
+      decision.channels = rule.channels;
+      return decision;
+    }
+    decision.outcome = Decision::Outcome::kUnavailable;
+    if (!policy.unavailableFallsThrough()) return decision;
+  }
+  return decision;
+}
+
+int cheapestOf(const float* first, int stride, int count) {
+  float best = FLT_MAX;
+  int found = -1;
+  for (int i = 0; i < count; ++i) {
+    float cost = first[i * stride];
+    if (isAvailable(cost) && cost < best) {
+      best = cost;
+      found = i;
+    }
+  }
+  return found;
+}
+
 bool ncclDefaultChoice(const CostTable& table, int* algorithm, int* protocol) {
   if (!table.valid()) return false;
-  // Row-major over algorithms, strict minimum: the first of equal costs wins, as in NCCL. Bit patterns compared
-  // as in detail::cheapestIn: negative, NaN and +inf entries are never below the bits of +inf.
-  const int cells = table.numAlgo * table.numProto;
-  uint32_t best = 0x7f800000u;
-  int found = -1;
-  for (int i = 0; i < cells; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &table.entries[i], sizeof(bits));
-    bool better = bits < best;
-    best = better ? bits : best;
-    found = better ? i : found;
-  }
-  if (found < 0) return false;
-  *algorithm = found / table.numProto;
-  *protocol = found % table.numProto;
+  int cell = cheapestOf(table.entries, 1, table.numAlgo * table.numProto);
+  if (cell < 0) return false;
+  *algorithm = cell / table.numProto;
+  *protocol = cell % table.numProto;
   return true;
 }
 

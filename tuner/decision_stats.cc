@@ -1,12 +1,7 @@
 #include "tuner/decision_stats.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <map>
-#include <mutex>
 
-#include "common/file.h"
 #include "common/strings.h"
 #include "tuner/nccl_names.h"
 
@@ -60,6 +55,18 @@ void DecisionStats::record(int collective, uint64_t bytes, int algorithm, int pr
       return;
     }
   }
+}
+
+void DecisionStats::record(const CallInputs& call, const Decision& decision, const CostTable& table) {
+  Source source = decision.byRule()                                       ? Source::kRule
+                  : decision.outcome == Decision::Outcome::kUnavailable ? Source::kUnavailable
+                                                                          : Source::kNccl;
+  int algorithm = decision.algorithm, protocol = decision.protocol;
+  if (decision.outcome != Decision::Outcome::kChosen && !ncclDefaultChoice(table, &algorithm, &protocol)) {
+    algorithm = protocol = -1;
+  }
+  record(call.collective, call.bytes, algorithm, protocol, decision.byRule() ? decision.channels : 0,
+         source == Source::kNccl ? -1 : decision.rule, source);
 }
 
 void DecisionStats::grow() {
@@ -129,30 +136,6 @@ nlohmann::ordered_json DecisionStats::toJson(const Policy& policy) const {
     out["decisions"].push_back(std::move(d));
   }
   return out;
-}
-
-std::string statsPathFor(const std::string& base, long pid) { return base + "." + std::to_string(pid) + ".json"; }
-
-Status publishCommunicatorStats(const std::string& path, const nlohmann::ordered_json& communicator) {
-  static std::mutex mutex;
-  // Per file, the communicators finalized so far, each already serialised: rewriting the file at each
-  // finalize then costs a copy, not a re-serialisation of everything (hundreds of communicators in MoE).
-  static std::map<std::string, std::string> published;
-  const auto dump = [](const nlohmann::ordered_json& j) {
-    return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  };
-  std::string entry = dump(communicator);
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string& list = published[path];
-  list += (list.empty() ? "\n" : ",\n") + entry;
-  nlohmann::ordered_json header;
-  header["pid"] = static_cast<long>(::getpid());
-  char host[256] = {0};
-  header["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
-  std::string head = dump(header);
-  head.pop_back();  // the closing brace: the communicators go inside the same object
-  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
-  return writeFileAtomically(path, head + ",\n \"communicators\": [" + list + "\n ]\n}\n");
 }
 
 }  // namespace nccl_roce::tuner

@@ -1,6 +1,6 @@
 // Decision statistics of one communicator: how many calls of each collective, in each power-of-two size
-// bucket, ended in each (algorithm, protocol, channels) choice, and who made it. Written as JSON at finalize
-// when NCCL_ROCE_STATS names a path, for joining with serving metrics.
+// bucket, ended in each (algorithm, protocol, channels) choice, and who made it. The plugin writes them into
+// the process's statistics file at finalize when NCCL_ROCE_STATS names a path (plugin/statistics_file.h).
 #pragma once
 
 #include <atomic>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "tuner/decide.h"
 #include "tuner/policy.h"
 
 namespace nccl_roce::tuner {
@@ -31,6 +31,9 @@ class DecisionStats {
   // spin lock (NCCL serialises a communicator's calls, so it is never contended). algorithm/protocol -1:
   // unknown; rule -1: none.
   void record(int collective, uint64_t bytes, int algorithm, int protocol, int channels, int rule, Source source);
+  // Counts one getCollInfo call: who decided, and what ran (where NCCL chose, its pick read from `table`,
+  // which must be as NCCL passed it).
+  void record(const CallInputs& call, const Decision& decision, const CostTable& table);
 
   struct Totals {
     uint64_t calls = 0;
@@ -59,12 +62,5 @@ class DecisionStats {
   std::vector<Slot> slots_;  // open addressing, linear probing, power-of-two size, at most half full
   size_t used_ = 0;
 };
-
-// NCCL_ROCE_STATS=/data/stats -> /data/stats.<pid>.json: processes never collide.
-std::string statsPathFor(const std::string& base, long pid);
-
-// Adds one finalized communicator to this process's statistics file and rewrites it atomically, so the file
-// always holds every communicator finalized so far. Each communicator is serialised once.
-Status publishCommunicatorStats(const std::string& path, const nlohmann::ordered_json& communicator);
 
 }  // namespace nccl_roce::tuner

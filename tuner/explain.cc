@@ -28,14 +28,13 @@ std::string channelsText(int channels) {
   return channels > 0 ? "nChannels " + std::to_string(channels) : "nChannels 0 (NCCL decides)";
 }
 
-}  // namespace
-
-std::string explainCall(const ActivePolicy& active, const ExplainRequest& request) {
+// The policy (and experiment arm) in force and the call being explained.
+std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& assignment,
+                            const ExplainRequest& request) {
   std::string out;
   if (!active.error().empty()) {
     out += "policy '" + active.requested() + "' is unusable, so NCCL decides everything: " + active.error() + "\n";
   }
-  PolicyAssignment assignment = active.assign(request.commId);
   const Policy& policy = *assignment.policy;
   out += "policy: " + policy.name + " (" + policy.source + format(", content 0x%016llx)", static_cast<unsigned long long>(policy.contentHash));
   if (active.experiment()) {
@@ -47,32 +46,22 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
   out += std::string("call: ") + collectiveName(call.collective) + " of " + formatByteSize(call.bytes) + " bytes on " +
          std::to_string(request.nRanks) + " ranks / " + std::to_string(request.nNodes) + " nodes, pipe_ops " +
          std::to_string(call.pipeOps) + ", reg_buff " + std::to_string(call.regBuff) + "\n";
+  return out;
+}
 
-  auto shared = std::shared_ptr<const Policy>(assignment.policy);
-  CompiledPolicy compiled(shared, request.nRanks, request.nNodes);
-  CompiledPolicy::Candidates candidates = compiled.candidates(call.collective, call.bytes);
-  std::vector<const Rule*> matching;  // in policy order; the first fires
-  for (const CompiledPolicy::Entry* e = candidates.begin; e != candidates.end; ++e) {
-    if (e->matches(call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(e->rule));
+// What the first matching rule tells NCCL, then each fallback in order; matching is in policy order.
+std::string describeDecision(const Policy& policy, const std::vector<const Rule*>& matching) {
+  const Rule& fired = *matching.front();
+  std::string out = "rule: " + describeRule(fired) + " matches (size " + formatValueRange(fired.bytes, RangeUnit::kBytes) +
+                    ", nodes " + formatValueRange(fired.nodes, RangeUnit::kCount) + ", ranks " +
+                    formatValueRange(fired.ranks, RangeUnit::kCount) + ")\n";
+  if (fired.choices.empty()) {
+    return out + "NCCL is told: keep its own algorithm and protocol; " + channelsText(fired.channels) + "\n";
   }
-  const Rule* fired = matching.empty() ? nullptr : matching.front();
-  if (fired == nullptr) {
-    out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
-    return out;
-  }
-  out += "rule: " + describeRule(*fired) + " matches (size " + formatValueRange(fired->bytes, RangeUnit::kBytes) +
-         ", nodes " + formatValueRange(fired->nodes, RangeUnit::kCount) + ", ranks " +
-         formatValueRange(fired->ranks, RangeUnit::kCount) + ")\n";
-  if (fired->choices.empty()) {
-    out += "NCCL is told: keep its own algorithm and protocol; " + channelsText(fired->channels) + "\n";
-    return out;
-  }
-  out += "NCCL is told: cost 0.0 on " + describeChoice(fired->choices.front()) + "; " + channelsText(fired->channels) +
+  out += "NCCL is told: cost 0.0 on " + describeChoice(fired.choices.front()) + "; " + channelsText(fired.channels) +
          "\n";
   out += "if unavailable (cost -1 in NCCL's table):\n";
-  for (size_t i = 1; i < fired->choices.size(); ++i) {
-    out += "  then " + describeChoice(fired->choices[i]) + "\n";
-  }
+  for (size_t i = 1; i < fired.choices.size(); ++i) out += "  then " + describeChoice(fired.choices[i]) + "\n";
   if (policy.unavailableFallsThrough) {
     // NCCL's CSV semantics: the next matching rules are the fallbacks, each with its own channels.
     for (size_t i = 1; i < matching.size(); ++i) {
@@ -81,11 +70,25 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
                                               : describeChoice(next.choices.front());
       out += "  then " + describeRule(next) + ": " + what + "; " + channelsText(next.channels) + "\n";
     }
-    out += "  then NCCL's own choice (and its own channel count)\n";
-  } else {
-    out += "  then NCCL's own choice (and its own channel count)\n";
   }
-  return out;
+  return out + "  then NCCL's own choice (and its own channel count)\n";
+}
+
+}  // namespace
+
+std::string explainCall(const ActivePolicy& active, const ExplainRequest& request) {
+  PolicyAssignment assignment = active.assign(request.commId);
+  std::string out = describeSetting(active, assignment, request);
+  const CallInputs& call = request.call;
+  CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
+  std::vector<const Rule*> matching;  // in policy order; the first fires
+  for (uint32_t index : compiled.candidates(call.collective, call.bytes)) {
+    if (ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(index));
+  }
+  if (matching.empty()) {
+    return out + "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
+  }
+  return out + describeDecision(*assignment.policy, matching);
 }
 
 }  // namespace nccl_roce::tuner

@@ -1,8 +1,5 @@
 #include "tuner/policy_loader.h"
 
-#include <map>
-#include <mutex>
-
 #include "common/file.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/experiment.h"
@@ -128,22 +125,6 @@ PolicyAssignment ActivePolicy::assign(uint64_t commId) const {
     return {arm.policy, arm.name};
   }
   return {policy_, ""};
-}
-
-std::shared_ptr<const ActivePolicy> activePolicyFor(const Environment& env) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const ActivePolicy>> loaded;
-  std::string value = env.get("NCCL_ROCE_POLICY").value_or("");
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = loaded.find(value);
-  if (it != loaded.end()) return it->second;
-  auto active = loadPolicySpec(value, nullptr);
-  loaded.emplace(value, active);
-  return active;
-}
-
-std::vector<std::pair<std::string, std::string>> policyEnvironmentDefaults(const Environment& env) {
-  return activePolicyFor(env)->environmentDefaults();
 }
 
 }  // namespace nccl_roce::tuner

@@ -1,7 +1,7 @@
 // What NCCL_ROCE_POLICY names — a built-in policy, a policy file (our TOML or NCCL's example CSV) or an
-// experiment file — loaded and checked. The process keeps one immutable ActivePolicy per distinct value, read
-// once: every communicator of the process sees the same policy however many communicators there are
-// (hundreds in MoE serving) and whatever happens to the file afterwards.
+// experiment file — loaded and checked into an immutable ActivePolicy. Loading is pure (no cache here): the
+// plugin's process context keeps one ActivePolicy per distinct value, so every communicator of a process sees
+// the same policy whatever happens to the file afterwards (plugin/policy_registry.h).
 #pragma once
 
 #include <memory>
@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/env.h"
 #include "tuner/policy.h"
 #include "tuner/policy_error.h"
 
@@ -51,11 +50,5 @@ std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std
 
 // Parses one policy (not an experiment): built-in name or file. nullptr with errors when unusable.
 std::shared_ptr<const Policy> loadSinglePolicy(const std::string& ref, std::vector<PolicyError>* errors);
-
-// The process-wide policy for NCCL_ROCE_POLICY, loaded on first use (thread-safe) and kept.
-std::shared_ptr<const ActivePolicy> activePolicyFor(const Environment& env);
-
-// What the env plugin asks: the active policy's environment defaults.
-std::vector<std::pair<std::string, std::string>> policyEnvironmentDefaults(const Environment& env);
 
 }  // namespace nccl_roce::tuner

@@ -1,16 +1,23 @@
 // Allocation failure, injected: every allocation the plugin entry points make fails in turn (operator new
-// throws, or returns null for nothrow). NCCL must still get success and its own behaviour, never a crash.
-// Not covered: parsing a policy file. toml++ 3.3 allocates inside noexcept functions (its UTF-8 reader), so out
-// of memory there terminates the process whatever the caller does; the policy is therefore parsed once per
-// process, before any communicator, and these tests start from a loaded policy (docs/reliability.md).
+// throws, or returns null for nothrow). NCCL must still get success and its own behaviour, never a crash, and
+// never loses a variable the user set. Not covered, because a library we use allocates inside noexcept
+// functions, so out of memory there terminates the process whatever the caller does:
+// - parsing a policy file (toml++ 3.3's UTF-8 reader). The policy is parsed once per process, at the first
+//   communicator's init (or the env plugin's), and these tests start from a loaded policy (docs/reliability.md);
+// - decision statistics (NCCL_ROCE_STATS, off by default): nlohmann::json's destructor allocates (json.hpp 3.11,
+//   json_value::destroy), so freeing a document while allocations fail terminates.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <new>
+#include <string>
 
 #include "common/env.h"
 #include "plugin/env_plugin.h"
+#include "plugin/process_context.h"
 #include "plugin/tuner_plugin.h"
+#include "tests/support/scoped_env.h"
 
 // The replacements below pair operator new with malloc and operator delete with free, which is correct; GCC's
 // -Wmismatched-new-delete cannot see through the replacement once inlined (sanitizer builds inline more).
@@ -55,66 +62,84 @@ class FailingAllocations {
   ~FailingAllocations() { allocationsUntilFailure = -1; }
 };
 
-TEST(AllocationFailure, TunerEntryPointsAlwaysSucceed) {
-  ::setenv("NCCL_ROCE_POLICY", "inference", 1);
-  void* warm = nullptr;
-  tunerInit(&warm, 1, 16, 2, nullptr);  // loads the policy (once per process), outside the failure window
-  tunerFinalize(warm);
+// What NCCL sees of one communicator, allocation `after` failing: init, one call, finalize all succeed, and
+// the table holds at most NCCL's own entries or one 0.0 on an available one. Returns whether a rule decided.
+bool oneCommunicator(ProcessContext& process, long after) {
   float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
-  int passthrough = 0, decided = 0;
-  for (long after = 0; after < 400; ++after) {
+  void* context = reinterpret_cast<void*>(1);
+  int nChannels = 0;
+  ncclResult_t init, call, finalize;
+  {
+    FailingAllocations failing(after);
+    init = tunerInit(process, &context, 7, 16, 2, nullptr);
+    call = tunerGetCollInfo(context, ncclFuncAllReduce, 4096, 1, reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
+    finalize = tunerFinalize(context);
+  }
+  EXPECT_EQ(init, ncclSuccess) << "allocation " << after;
+  EXPECT_EQ(call, ncclSuccess) << "allocation " << after;
+  EXPECT_EQ(finalize, ncclSuccess) << "allocation " << after;
+  bool marked = false;
+  for (auto& row : table) {
+    for (float cell : row) {
+      EXPECT_TRUE(cell == 0.0f || cell == -1 || cell >= 18) << "never an unavailable entry";
+      marked |= cell == 0.0f;
+    }
+  }
+  return marked;
+}
+
+// First in this file: each test runs in a fresh process, where nothing has built the process context yet.
+TEST(AllocationFailure, TheProcessContextIsBuiltInsideTheGuardAndRetried) {
+  {
+    FailingAllocations failing(0);
+    EXPECT_EQ(processContext(), nullptr) << "no context, and no exception towards NCCL";
     void* context = reinterpret_cast<void*>(1);
-    int nChannels = 0;
-    ncclResult_t init, call, finalize;
-    {
-      FailingAllocations failing(after);
-      init = tunerInit(&context, 7, 16, 2, nullptr);
-      call = tunerGetCollInfo(context, ncclFuncAllReduce, 4096, 1, reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
-      finalize = tunerFinalize(context);
-    }
-    ASSERT_EQ(init, ncclSuccess) << "allocation " << after;
-    ASSERT_EQ(call, ncclSuccess) << "allocation " << after;
-    ASSERT_EQ(finalize, ncclSuccess) << "allocation " << after;
-    bool marked = false;
-    for (auto& row : table) {
-      for (float& cell : row) {
-        ASSERT_TRUE(cell == 0.0f || cell == -1 || cell >= 18) << "never an unavailable entry";
-        if (cell == 0.0f) {
-          marked = true;
-          cell = 20;
-        }
-      }
-    }
-    (marked ? decided : passthrough)++;
+    EXPECT_EQ(tunerInit(&context, 1, 16, 2, nullptr), ncclSuccess);
+    EXPECT_EQ(context, nullptr) << "no tuner context: every call leaves NCCL's choice";
+  }
+  ProcessContext* built = processContext();
+  ASSERT_NE(built, nullptr) << "built once memory is there again";
+  EXPECT_EQ(processContext(), built);
+}
+
+TEST(AllocationFailure, TunerEntryPointsAlwaysSucceed) {
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", "inference"}});
+  ProcessContext process(env);
+  void* warm = nullptr;
+  tunerInit(process, &warm, 1, 16, 2, nullptr);  // loads the policy (once per context), outside the failure window
+  tunerFinalize(warm);
+  int passthrough = 0, decided = 0;
+  for (long after = 0; after < 200; ++after) {
+    (oneCommunicator(process, after) ? decided : passthrough)++;
   }
   EXPECT_GT(passthrough, 0) << "early failures must have been injected and survived";
   EXPECT_GT(decided, 0) << "once allocations succeed the policy decides again";
-  ::unsetenv("NCCL_ROCE_POLICY");
 }
 
-TEST(AllocationFailure, EnvPluginPassesNothingRatherThanCrashing) {
-  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_SOCKET_IFNAME", "lo"}});
+// Whatever fails inside, NCCL reads what it would read without this plugin: a variable the user set is never
+// lost (getEnv falls back to the process environment), and a served value is either right or absent.
+TEST(AllocationFailure, EnvPluginKeepsTheUsersValuesWhateverFails) {
+  testing::ScopedEnv socket("NCCL_SOCKET_IFNAME", "lo");
   for (long after = 0; after < 200; ++after) {
-    EnvPlugin plugin(env, [](const Environment&, Logger&) {
+    EnvPlugin plugin(processEnvironment(), [](const Environment&, Logger&) {
       ServedSettings s;
       s.values["NCCL_IB_HCA"] = "=mlx5_0:1";
       s.lines = {"mlx5_0:1 selected"};
       return s;
     });
     const char* hca;
-    const char* socket;
+    const char* socketValue;
     {
       FailingAllocations failing(after);
       plugin.init(2, 30, 7, "", nullptr);
       hca = plugin.getEnv("NCCL_IB_HCA");
-      socket = plugin.getEnv("NCCL_SOCKET_IFNAME");
+      socketValue = plugin.getEnv("NCCL_SOCKET_IFNAME");
     }
     if (hca != nullptr) {
-      EXPECT_STREQ(hca, "=mlx5_0:1");
+      EXPECT_STREQ(hca, "=mlx5_0:1") << "allocation " << after;
     }
-    if (socket != nullptr) {
-      EXPECT_STREQ(socket, "lo");
-    }
+    ASSERT_NE(socketValue, nullptr) << "allocation " << after << ": the user's value was lost";
+    EXPECT_STREQ(socketValue, "lo") << "allocation " << after;
   }
 }
 

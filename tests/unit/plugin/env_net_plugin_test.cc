@@ -156,7 +156,7 @@ TEST(NetPlugin, AppliesTheResolutionOnceForVariablesTheUserDidNotSet) {
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_IB_GID_INDEX", "7"}});
   StandInResolver resolver;
   FakeSetenv setenv{&env, {}};
-  NetPlugin net(env, resolver.get(), [] { return false; }, setenv.get());
+  NetPlugin net(env, resolver.get(), nullptr, setenv.get());
   testing::clearCapturedNcclLog();
   for (int communicator = 0; communicator < 3; ++communicator) EXPECT_EQ(net.init(captureNcclLog), ncclSuccess);
   EXPECT_EQ(*resolver.calls, 1);
@@ -173,13 +173,17 @@ TEST(NetPlugin, AppliesTheResolutionOnceForVariablesTheUserDidNotSet) {
 TEST(NetPlugin, StepsAsideWhenTheEnvPluginServesThisProcess) {
   MapEnvironment env;
   StandInResolver resolver;
+  EnvPlugin envPlugin(env, resolver.get());
+  envPlugin.init(2, 28, 7, "", nullptr);  // env v1: its lines wait for a logger
   FakeSetenv setenv{&env, {}};
-  NetPlugin net(env, resolver.get(), [] { return true; }, setenv.get());
+  NetPlugin net(env, resolver.get(), &envPlugin, setenv.get());
   testing::clearCapturedNcclLog();
   net.init(captureNcclLog);
-  EXPECT_EQ(*resolver.calls, 0);
+  EXPECT_EQ(*resolver.calls, 1) << "resolved once, by the env plugin";
   EXPECT_TRUE(setenv.calls.empty());
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "net: the nccl-roce env plugin serves the resolved settings"), 1u);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "env: serving 2 resolved variable(s) to NCCL 2.28.7"), 1u)
+      << "the env plugin's lines, written through the net plugin's logger";
 }
 
 TEST(NetPlugin, AFailedResolutionChangesNothingAndSaysSo) {
@@ -187,7 +191,7 @@ TEST(NetPlugin, AFailedResolutionChangesNothingAndSaysSo) {
   StandInResolver resolver;
   resolver.failure = "no usable RDMA port: none of 4 device port(s) qualified (see each port's reason)";
   FakeSetenv setenv{&env, {}};
-  NetPlugin net(env, resolver.get(), [] { return false; }, setenv.get());
+  NetPlugin net(env, resolver.get(), nullptr, setenv.get());
   testing::clearCapturedNcclLog();
   EXPECT_EQ(net.init(captureNcclLog), ncclSuccess);
   EXPECT_TRUE(setenv.calls.empty());

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "plugin/policy_registry.h"
 #include "plugin/served_settings.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/capturing_logger.h"
@@ -23,13 +24,14 @@ struct Machine {
   testing::FakeSysfs sys;
   MapEnvironment env;
   testing::CapturingLogger log;
+  PolicyRegistry policies;
 };
 
 TEST(ServedSettings, TheResolutionOfTheMachineAndThePolicyDefaults) {
   Machine m;
   m.env.set("NCCL_ROCE_POLICY", m.dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION "
                                                           "= \"2\"\nNCCL_IB_HCA = \"=mlx5_9:1\"\n"));
-  ServedSettings served = resolveServedSettings(m.env, m.log);
+  ServedSettings served = resolveServedSettings(m.env, m.log, m.policies);
   EXPECT_TRUE(served.failure.empty()) << served.failure;
   EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1") << "the resolution wins over a policy default";
   EXPECT_EQ(served.values["NCCL_IB_GID_INDEX"], "3");
@@ -42,7 +44,7 @@ TEST(ServedSettings, TheResolutionOfTheMachineAndThePolicyDefaults) {
 TEST(ServedSettings, NeverServesWhatTheUserSet) {
   Machine m;
   m.env.set("NCCL_IB_GID_INDEX", "5");
-  ServedSettings served = resolveServedSettings(m.env, m.log);
+  ServedSettings served = resolveServedSettings(m.env, m.log, m.policies);
   EXPECT_EQ(served.values.count("NCCL_IB_GID_INDEX"), 0u);
   EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1");
 }
@@ -51,7 +53,7 @@ TEST(ServedSettings, NeverServesWhatTheUserSet) {
 // NCCL (the net plugin's setenv on older NCCL) would make their devices depend on init order.
 TEST(ServedSettings, OnlyNcclsOwnVariablesAreServed) {
   Machine m;
-  ServedSettings served = resolveServedSettings(m.env, m.log);
+  ServedSettings served = resolveServedSettings(m.env, m.log, m.policies);
   ASSERT_TRUE(served.failure.empty()) << served.failure;
   EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1");
   for (const auto& [name, value] : served.values) EXPECT_EQ(name.rfind("NCCL_", 0), 0u) << name << "=" << value;
@@ -67,7 +69,8 @@ TEST(ServedSettings, AnUnusableMachineIsAFailureButPolicyDefaultsStillApply) {
   env.set("NCCL_ROCE_SYSFS_ROOT", dir.path());
   env.set("NCCL_ROCE_POLICY", dir.writeFile("q.toml", "[policy]\nname = \"q\"\n[env]\nNCCL_SOCKET_IFNAME = \"lo\"\n"));
   testing::CapturingLogger log;
-  ServedSettings served = resolveServedSettings(env, log);
+  PolicyRegistry policies;
+  ServedSettings served = resolveServedSettings(env, log, policies);
   EXPECT_THAT(served.failure, HasSubstr("class/infiniband does not exist"));
   EXPECT_EQ(served.values.size(), 1u);
   EXPECT_EQ(served.values["NCCL_SOCKET_IFNAME"], "lo");

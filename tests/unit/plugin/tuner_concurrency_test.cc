@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -17,10 +18,10 @@
 #include <thread>
 #include <vector>
 
+#include "plugin/process_context.h"
 #include "plugin/tuner_plugin.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/scoped_env.h"
 #include "tests/support/nccl_cost_table.h"
 
 namespace nccl_roce::plugin {
@@ -30,11 +31,9 @@ constexpr int kThreads = 32;
 constexpr int kCommsPerThread = 8;
 constexpr int kCallsPerComm = 64;
 
-using testing::ScopedEnv;
-
 using Table = testing::NcclCostTable;
 
-// A path no other test has used: the first of these inits is the one that loads it.
+// A fresh process context: the first of these inits is the one that loads the policy.
 const char* kPolicy =
     "[policy]\nname = \"concurrent\"\n"
     "[[rule]]\nname = \"small\"\ncollective = \"allreduce\"\nsize = \"..64K\"\nnodes = \"2..\"\nprotocol = \"ll\"\n"
@@ -43,8 +42,9 @@ const char* kPolicy =
 
 TEST(TunerConcurrency, HundredsOfCommunicatorsInitCallAndFinalizeAtOnce) {
   testing::TempDir dir;
-  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("concurrent.toml", kPolicy));
-  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
+  MapEnvironment env(std::map<std::string, std::string>{
+      {"NCCL_ROCE_POLICY", dir.writeFile("concurrent.toml", kPolicy)}, {"NCCL_ROCE_STATS", dir.join("stats")}});
+  ProcessContext process(env);
   testing::clearCapturedNcclLog();
   std::atomic<int> wrongDecisions{0};
   std::atomic<int> failedCalls{0};
@@ -55,7 +55,9 @@ TEST(TunerConcurrency, HundredsOfCommunicatorsInitCallAndFinalizeAtOnce) {
         uint64_t commId = 0x1000u + static_cast<uint64_t>(t * kCommsPerThread + k);
         size_t nNodes = 1 + static_cast<size_t>(k % 3);  // three communicator shapes, shared lookups
         void* ctx = nullptr;
-        if (tunerInit(&ctx, commId, nNodes * 8, nNodes, testing::captureNcclLog) != ncclSuccess) ++failedCalls;
+        if (tunerInit(process, &ctx, commId, nNodes * 8, nNodes, testing::captureNcclLog) != ncclSuccess) {
+          ++failedCalls;
+        }
         for (int call = 0; call < kCallsPerComm; ++call) {
           Table table;
           int nChannels = 0;

@@ -1,5 +1,6 @@
 // The tuner plugin as NCCL drives it, through its newest entry points: a broken policy never fails a
-// communicator, statistics land in one file per process, nothing is done with null or odd arguments.
+// communicator, statistics land in one file per process, nothing is done with null or odd arguments. Each test
+// builds its own process context over its own environment, as a fresh process would have.
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -7,13 +8,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "plugin/process_context.h"
 #include "plugin/tuner_plugin.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/scoped_env.h"
 #include "tests/support/nccl_cost_table.h"
 
 namespace nccl_roce::plugin {
@@ -22,19 +25,24 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-using testing::ScopedEnv;
-
 using Table = testing::NcclCostTable;
+
+// A fresh process: its own environment, its own context.
+struct Process {
+  Process(std::initializer_list<std::pair<const std::string, std::string>> vars = {}) : env(vars), context(env) {}
+  MapEnvironment env;
+  ProcessContext context;
+};
 
 TEST(TunerPlugin, ABrokenPolicyWarnsOnceAndNeverFailsACommunicator) {
   TempDir dir;
   std::string path = dir.writeFile("broken.toml", "[policy]\nname = 3\n");
-  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  Process process({{"NCCL_ROCE_POLICY", path}});
   testing::clearCapturedNcclLog();
   void* a = nullptr;
   void* b = nullptr;
-  ASSERT_EQ(tunerInit(&a, 1, 16, 2, testing::captureNcclLog), ncclSuccess);
-  ASSERT_EQ(tunerInit(&b, 2, 16, 2, testing::captureNcclLog), ncclSuccess);
+  ASSERT_EQ(tunerInit(process.context, &a, 1, 16, 2, testing::captureNcclLog), ncclSuccess);
+  ASSERT_EQ(tunerInit(process.context, &b, 2, 16, 2, testing::captureNcclLog), ncclSuccess);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "unusable, NCCL decides instead"), 1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "broken.toml:2:8: name must be a string"), 1u);
   Table t;
@@ -46,10 +54,10 @@ TEST(TunerPlugin, ABrokenPolicyWarnsOnceAndNeverFailsACommunicator) {
 }
 
 TEST(TunerPlugin, OneInfoLinePerCommunicatorNamesPolicyHashAndArm) {
-  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  Process process({{"NCCL_ROCE_POLICY", "inference"}});
   testing::clearCapturedNcclLog();
   void* c = nullptr;
-  tunerInit(&c, 0xabcdef, 16, 2, testing::captureNcclLog);
+  tunerInit(process.context, &c, 0xabcdef, 16, 2, testing::captureNcclLog);
   auto log = testing::capturedNcclLog();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].level, NCCL_LOG_INFO);
@@ -59,6 +67,7 @@ TEST(TunerPlugin, OneInfoLinePerCommunicatorNamesPolicyHashAndArm) {
   tunerFinalize(c);
 }
 
+// Through the entry point NCCL calls: the process's own context, over the real environment.
 TEST(TunerPlugin, TheDefaultPolicyMakesSmallMultiNodeAllReducesUseLL) {
   ::unsetenv("NCCL_ROCE_POLICY");
   void* c = nullptr;
@@ -77,12 +86,11 @@ TEST(TunerPlugin, TheDefaultPolicyMakesSmallMultiNodeAllReducesUseLL) {
 
 TEST(TunerPlugin, StatisticsAreWrittenAtFinalizeOneFilePerProcess) {
   TempDir dir;
-  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
-  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  Process process({{"NCCL_ROCE_STATS", dir.join("stats")}, {"NCCL_ROCE_POLICY", "inference"}});
   void* a = nullptr;
   void* b = nullptr;
-  tunerInit(&a, 0x11, 16, 2, nullptr);
-  tunerInit(&b, 0x22, 8, 1, nullptr);
+  tunerInit(process.context, &a, 0x11, 16, 2, nullptr);
+  tunerInit(process.context, &b, 0x22, 8, 1, nullptr);
   int nChannels = 0;
   for (int i = 0; i < 3; ++i) {
     Table t;
@@ -119,12 +127,14 @@ TEST(TunerPlugin, StatisticsAreWrittenAtFinalizeOneFilePerProcess) {
 }
 
 TEST(TunerPlugin, OddArgumentsAreHarmless) {
+  Process process;
+  EXPECT_EQ(tunerInit(process.context, nullptr, 0, 1, 1, nullptr), ncclSuccess);
   EXPECT_EQ(tunerInit(nullptr, 0, 1, 1, nullptr), ncclSuccess);
   Table t;
   int nChannels = 0;
   EXPECT_EQ(tunerGetCollInfo(nullptr, ncclFuncAllReduce, 1, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
   void* c = nullptr;
-  tunerInit(&c, 0, 16, 2, nullptr);
+  tunerInit(process.context, &c, 0, 16, 2, nullptr);
   EXPECT_EQ(tunerGetCollInfo(c, ncclFuncAllReduce, 1, 1, nullptr, 7, 3, 0, &nChannels), ncclSuccess);
   EXPECT_EQ(tunerGetCollInfo(c, ncclFuncAllReduce, 1, 1, t.ptr(), -3, 3, 0, &nChannels), ncclSuccess);
   EXPECT_EQ(tunerGetCollInfo(c, static_cast<ncclFunc_t>(99), 1, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
@@ -140,9 +150,9 @@ TEST(TunerPlugin, WithoutACostTableOnlySafeNamedChoicesAreReturned) {
                                    "[[rule]]\nsize = \"..4K\"\nalgorithm = \"tree\"\nprotocol = \"ll\"\nchannels = 4\n"
                                    "[[rule]]\nsize = \"4K..64K\"\nprotocol = \"ll\"\n"
                                    "[[rule]]\nsize = \"64K..\"\nalgorithm = \"ring\"\nprotocol = \"ll128\"\n");
-  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  Process process({{"NCCL_ROCE_POLICY", path}});
   void* c = nullptr;
-  tunerInit(&c, 0, 16, 2, nullptr);
+  tunerInit(process.context, &c, 0, 16, 2, nullptr);
   int algorithm = -1, protocol = -1, nChannels = 0;
   tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1024, 1, &algorithm, &protocol, &nChannels);
   EXPECT_EQ(algorithm, NCCL_ALGO_TREE);
@@ -156,8 +166,8 @@ TEST(TunerPlugin, WithoutACostTableOnlySafeNamedChoicesAreReturned) {
   tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1 << 20, 1, &algorithm, &protocol, &nChannels);
   EXPECT_EQ(protocol, -1) << "LL128 may not exist on this hardware";
   tunerFinalize(c);
-  ScopedEnv restricted("NCCL_PROTO", "simple");
-  tunerInit(&c, 0, 16, 2, nullptr);
+  process.env.set("NCCL_PROTO", "simple");
+  tunerInit(process.context, &c, 0, 16, 2, nullptr);
   tunerGetCollInfoWithoutTable(c, ncclFuncAllReduce, 1024, 1, &algorithm, &protocol, &nChannels);
   EXPECT_EQ(algorithm, -1) << "the user restricted NCCL_PROTO: NCCL decides";
   tunerFinalize(c);
@@ -169,10 +179,10 @@ TEST(TunerPlugin, TheInfoLineNamesTheExperimentArm) {
                                    "[experiment]\nname = \"all-candidate\"\n"
                                    "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 0\n"
                                    "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"inference\"\nweight = 100\n");
-  ScopedEnv policy("NCCL_ROCE_POLICY", path);
+  Process process({{"NCCL_ROCE_POLICY", path}});
   testing::clearCapturedNcclLog();
   void* c = nullptr;
-  tunerInit(&c, 0x42, 16, 2, testing::captureNcclLog);
+  tunerInit(process.context, &c, 0x42, 16, 2, testing::captureNcclLog);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'inference' (builtin:inference, content 0x"), 1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, ", experiment arm candidate: 1 of 1 rules apply"), 1u);
   tunerFinalize(c);
@@ -180,10 +190,9 @@ TEST(TunerPlugin, TheInfoLineNamesTheExperimentArm) {
 
 TEST(TunerPlugin, StatisticsTellNcclsChoicesFromUnavailablePreferences) {
   TempDir dir;
-  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("unavailable"));
-  ScopedEnv policy("NCCL_ROCE_POLICY", "inference");
+  Process process({{"NCCL_ROCE_STATS", dir.join("unavailable")}, {"NCCL_ROCE_POLICY", "inference"}});
   void* c = nullptr;
-  tunerInit(&c, 0x33, 16, 2, nullptr);
+  tunerInit(process.context, &c, 0x33, 16, 2, nullptr);
   Table t;
   for (auto& row : t.cells) row[0] = -1;  // NCCL_PROTO=^LL: no LL anywhere
   int nChannels = 0;
@@ -208,12 +217,12 @@ TEST(TunerPlugin, WarnsOnceWhenTooManyRulesStackUpOnOneCall) {
   TempDir dir;
   std::string rules;
   for (int i = 0; i < 70; ++i) rules += "allreduce,0,4096,ring,ll,-1,-1,-1\n";  // a 70-deep fallback chain
-  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("deep.csv", rules));
+  Process process({{"NCCL_ROCE_POLICY", dir.writeFile("deep.csv", rules)}});
   testing::clearCapturedNcclLog();
   void* a = nullptr;
   void* b = nullptr;
-  tunerInit(&a, 1, 16, 2, testing::captureNcclLog);
-  tunerInit(&b, 2, 16, 2, testing::captureNcclLog);
+  tunerInit(process.context, &a, 1, 16, 2, testing::captureNcclLog);
+  tunerInit(process.context, &b, 2, 16, 2, testing::captureNcclLog);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "more than 64 rules can match one call"), 1u);
   tunerFinalize(a);
   tunerFinalize(b);

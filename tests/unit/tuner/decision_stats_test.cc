@@ -1,11 +1,9 @@
 // Decision statistics: counts per collective x power-of-two size bucket x choice x who decided, in a JSON
-// shape that joins with serving metrics; one file per process holding every finalized communicator.
+// shape that joins with serving metrics (the file they go into: tests/unit/plugin/statistics_file_test.cc).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "common/file.h"
-#include "tests/support/temp_dir.h"
 #include "tuner/decision_stats.h"
 
 namespace nccl_roce::tuner {
@@ -93,24 +91,6 @@ TEST(DecisionStats, OddValuesFromNcclAreCountedNotTrusted) {
   EXPECT_EQ(j["decisions"][0]["collective"], "unknown");
   EXPECT_TRUE(j["decisions"][0]["algorithm"].is_null());
   EXPECT_EQ(j["decisions"][0]["bucket"], "0-2");
-}
-
-TEST(DecisionStats, TheProcessFileHoldsEveryFinalizedCommunicator) {
-  testing::TempDir dir;
-  std::string path = statsPathFor(dir.join("stats"), 4242);
-  EXPECT_EQ(path, dir.join("stats.4242.json"));
-  for (int i = 0; i < 3; ++i) {
-    nlohmann::ordered_json comm;
-    comm["comm_id"] = i;
-    ASSERT_TRUE(publishCommunicatorStats(path, comm).isOk());
-    auto text = readFileBounded(path, 1 << 20);
-    ASSERT_TRUE(text.isOk());
-    nlohmann::json doc = nlohmann::json::parse(*text);  // a whole, valid document after every finalize
-    ASSERT_EQ(doc["communicators"].size(), static_cast<size_t>(i + 1));
-    EXPECT_EQ(doc["communicators"][static_cast<size_t>(i)]["comm_id"], i);
-    EXPECT_TRUE(doc["pid"].is_number());
-    EXPECT_TRUE(doc["host"].is_string());
-  }
 }
 
 }  // namespace

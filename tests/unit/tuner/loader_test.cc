@@ -95,17 +95,6 @@ TEST(LoadPolicySpec, AnExperimentWithABrokenArmIsThePassthrough) {
   EXPECT_FALSE(active->experiment().has_value());
 }
 
-TEST(ActivePolicyFor, IsLoadedOncePerProcessAndKeptWhateverHappensToTheFile) {
-  TempDir dir;
-  std::string path = dir.writeFile("p.toml", "[policy]\nname = \"first\"\n");
-  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", path}});
-  auto first = activePolicyFor(env);
-  dir.writeFile("p.toml", "[policy]\nname = \"second\"\n");
-  EXPECT_EQ(activePolicyFor(env), first);
-  ::unlink(path.c_str());
-  EXPECT_EQ(activePolicyFor(env)->assign(0).policy->name, "first");
-}
-
 TEST(Experiment, AssignmentIsAPureFunctionOfNameAndCommId) {
   Experiment e;
   e.name = "decode-ll";

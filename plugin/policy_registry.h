@@ -1,0 +1,63 @@
+// The policies of one process: what NCCL_ROCE_POLICY names, loaded once per distinct value and kept, so every
+// communicator sees the same policy however many there are (hundreds in MoE serving) and whatever happens to
+// the file afterwards; and each policy's lookup per communicator shape (nRanks, nNodes), built once and shared,
+// since those communicators come in a few shapes. Part of the process context (plugin/process_context.h);
+// tests construct their own. Thread-safe: NCCL runs tuner init on several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "common/env.h"
+#include "tuner/compiled_policy.h"
+#include "tuner/policy_loader.h"
+
+namespace nccl_roce::plugin {
+
+class PolicyRegistry {
+ public:
+  // The active policy for `env`'s NCCL_ROCE_POLICY, for a communicator. first: no communicator had it before,
+  // so this one reports its problems (one WARN per process, not one per communicator).
+  struct Active {
+    std::shared_ptr<const tuner::ActivePolicy> policy;
+    bool first = false;
+  };
+  Active active(const Environment& env);
+
+  // The lookup of `policy` for communicators of this shape. builtNow: this call built the shared one.
+  struct Lookup {
+    std::shared_ptr<const tuner::CompiledPolicy> compiled;
+    bool builtNow = false;
+  };
+  Lookup lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks, uint64_t nNodes);
+
+  // What the env plugin serves besides the resolution: the active policy's environment defaults.
+  std::vector<std::pair<std::string, std::string>> environmentDefaults(const Environment& env);
+
+  // Beyond this many shapes (never seen in practice) lookups are built per communicator and not kept.
+  static constexpr size_t kMaxShapes = 4096;
+
+ private:
+  struct Loaded {
+    std::shared_ptr<const tuner::ActivePolicy> policy;
+    bool givenToCommunicator = false;
+  };
+  // The entry for `env`, loaded if need be; loadMutex_ held.
+  Loaded& load(const Environment& env);
+
+  std::mutex loadMutex_;  // held while loading, so a policy is read once however many inits race
+  std::map<std::string, Loaded> loaded_;  // by NCCL_ROCE_POLICY value
+
+  // Keyed by the policy's address: each lookup holds its policy, so the address stays valid.
+  using ShapeKey = std::tuple<const tuner::Policy*, uint64_t, uint64_t>;
+  std::mutex lookupMutex_;
+  std::map<ShapeKey, std::shared_ptr<const tuner::CompiledPolicy>> lookups_;
+};
+
+}  // namespace nccl_roce::plugin

@@ -1,0 +1,61 @@
+// Everything this library keeps for the life of a process, in one object: the loaded policies and their
+// per-shape lookups, the statistics files, and the env and net plugins with their resolution. The core
+// libraries (common/, gid/, tuner/) keep no caches of their own; this is the one place process-wide state
+// lives. The exported entry points reach it through processContext(); tests construct their own, with their
+// own environment and resolution.
+//
+// Room to grow, without reshaping it:
+// - a profiler plugin timing collectives per communicator (issue 12) becomes one more member, reached the
+//   same way, writing its timings into the same StatisticsRegistry entries as the tuner's decisions;
+// - a policy pinned by content digest (issue 14) is part of what PolicyRegistry loads: an ActivePolicy that
+//   refuses, which tunerInit (plugin/tuner_plugin.cc, the one place it returns a status) turns into an error.
+#pragma once
+
+#include <chrono>
+
+#include "common/env.h"
+#include "plugin/bounded_resolution.h"
+#include "plugin/env_plugin.h"
+#include "plugin/net_plugin.h"
+#include "plugin/policy_registry.h"
+#include "plugin/served_settings.h"
+#include "plugin/statistics_file.h"
+
+namespace nccl_roce::plugin {
+
+// What a process context reads from and writes to; tests substitute them. Empty members take the real ones.
+struct ProcessSeams {
+  SettingsResolver resolver;   // default: resolveServedSettings over this context's policies
+  NetPlugin::SetEnv setEnv;    // default: setenv(name, value, 0) on the process environment
+  std::chrono::milliseconds resolutionDeadline = kResolutionDeadline;
+};
+
+class ProcessContext {
+ public:
+  // `env` must outlive the context and any resolution it abandons (the process environment does).
+  explicit ProcessContext(const Environment& env, ProcessSeams seams = {});
+  ProcessContext(const ProcessContext&) = delete;
+  ProcessContext& operator=(const ProcessContext&) = delete;
+
+  const Environment& environment() const { return env_; }
+  PolicyRegistry& policies() { return policies_; }
+  StatisticsRegistry& statistics() { return statistics_; }
+  EnvPlugin& envPlugin() { return envPlugin_; }
+  NetPlugin& netPlugin() { return netPlugin_; }
+
+ private:
+  SettingsResolver resolverFor(SettingsResolver given);
+
+  const Environment& env_;
+  PolicyRegistry policies_;
+  StatisticsRegistry statistics_;
+  EnvPlugin envPlugin_;
+  NetPlugin netPlugin_;
+};
+
+// This process's context over the process environment, built on first use and never destroyed: NCCL may call
+// in from atexit handlers after static destructors have run. nullptr when it cannot be built (out of memory);
+// the next call tries again, and callers meanwhile leave NCCL to its own behaviour.
+ProcessContext* processContext() noexcept;
+
+}  // namespace nccl_roce::plugin
