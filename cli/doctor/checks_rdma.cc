@@ -137,12 +137,14 @@ CheckResult checkMtu(const DoctorInputs& in) {
   for (const auto* p : roce) {
     if (!p->netdev) continue;
     auto text = in.sysfs->attribute("class/net/" + *p->netdev + "/mtu");
-    auto mtu = text.isOk() ? parseUnsigned(*text) : std::nullopt;
-    std::string shown = mtu ? std::to_string(*mtu) : "unreadable";
+    std::optional<uint64_t> mtu;
+    if (text.isOk()) mtu = parseUnsigned(*text);
+    const uint64_t value = mtu.value_or(0);
+    std::string shown = mtu ? std::to_string(value) : "unreadable";
     read += mtu.has_value();
     detail += (detail.empty() ? "" : ", ") + *p->netdev + " " + shown;
     // RoCE path MTU is the largest of 256..4096 that fits the netdev MTU with its ~100 bytes of headers.
-    if (mtu && *mtu < 4200) small += (small.empty() ? "" : ", ") + *p->netdev;
+    if (mtu && value < 4200) small += (small.empty() ? "" : ", ") + *p->netdev;
   }
   if (read == 0) return CheckResult::skip(id, title, "the netdevs' MTU is unreadable (" + detail + ")");
   if (!small.empty()) {
