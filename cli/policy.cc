@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "common/env.h"
 #include "common/strings.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/explain.h"

@@ -16,6 +16,7 @@ enum LogSubsystem : unsigned long {
   kLogNet = 0x10,
   kLogTuning = 0x40,
   kLogEnv = 0x80,
+  kLogProfile = 0x4000,
 };
 
 class Logger {

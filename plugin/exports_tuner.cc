@@ -1,10 +1,11 @@
 // The exported tuner tables. Only shims live here: each older version adapts its signature to the one
-// implementation in plugin/tuner_plugin.cc. NCCL dlsyms v6, v5, v4, v3, v2 in that order; the first found wins.
+// implementation in plugin/tuner_plugin.cc. NCCL dlsyms its newest version first and falls back (2.31: v7, v6, ...).
 // Every entry is noexcept; tunerInit builds the process context inside its guard.
 #include "plugin/nccl/tuner_v2.h"
 #include "plugin/nccl/tuner_v3.h"
 #include "plugin/nccl/tuner_v4.h"
 #include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "plugin/tuner_plugin.h"
 
 namespace {
@@ -17,8 +18,14 @@ ncclResult_t initWithoutCommId(size_t nRanks, size_t nNodes, ncclDebugLogger_t l
   return tunerInit(context, 0, nRanks, nNodes, logFunction);
 }
 
+// The constants are never read or edited, so v5/v6 (four compute-capability rows) and v7 (five) share the rest.
+ncclResult_t initV7(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                    ncclNvlDomainInfo_v7_t* /*nvlDomainInfo*/, ncclTunerConstants_v7_t* /*constants*/) noexcept {
+  return tunerInit(context, commId, nRanks, nNodes, logFunction);
+}
+
 ncclResult_t initV5(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                    ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants: never edited*/) noexcept {
+                    ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants*/) noexcept {
   return tunerInit(context, commId, nRanks, nNodes, logFunction);
 }
 
@@ -50,6 +57,10 @@ const ncclTuner_v4_t ncclTunerPlugin_v4 = {kTunerName, initWithoutCommId, tunerG
 extern "C" __attribute__((visibility("default")))
 const ncclTuner_v5_t ncclTunerPlugin_v5 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize};
 
-// NCCL 2.30.2 and later. getChunkSize is NULL: NCCL keeps its own chunk size.
+// NCCL 2.30.2 - 2.30. getChunkSize is NULL: NCCL keeps its own chunk size.
 extern "C" __attribute__((visibility("default")))
 const ncclTuner_v6_t ncclTunerPlugin_v6 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize, nullptr};
+
+// NCCL 2.31 and later.
+extern "C" __attribute__((visibility("default")))
+const ncclTuner_v7_t ncclTunerPlugin_v7 = {kTunerName, initV7, tunerGetCollInfo, tunerFinalize, nullptr};

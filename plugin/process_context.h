@@ -4,9 +4,11 @@
 // lives. The exported entry points reach it through processContext(); tests construct their own, with their
 // own environment and resolution.
 //
+// The profiler plugin's trackers live here too (its stop events carry only a handle, which names a tracker in
+// this registry), with the metrics textfile; it writes its timings into the same StatisticsRegistry entries as
+// the tuner's decisions.
+//
 // Room to grow, without reshaping it:
-// - a profiler plugin timing collectives per communicator (issue 12) becomes one more member, reached the
-//   same way, writing its timings into the same StatisticsRegistry entries as the tuner's decisions;
 // - a policy pinned by content digest (issue 14) is part of what PolicyRegistry loads: an ActivePolicy that
 //   refuses, which tunerInit (plugin/tuner_plugin.cc, the one place it returns a status) turns into an error.
 #pragma once
@@ -16,10 +18,12 @@
 #include "common/env.h"
 #include "plugin/bounded_resolution.h"
 #include "plugin/env_plugin.h"
+#include "plugin/metrics_textfile.h"
 #include "plugin/net_plugin.h"
 #include "plugin/policy_registry.h"
 #include "plugin/served_settings.h"
 #include "plugin/statistics_file.h"
+#include "profiler/tracker_registry.h"
 
 namespace nccl_roce::plugin {
 
@@ -42,6 +46,8 @@ class ProcessContext {
   StatisticsRegistry& statistics() { return statistics_; }
   EnvPlugin& envPlugin() { return envPlugin_; }
   NetPlugin& netPlugin() { return netPlugin_; }
+  profiler::TrackerRegistry& trackers() { return trackers_; }
+  MetricsTextfile& metrics() { return metrics_; }
 
  private:
   SettingsResolver resolverFor(SettingsResolver given);
@@ -51,6 +57,8 @@ class ProcessContext {
   StatisticsRegistry statistics_;
   EnvPlugin envPlugin_;
   NetPlugin netPlugin_;
+  profiler::TrackerRegistry trackers_;
+  MetricsTextfile metrics_;
 };
 
 // This process's context over the process environment, built on first use and never destroyed: NCCL may call

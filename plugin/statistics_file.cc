@@ -36,8 +36,22 @@ Status StatisticsRegistry::report(const std::string& path, const StatisticsEntry
   return write(path, file);
 }
 
+void StatisticsRegistry::attachRules(const std::string& path, const StatisticsEntry& entry, RuleLookup lookup) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  files_[path].rules[entry] = std::move(lookup);
+}
+
+RuleLookup StatisticsRegistry::rulesOf(const std::string& path, const StatisticsEntry& entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto file = files_.find(path);
+  if (file == files_.end()) return {};
+  auto found = file->second.rules.find(entry);
+  return found == file->second.rules.end() ? RuleLookup() : found->second;
+}
+
 Status StatisticsRegistry::write(const std::string& path, const File& file) {
   nlohmann::ordered_json header;
+  header["schema"] = kStatisticsSchema;
   header["pid"] = static_cast<long>(::getpid());
   char host[256] = {0};
   header["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();

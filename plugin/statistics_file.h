@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,9 @@
 
 namespace nccl_roce::plugin {
 
+// The file's format (docs/ab-testing.md); `nccl-roce ab` refuses any other.
+inline constexpr const char* kStatisticsSchema = "nccl-roce.stats/2";
+
 // One communicator's entry in a statistics file.
 struct StatisticsEntry {
   uint64_t commId = 0;
@@ -28,6 +32,10 @@ struct StatisticsEntry {
     return commId != other.commId ? commId < other.commId : ordinal < other.ordinal;
   }
 };
+
+// The tuner's live answer to "which rule decided this collective, size bucket, algorithm and protocol in this
+// communicator": a rule name, or null. Lets the profiler label timings with the deciding rule while both run.
+using RuleLookup = std::function<nlohmann::ordered_json(int collective, int bucket, int algorithm, int protocol)>;
 
 class StatisticsRegistry {
  public:
@@ -42,6 +50,11 @@ class StatisticsRegistry {
   // communicators.
   Status report(const std::string& path, const StatisticsEntry& entry, const nlohmann::ordered_json& fields);
 
+  // The tuner attaches its rule lookup to its entry; the profiler asks for the one of its own entry (the same
+  // entry when both claimed it, see above). An empty function when none is attached.
+  void attachRules(const std::string& path, const StatisticsEntry& entry, RuleLookup lookup);
+  RuleLookup rulesOf(const std::string& path, const StatisticsEntry& entry);
+
  private:
   struct Reported {
     nlohmann::ordered_json fields;
@@ -51,6 +64,7 @@ class StatisticsRegistry {
     std::map<std::pair<uint64_t, std::string>, uint32_t> claims;  // (commId, producer) -> entries claimed
     std::map<StatisticsEntry, size_t> order;                       // entry -> index in `reported`
     std::vector<Reported> reported;
+    std::map<StatisticsEntry, RuleLookup> rules;
   };
   static Status write(const std::string& path, const File& file);
 

@@ -29,10 +29,12 @@ struct CommunicatorTuner {
   size_t nRanks = 0;
   size_t nNodes = 0;
   tuner::PolicyAssignment assignment;
+  std::string experiment;          // empty unless an experiment assigned the policy
+  uint64_t experimentHash = 0;
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
   // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
-  std::unique_ptr<tuner::DecisionStats> stats;
+  std::shared_ptr<tuner::DecisionStats> stats;  // shared with the profiler's rule lookup
   StatisticsRegistry* statistics = nullptr;
   std::string statsPath;
   StatisticsEntry statsEntry;
@@ -50,6 +52,10 @@ void choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
                    active.policy->requested().c_str(), active.policy->error().c_str());
   }
   c.assignment = active.policy->assign(c.commId);
+  if (active.policy->experiment() && !c.assignment.arm.empty()) {
+    c.experiment = active.policy->experiment()->name;
+    c.experimentHash = active.policy->experiment()->contentHash;
+  }
   if (!c.assignment.policy || c.assignment.policy->rules.empty()) return;
   PolicyRegistry::Lookup lookup = policies.lookup(c.assignment.policy, c.nRanks, c.nNodes);
   c.compiled = lookup.compiled;
@@ -68,7 +74,12 @@ void setUpStatistics(CommunicatorTuner& c, StatisticsRegistry& statistics, const
   c.statsPath = StatisticsRegistry::pathFor(*prefix, static_cast<long>(::getpid()));
   c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
   c.statistics = &statistics;
-  c.stats = std::make_unique<tuner::DecisionStats>();
+  c.stats = std::make_shared<tuner::DecisionStats>();
+  statistics.attachRules(c.statsPath, c.statsEntry,
+                         [stats = c.stats, policy = c.assignment.policy](int coll, int bucket, int algo, int proto) {
+                           int rule = stats->ruleFor(coll, bucket, algo, proto);
+                           return policy ? tuner::ruleName(*policy, rule) : nlohmann::ordered_json(nullptr);
+                         });
 }
 
 void logPolicyInUse(CommunicatorTuner& c) {
@@ -88,10 +99,15 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
   comm["comm_id"] = hex(c.commId);
   comm["n_ranks"] = c.nRanks;
   comm["n_nodes"] = c.nNodes;
+  auto orNull = [](bool known, const std::string& value) {
+    return known ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+  };
+  comm["experiment"] = orNull(!c.experiment.empty(), c.experiment);
+  comm["experiment_hash"] = orNull(!c.experiment.empty(), hex(c.experimentHash));
   comm["policy"] = policy ? policy->name : "nccl";
   comm["policy_source"] = policy ? policy->source : "";
   comm["policy_hash"] = policy ? hex(policy->contentHash) : "";
-  comm["arm"] = c.assignment.arm.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.assignment.arm);
+  comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
   comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));
   return comm;
 }

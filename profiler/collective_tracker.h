@@ -51,6 +51,7 @@ class CollectiveTracker {
   std::vector<TimingTable::Entry> entries() const;
   uint64_t dropped(Drop why) const;
   uint32_t index() const { return config_.index; }
+  TimingSource source() const { return config_.source; }
 
   // Memory held, for docs/performance.md: the ring, the groups and the key table (histograms come on top).
   static size_t bytesFor(uint32_t slots);

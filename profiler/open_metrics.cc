@@ -43,7 +43,7 @@ std::string messageSize(uint8_t bucket) {
   return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
 }
 
-std::string labels(const std::string& node, const CommunicatorTimings& c, const TimingKey& k) {
+std::string labels(const std::string& node, const CommunicatorTimings& c, const TimingKey& k, const std::string& rule) {
   std::string out = "node=" + quoted(node) + ",comm_id=" + quoted(hex(c.commId)) +
                     ",n_nodes=" + quoted(std::to_string(c.nNodes)) + ",nranks=" + quoted(std::to_string(c.nRanks)) +
                     ",collective=" + quoted(tuner::collectiveName(k.collective)) + ",message_size=" +
@@ -51,7 +51,7 @@ std::string labels(const std::string& node, const CommunicatorTimings& c, const 
                     quoted(std::string(tuner::algorithmName(k.algorithm)) + "_" + tuner::protocolName(k.protocol)) +
                     ",channels=" + quoted(std::to_string(k.channels)) + ",timing_source=" +
                     quoted(timingSourceName(k.source));
-  out += ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" + quoted(c.policyHash);
+  out += ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" + quoted(c.policyHash) + ",rule=" + quoted(rule);
   return out;
 }
 
@@ -91,7 +91,10 @@ std::string renderOpenMetrics(const std::string& node, const std::vector<Communi
                     kDuration + " NCCL collective duration on the GPU (earliest channel start to latest stop), " +
                     "per communicator, size bucket and choice\n";
   for (const CommunicatorTimings& c : communicators) {
-    for (const TimingTable::Entry& e : c.entries) histogram(out, labels(node, c, e.key), e.histogram);
+    for (size_t i = 0; i < c.entries.size(); ++i) {
+      const std::string& rule = i < c.rules.size() ? c.rules[i] : std::string();
+      histogram(out, labels(node, c, c.entries[i].key, rule), c.entries[i].histogram);
+    }
   }
   out += std::string("# TYPE ") + kDropped + " counter\n# HELP " + kDropped +
          " profiler events that could not be used, by reason\n";

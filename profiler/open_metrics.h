@@ -1,7 +1,8 @@
 // One process's collective timings as a textfile for Prometheus' node-exporter textfile collector, which parses
 // Prometheus text format: histograms in seconds (with OpenMetrics' UNIT and EOF lines, comments to that parser)
 // and a counter of dropped events. Labels follow NVIDIA's Inspector where they mean the same (collective, message_size,
-// algo_proto, n_nodes, nranks, node) and add what Inspector cannot know: the experiment arm and the policy.
+// algo_proto, n_nodes, nranks, node) and add what Inspector cannot know: the experiment arm, the policy and
+// the tuner rule that decided.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ struct CommunicatorTimings {
   int nNodes = 0, nRanks = 0, rank = -1;
   std::string arm, policy, policyHash;  // empty when unknown or not an experiment
   std::vector<TimingTable::Entry> entries;
+  std::vector<std::string> rules;  // the tuner rule that decided each entry's key; "" for none (or none known)
   std::vector<std::pair<Drop, uint64_t>> dropped;  // non-zero counts only
 };
 

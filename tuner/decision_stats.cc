@@ -81,6 +81,38 @@ void DecisionStats::grow() {
   }
 }
 
+void writeSizeBucket(int bucket, nlohmann::ordered_json& out) {
+  uint64_t lo = bucket == 0 ? 0 : (uint64_t{1} << bucket);
+  uint64_t hi = bucket >= 63 ? UINT64_MAX : (uint64_t{1} << (bucket + 1)) - 1;
+  out["bucket"] = formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(hi + 1));
+  out["size_min"] = lo;
+  out["size_max"] = hi;
+}
+
+nlohmann::ordered_json ruleName(const Policy& policy, int rule) {
+  if (rule < 0 || static_cast<size_t>(rule) >= policy.rules.size()) return nullptr;
+  const Rule& r = policy.rules[static_cast<size_t>(rule)];
+  return r.name.empty() ? "line " + std::to_string(r.position.line) : r.name;
+}
+
+int DecisionStats::ruleFor(int collective, int bucket, int algorithm, int protocol) const {
+  Lock lock(busy_);
+  int best = -1;
+  uint64_t bestCount = 0;
+  for (const Slot& s : slots_) {
+    if (s.key == 0 || static_cast<Source>(unpack(s.key, kSourceShift, 2)) != Source::kRule) continue;
+    if (unpack(s.key, kCollShift, 3) != collective || unpack(s.key, kBucketShift, 6) != bucket ||
+        unpack(s.key, kAlgoShift, 4) - 1 != algorithm || unpack(s.key, kProtoShift, 3) - 1 != protocol) {
+      continue;
+    }
+    if (s.count > bestCount) {
+      bestCount = s.count;
+      best = unpack(s.key, kRuleShift, 20) - 1;
+    }
+  }
+  return best;
+}
+
 DecisionStats::Totals DecisionStats::totals() const {
   Lock lock(busy_);
   Totals t;
@@ -115,23 +147,14 @@ nlohmann::ordered_json DecisionStats::toJson(const Policy& policy) const {
     int protocol = unpack(s.key, kProtoShift, 3) - 1;
     int rule = unpack(s.key, kRuleShift, 20) - 1;
     auto source = static_cast<Source>(unpack(s.key, kSourceShift, 2));
-    uint64_t lo = bucket == 0 ? 0 : (uint64_t{1} << bucket);
-    uint64_t hi = bucket == 63 ? UINT64_MAX : (uint64_t{1} << (bucket + 1)) - 1;
     nlohmann::ordered_json d;
     d["collective"] = collectiveName(unpack(s.key, kCollShift, 3));
-    d["bucket"] = formatByteSize(lo) + "-" + (bucket == 63 ? std::string("16E") : formatByteSize(hi + 1));
-    d["size_min"] = lo;
-    d["size_max"] = hi;
+    writeSizeBucket(bucket, d);
     d["algorithm"] = algorithm >= 0 ? nlohmann::ordered_json(algorithmName(algorithm)) : nlohmann::ordered_json(nullptr);
     d["protocol"] = protocol >= 0 ? nlohmann::ordered_json(protocolName(protocol)) : nlohmann::ordered_json(nullptr);
     d["channels"] = unpack(s.key, kChannelShift, 7);  // 0: NCCL decided
     d["source"] = source == Source::kRule ? "rule" : source == Source::kUnavailable ? "unavailable" : "nccl";
-    if (rule >= 0 && static_cast<size_t>(rule) < policy.rules.size()) {
-      const Rule& r = policy.rules[static_cast<size_t>(rule)];
-      d["rule"] = r.name.empty() ? "line " + std::to_string(r.position.line) : r.name;
-    } else {
-      d["rule"] = nullptr;
-    }
+    d["rule"] = ruleName(policy, rule);
     d["count"] = s.count;
     out["decisions"].push_back(std::move(d));
   }

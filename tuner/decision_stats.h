@@ -17,6 +17,12 @@ namespace nccl_roce::tuner {
 // floor(log2(bytes)), 0 for 0 and 1.
 int sizeBucket(uint64_t bytes);
 
+// What the statistics file says of a size bucket: {"bucket": "64K-128K", "size_min": 65536, "size_max": 131071}.
+void writeSizeBucket(int bucket, nlohmann::ordered_json& out);
+
+// A rule's name in statistics: its `name`, or "line N" of its policy file; null for -1 or out of range.
+nlohmann::ordered_json ruleName(const Policy& policy, int rule);
+
 class DecisionStats {
  public:
   enum class Source : uint8_t {
@@ -41,6 +47,10 @@ class DecisionStats {
     uint64_t unavailable = 0;
   };
   Totals totals() const;
+
+  // The rule that decided most calls of this collective, size bucket, algorithm and protocol (channels aside:
+  // NCCL may run fewer than a rule asked for); -1 when no rule decided any. How the profiler labels its timings.
+  int ruleFor(int collective, int bucket, int algorithm, int protocol) const;
 
   // {"calls":..,"from_rules":..,"unavailable":..,"decisions":[{collective,bucket,size_min,size_max,algorithm,
   //  protocol,channels,source,rule,count}...]}, decisions sorted by collective, bucket, then choice.

@@ -33,7 +33,9 @@ TEST(Exports, ExactlyThePluginTablesOfDesign) {
   std::set<std::string> expected{
       "ncclNetPlugin_v6",   "ncclNetPlugin_v7",   "ncclNetPlugin_v8",   "ncclNetPlugin_v9",   "ncclNetPlugin_v10",
       "ncclNetPlugin_v11",  "ncclNetPlugin_v12",  "ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4",
-      "ncclTunerPlugin_v5", "ncclTunerPlugin_v6", "ncclEnvPlugin_v1",   "ncclEnvPlugin_v2"};
+      "ncclTunerPlugin_v5", "ncclTunerPlugin_v6", "ncclTunerPlugin_v7", "ncclEnvPlugin_v1",   "ncclEnvPlugin_v2",
+      "ncclProfiler_v1",    "ncclProfiler_v2",    "ncclProfiler_v3",    "ncclProfiler_v4",    "ncclProfiler_v5",
+      "ncclProfiler_v6",    "ncclProfiler_v7"};
   EXPECT_EQ(words(nm.out, 2), expected) << nm.out;
 }
 

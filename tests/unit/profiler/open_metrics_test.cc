@@ -27,6 +27,7 @@ CommunicatorTimings decodeComm() {
   key.channels = 4;
   for (uint64_t us : {30, 40, 40, 300}) table.record(key, us * 1000);
   c.entries = table.entries();
+  c.rules = {"decode-ll"};
   c.dropped = {{Drop::kMissingParent, 3}};
   return c;
 }
@@ -37,7 +38,7 @@ TEST(OpenMetrics, HistogramsAreCumulativeInSecondsWithInspectorsLabelsAndOurs) {
   std::string labels =
       "node=\"node-a\",comm_id=\"0x1f2e3d4c5b6a7980\",n_nodes=\"2\",nranks=\"16\",collective=\"AllReduce\","
       "message_size=\"64K-128K\",algo_proto=\"Ring_LL\",channels=\"4\",timing_source=\"kernel_gpu\","
-      "arm=\"candidate\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\"";
+      "arm=\"candidate\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\",rule=\"decode-ll\"";
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_bucket{" + labels + ",le=\"2e-05\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_bucket{" + labels + ",le=\"5e-05\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_bucket{" + labels + ",le=\"0.0005\"} 4\n"));

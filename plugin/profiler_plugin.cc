@@ -1,0 +1,204 @@
+#include "plugin/profiler_plugin.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <memory>
+#include <new>
+#include <string>
+
+#include "common/log.h"
+#include "plugin/metrics_textfile.h"
+#include "plugin/nccl_logger.h"
+#include "plugin/process_context.h"
+#include "plugin/timing_statistics.h"
+#include "profiler/nccl_strings.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::plugin {
+
+namespace {
+
+using profiler::CollectiveInfo;
+using profiler::CollectiveTracker;
+using profiler::EventHandle;
+using profiler::HandleKind;
+
+constexpr int kCollAllGather = 2, kCollReduceScatter = 3;  // tuner indices (tuner/nccl_names.h)
+
+// One communicator's profiler context: its tracker and what its timings are reported with.
+struct ProfilerComm {
+  ProcessContext* process = nullptr;
+  std::shared_ptr<CollectiveTracker> tracker;
+  std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
+  ChannelClock clock = ChannelClock::kGpu;
+  int nRanks = 0;
+  profiler::NameCache collectives, algorithms, protocols;  // the user's thread only (Coll events)
+  std::string statsPath;
+  StatisticsEntry statsEntry;
+  NcclLogger logger;
+};
+
+uint64_t hostNowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+bool timingRequested(const Environment& env) {
+  auto stats = env.get("NCCL_ROCE_STATS");
+  auto profile = env.get("NCCL_ROCE_PROFILE");
+  return stats && !stats->empty() && !(profile && *profile == "0");
+}
+
+// The collective as the tuner counted it (its bytes x nRanks for AllGather and ReduceScatter): the key that joins
+// timings to decisions. Without nRanks (v1-v3) those two cannot be sized, so they are not timed.
+CollectiveInfo collectiveInfo(ProfilerComm& c, const ncclProfilerEventDescr_v7_t& d) {
+  CollectiveInfo info;
+  info.collective = c.collectives.lookup(d.coll.func, profiler::collectiveIndex);
+  bool perRank = info.collective == kCollAllGather || info.collective == kCollReduceScatter;
+  if (perRank && c.nRanks <= 0) info.collective = -1;
+  info.bytes = static_cast<uint64_t>(d.coll.count) * profiler::dataTypeSize(d.coll.datatype) *
+               static_cast<uint64_t>(perRank ? c.nRanks : 1);
+  info.algorithm = c.algorithms.lookup(d.coll.algo, profiler::algorithmIndex);
+  info.protocol = c.protocols.lookup(d.coll.proto, profiler::protocolIndex);
+  info.channels = d.coll.nChannels;
+  return info;
+}
+
+// The tracker a channel handle names, for stopEvent and recordEventState, which get nothing else.
+template <typename F>
+void withChannelTracker(void* eHandle, F&& f) {
+  std::optional<EventHandle> h = EventHandle::decode(eHandle);
+  if (!h || h->kind != HandleKind::kChannel) return;  // groups and collectives need nothing at their stop
+  ProcessContext* process = processContext();
+  if (process != nullptr) process->trackers().with(h->tracker, f);
+}
+
+ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicator& comm, ChannelClock clock) {
+  auto c = std::make_unique<ProfilerComm>();
+  c->process = &process;
+  c->clock = clock;
+  c->nRanks = comm.nRanks;
+  CollectiveTracker::Config config;
+  config.source = clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
+  c->tracker = process.trackers().add(config);
+  if (!c->tracker) return nullptr;
+  const Environment& env = process.environment();
+  c->statsPath = StatisticsRegistry::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
+  c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
+  c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker,
+                                                 process.statistics(), c->statsPath, c->statsEntry);
+  process.metrics().add(c->timed, env);
+  return c.release();
+}
+
+}  // namespace
+
+ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivationMask,
+                          const ProfilerCommunicator& comm, ChannelClock clock, ncclDebugLogger_t logFunction) noexcept {
+  if (context != nullptr) *context = nullptr;
+  // NCCL keeps one activation mask for the whole process and reads it at every collective: 0 builds no events.
+  if (eActivationMask != nullptr) *eActivationMask = 0;
+  if (context == nullptr || eActivationMask == nullptr) return ncclSuccess;
+  NcclLogger logger(logFunction);
+  try {
+    if (!timingRequested(process.environment())) return ncclSuccess;
+    if (clock == ChannelClock::kNone) {
+      NCCL_ROCE_INFO(logger, kLogProfile, "profiler: this NCCL has no kernel channel events (2.26+ needed); "
+                                          "collectives are not timed");
+      return ncclSuccess;
+    }
+    // Group events let the tracker see collectives batched into one kernel.
+    *eActivationMask = ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh;
+    ProfilerComm* c = newProfilerComm(process, comm, clock);
+    if (c == nullptr) {
+      NCCL_ROCE_INFO(logger, kLogProfile, "profiler: comm 0x%016llx not timed: %u communicators are timed already",
+                     static_cast<unsigned long long>(comm.commHash), profiler::TrackerRegistry::kSlots);
+      return ncclSuccess;
+    }
+    c->logger.setFunction(logFunction);
+    *context = c;
+    NCCL_ROCE_INFO(c->logger, kLogProfile | kLogInit, "profiler: timing comm 0x%016llx (%s clock), reported to %s",
+                   static_cast<unsigned long long>(comm.commHash), clock == ChannelClock::kGpu ? "GPU" : "host",
+                   c->statsPath.c_str());
+  } catch (...) {
+    NCCL_ROCE_WARN(logger, kLogProfile, "profiler: initialisation failed; comm 0x%016llx is not timed",
+                   static_cast<unsigned long long>(comm.commHash));
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCommunicator& comm, ChannelClock clock,
+                          ncclDebugLogger_t logFunction) noexcept {
+  ProcessContext* process = processContext();
+  if (process == nullptr) {
+    if (context != nullptr) *context = nullptr;
+    if (eActivationMask != nullptr) *eActivationMask = 0;
+    return ncclSuccess;
+  }
+  return profilerInit(*process, context, eActivationMask, comm, clock, logFunction);
+}
+
+ncclResult_t profilerStartEvent(void* context, void** eHandle, const ncclProfilerEventDescr_v7_t* eDescr) noexcept {
+  if (eHandle == nullptr) return ncclSuccess;
+  *eHandle = nullptr;
+  auto* c = static_cast<ProfilerComm*>(context);
+  if (c == nullptr || eDescr == nullptr) return ncclSuccess;
+  switch (eDescr->type) {
+    case ncclProfileGroup:
+      *eHandle = c->tracker->startGroup();
+      break;
+    case ncclProfileColl:
+      *eHandle = c->tracker->startCollective(collectiveInfo(*c, *eDescr), eDescr->coll.parentGroup);
+      break;
+    case ncclProfileKernelCh: {
+      uint64_t stamp = c->clock == ChannelClock::kGpu ? eDescr->kernelCh.pTimer : hostNowNs();
+      *eHandle = c->tracker->startChannel(eDescr->parentObj, eDescr->kernelCh.channelId, stamp);
+      break;
+    }
+    case ncclProfileP2p:
+      break;  // point-to-point is not timed: NCCL starts these whenever kernel channels are on
+    default:
+      c->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t profilerStopEvent(void* eHandle) noexcept {
+  // With GPU stamps the channel's stop came in its KernelChStop state; only the host clock stops here.
+  withChannelTracker(eHandle, [eHandle](CollectiveTracker& tracker) {
+    if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
+  });
+  return ncclSuccess;
+}
+
+ncclResult_t profilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                      const ncclProfilerEventStateArgs_v7_t* eStateArgs) noexcept {
+  if (eState != ncclProfilerKernelChStop || eStateArgs == nullptr) return ncclSuccess;
+  uint64_t stamp = eStateArgs->kernelCh.pTimer;
+  withChannelTracker(eHandle, [eHandle, stamp](CollectiveTracker& tracker) {
+    if (tracker.source() != profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, stamp);
+  });
+  return ncclSuccess;
+}
+
+ncclResult_t profilerFinalize(void* context) noexcept {
+  auto* c = static_cast<ProfilerComm*>(context);
+  if (c == nullptr) return ncclSuccess;
+  try {
+    c->process->metrics().finish(c->timed);
+    c->process->trackers().remove(c->tracker);  // after this no proxy event reaches the tracker
+    StatisticsRegistry& statistics = c->process->statistics();
+    Status written = statistics.report(c->statsPath, c->statsEntry, timingStatistics(*c->timed));
+    if (!written.isOk()) {
+      NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
+    }
+  } catch (...) {
+    NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: writing statistics failed");
+  }
+  delete c;
+  return ncclSuccess;
+}
+
+}  // namespace nccl_roce::plugin
