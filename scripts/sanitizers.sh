@@ -18,14 +18,15 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== TSan: concurrency tests"
 cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
-cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test plugin_env_net_test plugin_tuner_concurrency_test gid_concurrency_test profiler_concurrency_test
+cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test abi_profiler_test plugin_env_net_test \
+  plugin_tuner_concurrency_test plugin_stalled_device_test plugin_metrics_textfile_test gid_concurrency_test profiler_concurrency_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./scripts/ctest.sh build-tsan --no-tests=error --output-on-failure \
   -L concurrency
 
 echo "== valgrind memcheck: ABI harness"
 build=${BUILD_DIR:-build}
-cmake --build "$build" -j"$jobs" --target abi_tuner_test abi_env_net_test
-for harness in abi_tuner_test abi_env_net_test; do
+cmake --build "$build" -j"$jobs" --target abi_tuner_test abi_env_net_test abi_profiler_test
+for harness in abi_tuner_test abi_env_net_test abi_profiler_test; do
   valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
     "$build/tests/abi/$harness" --gtest_brief=1
 done

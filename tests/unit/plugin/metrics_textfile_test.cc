@@ -1,0 +1,100 @@
+// NCCL_ROCE_METRICS: the textfile node-exporter reads appears in the directory, is rewritten while collectives
+// run, keeps a finalized communicator's figures, and is never written without the variable.
+#include "plugin/metrics_textfile.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "common/file.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// One communicator's tracker with `n` all-reduces of 64 KiB on Ring/LL, 50 us each.
+struct TrackedComm {
+  explicit TrackedComm(StatisticsRegistry& statistics, uint64_t commId = 0x77) {
+    profiler::CommunicatorTimings labels;
+    labels.commId = commId;
+    labels.nNodes = 2;
+    labels.nRanks = 16;
+    labels.arm = "candidate";
+    labels.policy = "decode";
+    tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
+    timed = std::make_shared<TimedCommunicator>(labels, tracker, statistics, "unused", StatisticsEntry{commId, 0});
+  }
+  void run(int n) {
+    for (int i = 0; i < n; ++i) {
+      void* coll = tracker->startCollective({4, 65536, 1, 0, 1}, nullptr);
+      void* ch = tracker->startChannel(coll, 0, 1000);
+      tracker->stopChannel(ch, 51000);
+    }
+  }
+  std::shared_ptr<profiler::CollectiveTracker> tracker;
+  std::shared_ptr<TimedCommunicator> timed;
+};
+
+std::string contents(const std::string& path) {
+  auto text = readFileBounded(path, 1 << 20);
+  return text.isOk() ? *text : std::string();
+}
+
+TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
+  StatisticsRegistry statistics;
+  MetricsTextfile metrics(std::chrono::milliseconds(20));
+  TrackedComm comm(statistics);
+  metrics.add(comm.timed, env);
+  EXPECT_EQ(metrics.path(), dir.join("nccl-roce." + std::to_string(::getpid()) + ".prom"));
+  comm.run(3);
+  std::string count = "nccl_roce_collective_duration_seconds_count{";
+  for (int wait = 0; wait < 500 && contents(metrics.path()).find("} 3\n") == std::string::npos; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_THAT(contents(metrics.path()), HasSubstr("arm=\"candidate\",policy=\"decode\""));
+  comm.run(2);
+  for (int wait = 0; wait < 500 && contents(metrics.path()).find("} 5\n") == std::string::npos; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_THAT(contents(metrics.path()), HasSubstr("} 5\n")) << "the writer keeps up with new collectives";
+}
+
+TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
+  StatisticsRegistry statistics;
+  MetricsTextfile metrics(std::chrono::hours(1));  // only explicit writes
+  TrackedComm comm(statistics);
+  metrics.add(comm.timed, env);
+  comm.run(4);
+  metrics.finish(comm.timed);
+  comm.run(1);  // after finalize: not in the file
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  std::string text = contents(metrics.path());
+  EXPECT_THAT(text, HasSubstr("comm_id=\"0x0000000000000077\""));
+  EXPECT_THAT(text, HasSubstr("_count{"));
+  EXPECT_THAT(text, HasSubstr("} 4\n"));
+  EXPECT_THAT(text, Not(HasSubstr("} 5\n")));
+}
+
+TEST(MetricsTextfile, NothingIsWrittenWithoutTheVariable) {
+  testing::TempDir dir;
+  MapEnvironment env;
+  StatisticsRegistry statistics;
+  MetricsTextfile metrics(std::chrono::milliseconds(1));
+  TrackedComm comm(statistics);
+  metrics.add(comm.timed, env);
+  comm.run(1);
+  EXPECT_TRUE(metrics.writeNow().isOk());
+  EXPECT_EQ(metrics.path(), "");
+}
+
+}  // namespace
+}  // namespace nccl_roce::plugin
