@@ -30,11 +30,13 @@ ncclResult_t recordNothing(void* /*eHandle*/, ncclProfilerEventState_t /*eState*
   return ncclSuccess;
 }
 
-// The fields the implementation reads, from any version's descriptor. Before v5 a collective's group is its
-// parentObj; from v5 it is coll.parentGroup (parentObj is the CollApi event, which we do not ask for).
+// The fields the implementation reads, from any version's descriptor: for a Coll its name, size, choice,
+// channels and group; for a KernelCh its parent, channel and (v4+) start stamp. Nothing else is read, so nothing
+// else is copied (three of these run per collective). Before v5 a collective's group is its parentObj; from v5 it
+// is coll.parentGroup (parentObj is the CollApi event, which we do not ask for).
 template <typename Descr>
 ncclProfilerEventDescr_v7_t toV7(const Descr& d) {
-  ncclProfilerEventDescr_v7_t v7{};
+  ncclProfilerEventDescr_v7_t v7;
   v7.type = d.type;
   v7.parentObj = d.parentObj;
   v7.rank = d.rank;
@@ -133,7 +135,8 @@ const ncclProfiler_v2_t ncclProfiler_v2 = {kProfilerName, initWithoutChannels, s
 
 // NCCL 2.26.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName, initV3, startV3, profilerStopEvent, recordV3, profilerFinalize};
+const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName, initV3, startV3, profilerStopEventOnHostClock, recordV3,
+                                           profilerFinalize};
 
 // NCCL 2.27.
 extern "C" __attribute__((visibility("default")))

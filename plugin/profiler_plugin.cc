@@ -33,7 +33,7 @@ struct ProfilerComm {
   std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
   ChannelClock clock = ChannelClock::kGpu;
   int nRanks = 0;
-  profiler::NameCache collectives, algorithms, protocols;  // the user's thread only (Coll events)
+  profiler::NameCache collectives, algorithms, protocols, typeSizes;  // the user's thread only (Coll events)
   std::string statsPath;
   StatisticsEntry statsEntry;
   NcclLogger logger;
@@ -44,6 +44,8 @@ uint64_t hostNowNs() {
   clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
+
+int typeSize(const char* datatype) { return static_cast<int>(profiler::dataTypeSize(datatype)); }
 
 bool timingRequested(const Environment& env) {
   auto stats = env.get("NCCL_ROCE_STATS");
@@ -58,7 +60,7 @@ CollectiveInfo collectiveInfo(ProfilerComm& c, const ncclProfilerEventDescr_v7_t
   info.collective = c.collectives.lookup(d.coll.func, profiler::collectiveIndex);
   bool perRank = info.collective == kCollAllGather || info.collective == kCollReduceScatter;
   if (perRank && c.nRanks <= 0) info.collective = -1;
-  info.bytes = static_cast<uint64_t>(d.coll.count) * profiler::dataTypeSize(d.coll.datatype) *
+  info.bytes = static_cast<uint64_t>(d.coll.count) * static_cast<uint64_t>(c.typeSizes.lookup(d.coll.datatype, typeSize)) *
                static_cast<uint64_t>(perRank ? c.nRanks : 1);
   info.algorithm = c.algorithms.lookup(d.coll.algo, profiler::algorithmIndex);
   info.protocol = c.protocols.lookup(d.coll.proto, profiler::protocolIndex);
@@ -165,8 +167,9 @@ ncclResult_t profilerStartEvent(void* context, void** eHandle, const ncclProfile
   return ncclSuccess;
 }
 
-ncclResult_t profilerStopEvent(void* eHandle) noexcept {
-  // With GPU stamps the channel's stop came in its KernelChStop state; only the host clock stops here.
+ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept { return ncclSuccess; }
+
+ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
   withChannelTracker(eHandle, [eHandle](CollectiveTracker& tracker) {
     if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
   });

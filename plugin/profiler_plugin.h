@@ -38,7 +38,11 @@ ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCo
                           ncclDebugLogger_t logFunction) noexcept;
 
 ncclResult_t profilerStartEvent(void* context, void** eHandle, const ncclProfilerEventDescr_v7_t* eDescr) noexcept;
+// Nothing to do from v4 on: a channel's GPU stop stamp comes in its KernelChStop state, and a group or a
+// collective is timed by its channels, not by its host-side stop.
 ncclResult_t profilerStopEvent(void* eHandle) noexcept;
+// v3 (NCCL 2.26): a kernel channel stops, by the host clock, when NCCL's proxy thread stops its event.
+ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept;
 ncclResult_t profilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
                                       const ncclProfilerEventStateArgs_v7_t* eStateArgs) noexcept;
 ncclResult_t profilerFinalize(void* context) noexcept;

@@ -11,8 +11,6 @@ namespace {
 
 constexpr int kMaskChannels = 64;  // channels a round can track; NCCL's MAXCHANNELS
 
-int popcount(uint64_t bits) { return __builtin_popcountll(bits); }
-
 }  // namespace
 
 CollectiveTracker::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
@@ -113,6 +111,7 @@ void* CollectiveTracker::startChannel(const void* parent, uint32_t channel, uint
   if (r->started & bit) {  // the channel starts again before the round ended: that round lost events
     table_.drop(Drop::kIncomplete);
     r->started = r->stopped = 0;
+    r->channelsStopped = 0;
   }
   if (r->started == 0) {  // a new round
     if (r->completedOnce && !r->sticky && sticky_ < records_.size() / 4 * 3) {
@@ -143,16 +142,19 @@ void CollectiveTracker::stopChannel(const void* channelHandle, uint64_t stampNs)
   if (stampNs < r->firstStart) {
     table_.drop(Drop::kStopBeforeStart);
     r->started = r->stopped = 0;  // the round is lost; the next starts afresh
+    r->channelsStopped = 0;
     return;
   }
   r->stopped |= bit;
+  ++r->channelsStopped;
   if (stampNs > r->lastStop) r->lastStop = stampNs;
-  if (popcount(r->stopped) >= r->expected) finishRound(*r);
+  if (r->channelsStopped >= r->expected) finishRound(*r);
 }
 
 void CollectiveTracker::finishRound(Record& r) {
   table_.record(r.key, r.lastStop - r.firstStart);
   r.started = r.stopped = 0;
+  r.channelsStopped = 0;
   r.completedOnce = true;
 }
 

@@ -61,6 +61,7 @@ class CollectiveTracker {
     uint32_t generation = 0;
     TimingKey key;
     uint8_t expected = 1;  // channels per round
+    uint8_t channelsStopped = 0;  // in this round (the bits of `stopped`, counted without a popcount call)
     bool live = false, sticky = false, completedOnce = false;
     uint64_t started = 0, stopped = 0;  // channel bit masks of the current round
     uint64_t firstStart = 0, lastStop = 0;

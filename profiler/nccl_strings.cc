@@ -56,11 +56,7 @@ size_t dataTypeSizeOfCode(int code) {
   return code >= 0 && code < 12 ? kSizes[code] : 0;
 }
 
-int NameCache::lookup(const char* name, int (*resolve)(const char*)) {
-  for (int i = 0; i < kEntries; ++i) {
-    if (names_[i] == name && name != nullptr) return answers_[i];
-  }
-  int answer = resolve(name);
+int NameCache::remember(const char* name, int answer) {
   names_[next_] = name;
   answers_[next_] = answer;
   next_ = (next_ + 1) % kEntries;

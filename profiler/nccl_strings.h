@@ -21,9 +21,16 @@ size_t dataTypeSizeOfCode(int code);
 // that starts its collectives.
 class NameCache {
  public:
-  int lookup(const char* name, int (*resolve)(const char*));
+  // Inline: four run per collective, and NCCL's same pointer is almost always the first entry.
+  int lookup(const char* name, int (*resolve)(const char*)) {
+    for (int i = 0; i < kEntries; ++i) {
+      if (names_[i] == name && name != nullptr) return answers_[i];
+    }
+    return remember(name, resolve(name));
+  }
 
  private:
+  int remember(const char* name, int answer);
   static constexpr int kEntries = 8;
   const char* names_[kEntries] = {};
   int answers_[kEntries] = {};

@@ -19,20 +19,16 @@ const char* dropName(Drop drop) {
 }
 
 bool TimingTable::record(const TimingKey& key, uint64_t durationNs) {
-  if (static_cast<double>(durationNs) > stats::LogHistogram::upperBoundNs(stats::LogHistogram::kBins - 1)) {
+  if (static_cast<double>(durationNs) > stats::LogHistogram::largestNs()) {
     drop(Drop::kTimerWrapped);
     return false;
   }
   uint64_t packed = key.packed();
-  // Serving traffic repeats one shape many times in a row: try the last key first.
-  if (used_ > 0 && slots_[static_cast<size_t>(lastHit_)].packed == packed) {
-    slots_[static_cast<size_t>(lastHit_)].histogram->record(durationNs);
-    return true;
-  }
-  for (int i = 0; i < used_; ++i) {
-    if (slots_[static_cast<size_t>(i)].packed == packed) {
-      slots_[static_cast<size_t>(i)].histogram->record(durationNs);
-      lastHit_ = i;
+  size_t at = static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 56) % kIndexSize;
+  for (; index_[at] != 0; at = (at + 1) % kIndexSize) {
+    Slot& slot = slots_[index_[at] - 1u];
+    if (slot.packed == packed) {
+      slot.histogram->record(durationNs);
       return true;
     }
   }
@@ -49,7 +45,7 @@ bool TimingTable::record(const TimingKey& key, uint64_t durationNs) {
   slot.packed = packed;
   slot.key = key;
   slot.histogram->record(durationNs);
-  lastHit_ = used_++;
+  index_[at] = static_cast<uint8_t>(++used_);
   return true;
 }
 

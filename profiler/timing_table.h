@@ -46,9 +46,11 @@ class TimingTable {
     TimingKey key;
     std::unique_ptr<stats::LogHistogram> histogram;
   };
+  // Open addressing over the packed keys: slot number + 1, 0 for empty; twice the keys, so probes stay short.
+  static constexpr size_t kIndexSize = 2 * kMaxKeys;
+  std::array<uint8_t, kIndexSize> index_{};
   std::array<Slot, kMaxKeys> slots_;
   int used_ = 0;
-  int lastHit_ = 0;
   std::array<uint64_t, kNumDrops> drops_{};
 };
 

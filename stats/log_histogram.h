@@ -45,6 +45,7 @@ class LogHistogram {
   static int binOf(uint64_t durationNs);
   static double representativeNs(int bin);
   static double upperBoundNs(int bin);  // kMinNs x gamma^bin
+  static double largestNs();            // upperBoundNs(kBins - 1), computed once
 
  private:
   std::array<uint64_t, kBins> bins_{};

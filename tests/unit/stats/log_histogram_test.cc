@@ -46,6 +46,22 @@ TEST(LogHistogram, EveryValueIsWithinOnePercentOfItsBinsRepresentative) {
   }
 }
 
+// Bin i holds (upperBound(i-1), upperBound(i)]: checked at, just below and just above every bound a duration in
+// nanoseconds can meet, so the fast bin search agrees with the definition everywhere.
+TEST(LogHistogram, EveryDurationFallsInTheBinWhoseBoundsHoldIt) {
+  for (int bin = 1; bin < LogHistogram::kBins - 1; ++bin) {
+    auto bound = static_cast<uint64_t>(LogHistogram::upperBoundNs(bin));
+    for (uint64_t v : {bound - 1, bound, bound + 1, bound + 2}) {
+      int found = LogHistogram::binOf(v);
+      ASSERT_GT(static_cast<double>(v), LogHistogram::upperBoundNs(found - 1)) << v;
+      ASSERT_LE(static_cast<double>(v), LogHistogram::upperBoundNs(found)) << v;
+    }
+  }
+  EXPECT_EQ(LogHistogram::binOf(0), 0);
+  EXPECT_EQ(LogHistogram::binOf(100), 0);
+  EXPECT_EQ(LogHistogram::binOf(UINT64_MAX), LogHistogram::kBins - 1);
+}
+
 TEST(LogHistogram, GeometricMeanIsWithinOnePercent) {
   LogHistogram h;
   for (uint64_t v : {20000u, 40000u, 80000u}) h.record(v);  // geometric mean 40 us

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Instructions per collective in the profiler's entry points (the exported table's startEvent, stopEvent and
+# recordEventState and all they call; the driver loop is not counted), timing on and off, by callgrind.
+# Usage: tests/bench/profiler/profiler_callgrind.sh [BUILD_DIR] [COLLECTIVES]
+set -euo pipefail
+build=${1:-build}
+collectives=${2:-20000}
+driver="$build/tests/bench/profiler/profiler_call_driver"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+printf '| timing | collectives | instructions per collective |\n|---|---|---|\n'
+for timing in on off; do
+  # Each entry point once: they never call one another, so the toggles never nest.
+  valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
+    --toggle-collect='*startV5<*' --toggle-collect='nccl_roce::plugin::profilerStopEvent*' \
+    --toggle-collect='*recordState<*' "$driver" "$collectives" "$timing" >/dev/null 2>"$out/log" ||
+    { cat "$out/log" >&2; exit 1; }
+  total=$(grep -E '^(summary|totals):' "$out/cg" | head -1 | awk '{print $2}')
+  printf '| %s | %s | %s |\n' "$timing" "$collectives" \
+    "$(awk -v t="$total" -v c="$collectives" 'BEGIN{printf "%.1f", t/c}')"
+done
