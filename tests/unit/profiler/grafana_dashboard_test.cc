@@ -1,0 +1,86 @@
+// share/nccl-roce/grafana/nccl-roce-collectives.json queries what the textfile holds: every metric and every
+// label its queries name is one renderOpenMetrics writes, so the dashboard cannot drift from the exporter.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "profiler/open_metrics.h"
+
+namespace nccl_roce::profiler {
+namespace {
+
+nlohmann::json dashboard() {
+  std::ifstream in(NCCL_ROCE_DASHBOARD);
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+// Metric names and label names of the textfile, from a rendering with one key and one dropped event.
+void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
+  CommunicatorTimings c;
+  TimingTable table;
+  table.record(TimingKey{4, 16, 1, 0, 4, TimingSource::kKernelGpu}, 40000);
+  c.entries = table.entries();
+  c.dropped = {{Drop::kMissingParent, 1}};
+  std::string text = renderOpenMetrics("n", {c});
+  std::regex sample(R"(^([a-z_]+)\{([^}]*)\})");
+  std::regex label(R"(([a-z_]+)=)");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, sample)) continue;
+    metrics.insert(m[1]);
+    std::string list = m[2];
+    for (std::sregex_iterator it(list.begin(), list.end(), label), end; it != end; ++it) labels.insert((*it)[1]);
+  }
+}
+
+TEST(GrafanaDashboard, QueriesOnlyMetricsAndLabelsTheTextfileHas) {
+  nlohmann::json d = dashboard();
+  ASSERT_TRUE(d.is_object()) << "not valid JSON: " << NCCL_ROCE_DASHBOARD;
+  std::set<std::string> metrics, labels;
+  exported(metrics, labels);
+  ASSERT_TRUE(metrics.count("nccl_roce_collective_duration_seconds_bucket"));
+  std::vector<std::string> queries;
+  for (const auto& panel : d["panels"]) {
+    for (const auto& target : panel["targets"]) queries.push_back(target["expr"]);
+  }
+  for (const auto& variable : d["templating"]["list"]) {
+    if (variable["type"] == "query") queries.push_back(variable["query"]["query"]);
+  }
+  ASSERT_GE(queries.size(), 6u);
+  std::regex metric(R"(nccl_roce_[a-z_]+)");
+  std::regex grouping(R"((?:by \(|label_values\([a-z_]+, )([a-z_, ]+)\))");
+  std::regex matcher(R"(([a-z_]+)=~?")");
+  for (const std::string& q : queries) {
+    for (std::sregex_iterator it(q.begin(), q.end(), metric), end; it != end; ++it) {
+      EXPECT_TRUE(metrics.count(it->str())) << it->str() << " in " << q;
+    }
+    for (std::sregex_iterator it(q.begin(), q.end(), grouping), end; it != end; ++it) {
+      std::istringstream names((*it)[1]);
+      for (std::string name; std::getline(names, name, ',');) {
+        name.erase(0, name.find_first_not_of(' '));
+        EXPECT_TRUE(name == "le" || labels.count(name)) << "label " << name << " in " << q;
+      }
+    }
+    for (std::sregex_iterator it(q.begin(), q.end(), matcher), end; it != end; ++it) {
+      EXPECT_TRUE(labels.count((*it)[1])) << "label " << (*it)[1] << " in " << q;
+    }
+  }
+}
+
+TEST(GrafanaDashboard, ShowsLatencyPerSizeBucketPerArm) {
+  nlohmann::json d = dashboard();
+  bool perBucketPerArm = false;
+  for (const auto& panel : d["panels"]) {
+    std::string expr = panel["targets"][0]["expr"];
+    perBucketPerArm |= expr.find("histogram_quantile") != std::string::npos &&
+                       expr.find("by (le, message_size, arm)") != std::string::npos;
+  }
+  EXPECT_TRUE(perBucketPerArm);
+}
+
+}  // namespace
+}  // namespace nccl_roce::profiler
