@@ -22,5 +22,7 @@ void addPolicyCommands(CLI::App& app, CommandContext& context);
 void addDoctorCommand(CLI::App& app, CommandContext& context);
 // cli/sweep.cc: `sweep parse|compare|fit`
 void addSweepCommands(CLI::App& app, CommandContext& context);
+// cli/ab.cc: `ab`
+void addAbCommand(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

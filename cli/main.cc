@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   nccl_roce::cli::addPolicyCommands(app, context);
   nccl_roce::cli::addDoctorCommand(app, context);
   nccl_roce::cli::addSweepCommands(app, context);
+  nccl_roce::cli::addAbCommand(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 #include "plugin/timing_statistics.h"
 
+#include "common/log.h"
 #include "common/strings.h"
 #include "plugin/process_context.h"
 #include "plugin/profiler_plugin.h"

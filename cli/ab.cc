@@ -1,0 +1,170 @@
+// `nccl-roce ab STATS...`: per size bucket and over the inference range, is each experiment arm faster or slower
+// than the control arm, from the statistics files (and optionally Inspector dumps) of a whole fleet
+// (docs/ab-testing.md).
+#include <dirent.h>
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/statistics_options.h"
+#include "cli/sweep_commands.h"
+#include "common/file.h"
+#include "common/strings.h"
+#include "fleet/ab_report.h"
+#include "fleet/inspector_reader.h"
+#include "fleet/statistics_reader.h"
+
+namespace nccl_roce::cli {
+
+namespace {
+
+struct AbCliOptions {
+  std::vector<std::string> inputs;
+  std::string range = "16K-64M";
+  std::string format = "markdown";
+  std::string output, jsonPath, svgPath;
+  bool failOnSlower = false;
+  fleet::AbOptions ab;
+};
+
+bool isDirectory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Files under a directory (recursively) that can hold statistics or Inspector records.
+void listFiles(const std::string& dir, std::vector<std::string>& out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = dir + "/" + name;
+    if (isDirectory(path)) {
+      listFiles(path, out);
+    } else if (endsWith(name, ".json") || endsWith(name, ".jsonl") || endsWith(name, ".log")) {
+      out.push_back(path);
+    }
+  }
+  ::closedir(d);
+}
+
+// Files, directories and (quoted) globs, expanded, sorted, each once.
+std::vector<std::string> expandInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    glob_t matches{};
+    if (input.find_first_of("*?[") != std::string::npos && ::glob(input.c_str(), 0, nullptr, &matches) == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) {
+        std::string path = matches.gl_pathv[i];
+        isDirectory(path) ? listFiles(path, files) : files.push_back(path);
+      }
+    } else {
+      isDirectory(input) ? listFiles(input, files) : files.push_back(input);
+    }
+    ::globfree(&matches);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+// Ours say so in their first bytes ("schema"); anything with Inspector's header is Inspector's.
+bool looksLikeInspector(const std::string& text) {
+  return text.find("\"inspector_output_format_version\"") != std::string::npos &&
+         text.find("nccl-roce.stats/") == std::string::npos;
+}
+
+Status readInputs(const std::vector<std::string>& files, std::vector<fleet::CommunicatorRecord>& statistics,
+                  std::vector<fleet::CommunicatorRecord>& inspector) {
+  for (const std::string& file : files) {
+    StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
+    if (!text.isOk()) return text.status();
+    bool fromInspector = looksLikeInspector(*text);
+    auto records = fromInspector ? fleet::parseInspectorDump(*text, file) : fleet::parseStatisticsFile(*text, file);
+    if (!records.isOk()) return records.status();
+    auto& into = fromInspector ? inspector : statistics;
+    into.insert(into.end(), records->begin(), records->end());
+  }
+  return Status::ok();
+}
+
+bool parseRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
+  size_t dash = text.find('-');
+  if (dash == std::string::npos) return false;
+  StatusOr<uint64_t> a = parseByteSize(text.substr(0, dash));
+  StatusOr<uint64_t> b = parseByteSize(text.substr(dash + 1));
+  if (!a.isOk() || !b.isOk() || *a > *b) return false;
+  *lo = *a;
+  *hi = *b;
+  return true;
+}
+
+int runAb(AbCliOptions o) {
+  const char* command = "ab";
+  if (!parseRange(o.range, &o.ab.rangeLo, &o.ab.rangeHi)) {
+    std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
+    return 2;
+  }
+  std::vector<std::string> files = expandInputs(o.inputs);
+  if (files.empty()) {
+    std::fprintf(stderr, "nccl-roce ab: no statistics file found in the inputs given\n");
+    return 2;
+  }
+  std::vector<fleet::CommunicatorRecord> statistics, inspector;
+  Status read = readInputs(files, statistics, inspector);
+  StatusOr<fleet::Fleet> assembled = read.isOk() ? fleet::assembleFleet(statistics, inspector) : StatusOr<fleet::Fleet>(read);
+  StatusOr<fleet::AbReport> report = assembled.isOk() ? fleet::compareArms(*assembled, o.ab) : assembled.status();
+  if (!report.isOk()) {
+    std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
+    return 2;
+  }
+  std::string json = fleet::abToJson(*report).dump(1) + "\n";
+  if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return 2;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
+  if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return 2;
+  for (const std::string& e : report->errors) std::fprintf(stderr, "nccl-roce ab: error: %s\n", e.c_str());
+  bool slower = false;
+  for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == stats::Verdict::kSlower;
+  return o.failOnSlower && slower ? 1 : 0;
+}
+
+}  // namespace
+
+void addAbCommand(CLI::App& app, CommandContext& context) {
+  auto o = std::make_shared<AbCliOptions>();
+  CLI::App* ab = app.add_subcommand(
+      "ab", "A/B a fleet: each experiment arm against the control, per size bucket and over the inference range, "
+            "from the statistics files of every pod (communicators are the unit)");
+  ab->add_option("STATS", o->inputs,
+                 "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
+                 "as the timing source")
+      ->required();
+  ab->add_option("--control", o->ab.control, "The arm every other arm is compared with")->capture_default_str();
+  ab->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
+  ab->add_option("--min-collectives", o->ab.minCollectives,
+                 "Collectives a communicator needs in a size bucket to count there")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  addStatisticsOptions(*ab, o->ab.settings, "communicators", 2);
+  ab->add_option("--format", o->format, "Report format")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  ab->add_option("-o,--output", o->output, "Write the report here instead of stdout");
+  ab->add_option("--json", o->jsonPath, "Also write the JSON document here");
+  ab->add_option("--svg", o->svgPath, "Also write an SVG chart of the ratios and intervals here");
+  ab->add_flag("--fail-on-slower", o->failOnSlower,
+               "Exit 1 when any arm is slower than the control over the inference range (rollout gates)");
+  ab->footer(
+      "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
+      "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Exit status 0 on "
+      "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, mixed experiments or "
+      "nothing to compare.");
+  ab->callback([o, &context] { context.exitCode = runAb(*o); });
+}
+
+}  // namespace nccl_roce::cli

@@ -1,0 +1,127 @@
+#include "fleet/ab_comparison.h"
+
+#include <set>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "tuner/decision_stats.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+struct Side {
+  std::vector<stats::Unit> units;
+  std::map<uint64_t, uint64_t> collectives;
+};
+
+// The communicators of `arm` as units over the cells of `collective` where each timed enough collectives.
+Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_t minCollectives) {
+  Side side;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (c.arm != arm) continue;
+    stats::Unit unit;
+    unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
+    for (const auto& [cell, histogram] : c.timings) {
+      if (collectiveOfCell(cell) != collective || histogram.count() < minCollectives) continue;
+      std::optional<double> mean = histogram.geometricMeanNs();
+      if (!mean || !(*mean > 0)) continue;
+      unit.values[cell] = *mean / 1000.0;
+      side.collectives[cell] += histogram.count();
+    }
+    if (!unit.values.empty()) side.units.push_back(std::move(unit));
+  }
+  return side;
+}
+
+// The summary's cells: in [lo, hi] and measured by at least half of each side's units.
+std::vector<uint64_t> summaryCells(const Side& a, const Side& b, uint64_t lo, uint64_t hi) {
+  std::vector<uint64_t> cells;
+  for (uint64_t cell = lo; cell <= hi; ++cell) {
+    bool common = true;
+    for (const Side* side : {&a, &b}) {
+      size_t measured = 0;
+      for (const stats::Unit& u : side->units) measured += u.values.count(cell);
+      common &= measured > 0 && measured * 2 >= side->units.size();
+    }
+    if (common) cells.push_back(cell);
+  }
+  return cells;
+}
+
+// The units that measured every one of `cells`, restricted to them.
+std::vector<stats::Unit> withAll(const std::vector<stats::Unit>& units, const std::vector<uint64_t>& cells) {
+  std::vector<stats::Unit> out;
+  for (const stats::Unit& u : units) {
+    stats::Unit kept{u.name, {}};
+    for (uint64_t cell : cells) {
+      auto it = u.values.find(cell);
+      if (it != u.values.end()) kept.values.emplace(cell, it->second);
+    }
+    if (kept.values.size() == cells.size()) out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collective, const AbOptions& o) {
+  Side control = unitsOf(fleet, o.control, collective, o.minCollectives);
+  Side candidate = unitsOf(fleet, arm, collective, o.minCollectives);
+  uint64_t lo = cellOf(collective, tuner::sizeBucket(o.rangeLo)), hi = cellOf(collective, tuner::sizeBucket(o.rangeHi));
+  ArmComparison c;
+  c.arm = arm;
+  c.collective = collective;
+  c.communicatorsControl = static_cast<int>(control.units.size());
+  c.communicatorsArm = static_cast<int>(candidate.units.size());
+  c.collectivesControl = control.collectives;
+  c.collectivesArm = candidate.collectives;
+  c.cells = stats::compareUnits(control.units, candidate.units, lo, hi, o.settings);
+  std::vector<uint64_t> cells = summaryCells(control, candidate, lo, hi);
+  std::vector<stats::Unit> a = withAll(control.units, cells), b = withAll(candidate.units, cells);
+  c.leftOutOfSummary = static_cast<int>(control.units.size() + candidate.units.size() - a.size() - b.size());
+  c.summary = stats::compareUnits(a, b, lo, hi, o.settings).range;
+  if (cells.empty()) c.summary.whyNoInterval = "no size bucket in range was measured by half the communicators of each arm";
+  return c;
+}
+
+}  // namespace
+
+StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
+  AbReport report;
+  report.experiment = fleet.experiment;
+  report.control = options.control;
+  report.options = options;
+  report.errors = fleet.errors;
+  std::set<int> collectives;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (c.timings.empty()) continue;
+    ++report.communicatorsPerArm[c.arm];
+    for (const auto& [cell, histogram] : c.timings) collectives.insert(collectiveOfCell(cell));
+  }
+  if (fleet.withoutArm > 0) {
+    report.notes.push_back(std::to_string(fleet.withoutArm) +
+                           " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
+  }
+  if (report.communicatorsPerArm.count("") != 0) {
+    report.notes.push_back(std::to_string(report.communicatorsPerArm[""]) +
+                           " timed communicator(s) ran no experiment arm: left out");
+    report.communicatorsPerArm.erase("");
+  }
+  std::string seen;
+  for (const auto& [arm, n] : report.communicatorsPerArm) seen += (seen.empty() ? "" : ", ") + arm;
+  if (report.communicatorsPerArm.count(options.control) == 0) {
+    return Status(StatusCode::kFailedPrecondition, "no timed communicator of the control arm '" + options.control +
+                                                       "' (arms with timings: " + (seen.empty() ? "none" : seen) +
+                                                       "); name it with --control");
+  }
+  if (report.communicatorsPerArm.size() < 2) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "only the control arm '" + options.control + "' has timed communicators: nothing to compare");
+  }
+  for (const auto& [arm, n] : report.communicatorsPerArm) {
+    if (arm == options.control) continue;
+    for (int collective : collectives) report.comparisons.push_back(compareArm(fleet, arm, collective, options));
+  }
+  return report;
+}
+
+}  // namespace nccl_roce::fleet

@@ -1,0 +1,54 @@
+// `nccl-roce ab`: each experiment arm against the control arm, per collective and size bucket and over the
+// inference range, with the communicator as the unit. Arms are assigned per communicator, so one
+// communicator's collectives share its placement, its GPUs and its neighbours' traffic: they are not
+// independent samples. Each communicator contributes one value per cell (the geometric mean of its collectives
+// there, from its merged histogram, within 1%), and every interval is the statistics core's Welch t interval on
+// the logs over communicators (stats/unit_comparison.h).
+//
+// Error rates: a per-cell verdict, and each arm's summary, is wrong at most 1 - confidence of the time when the
+// arm truly makes no difference (calibrated in tests/calibration/fleet_calibration_test.cc).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "fleet/fleet.h"
+#include "stats/settings.h"
+#include "stats/unit_comparison.h"
+
+namespace nccl_roce::fleet {
+
+struct AbOptions {
+  std::string control = "control";
+  uint64_t rangeLo = 16 << 10, rangeHi = 64 << 20;  // bytes, inclusive: the summary's range
+  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
+  stats::Settings settings;
+};
+
+struct ArmComparison {
+  std::string arm;
+  int collective = 0;
+  int communicatorsControl = 0, communicatorsArm = 0;
+  stats::UnitComparison cells;  // per (collective, bucket), every communicator that measured it
+  // The summary over the range: the buckets at least half the communicators of each side measured, over the
+  // communicators that measured all of them (the others are counted in `leftOutOfSummary`).
+  stats::RangeComparison summary;
+  int leftOutOfSummary = 0;
+  std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell
+};
+
+struct AbReport {
+  std::string experiment, control;
+  std::map<std::string, int> communicatorsPerArm;
+  std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective
+  std::vector<std::string> errors;         // from the fleet: communicators left out, named
+  std::vector<std::string> notes;
+  AbOptions options;
+};
+
+// kFailedPrecondition when there is nothing to compare: no communicator of the control arm, or no other arm.
+StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options);
+
+}  // namespace nccl_roce::fleet

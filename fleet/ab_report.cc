@@ -1,0 +1,150 @@
+#include "fleet/ab_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+std::string bucketName(uint64_t cell) {
+  int bucket = bucketOfCell(cell);
+  return formatByteSize(bucket == 0 ? 0 : uint64_t{1} << bucket) + "-" + formatByteSize(uint64_t{1} << (bucket + 1));
+}
+
+std::string intervalText(const std::optional<stats::RatioInterval>& i, const std::string& why) {
+  return i ? format("%.3f [%.3f, %.3f]", i->ratio, i->low, i->high) : "- (" + why + ")";
+}
+
+std::string summaryLine(const AbReport& r, const ArmComparison& c) {
+  const stats::RangeComparison& s = c.summary;
+  return format("**Summary %s-%s** (%zu size buckets; %d communicator(s) without all of them left out): ",
+                formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
+                c.leftOutOfSummary) +
+         intervalText(s.interval, s.whyNoInterval) + ": **" + stats::verdictName(s.verdict) + "**\n";
+}
+
+nlohmann::ordered_json intervalJson(const std::optional<stats::RatioInterval>& i, stats::Verdict v, const std::string& why) {
+  nlohmann::ordered_json j;
+  j["ratio"] = i ? nlohmann::ordered_json(i->ratio) : nlohmann::ordered_json(nullptr);
+  j["low"] = i ? nlohmann::ordered_json(i->low) : nlohmann::ordered_json(nullptr);
+  j["high"] = i ? nlohmann::ordered_json(i->high) : nlohmann::ordered_json(nullptr);
+  j["verdict"] = stats::verdictName(v);
+  if (!i) j["why_no_interval"] = why;
+  return j;
+}
+
+uint64_t countAt(const std::map<uint64_t, uint64_t>& counts, uint64_t cell) {
+  auto it = counts.find(cell);
+  return it == counts.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+std::string abToMarkdown(const AbReport& r) {
+  std::string out = "# nccl-roce ab: " + (r.experiment.empty() ? std::string("arms") : "experiment '" + r.experiment + "'") +
+                    " against '" + r.control + "'\n\n";
+  out += "Timed communicators per arm:";
+  for (const auto& [arm, n] : r.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";
+  out += format(" unit: the communicator; confidence %.0f%%, minimum effect %.1f%%, at least %llu collectives per "
+                "communicator and bucket.\n",
+                r.options.settings.confidence * 100, r.options.settings.minEffect * 100,
+                static_cast<unsigned long long>(r.options.minCollectives));
+  out += "Ratio = arm / control of geometric-mean durations: below 1 means the arm is faster.\n\n";
+  for (const std::string& e : r.errors) out += "- **error**: " + e + "\n";
+  for (const std::string& n : r.notes) out += "- note: " + n + "\n";
+  for (const ArmComparison& c : r.comparisons) {
+    out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + tuner::collectiveName(c.collective) + "\n\n";
+    out += "| size bucket | communicators (control / arm) | collectives (control / arm) | ratio [interval] | verdict |\n"
+           "|---|---|---|---|---|\n";
+    for (const stats::CellComparison& cell : c.cells.cells) {
+      out += "| " + bucketName(cell.cell) + " | " + std::to_string(cell.nA) + " / " + std::to_string(cell.nB) + " | " +
+             std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
+             std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
+             intervalText(cell.interval, cell.whyNoInterval) + " | " + stats::verdictName(cell.verdict) + " |\n";
+    }
+    out += "\n" + summaryLine(r, c);
+  }
+  return out;
+}
+
+nlohmann::ordered_json abToJson(const AbReport& r) {
+  nlohmann::ordered_json j;
+  j["schema"] = "nccl-roce.ab/1";
+  j["experiment"] = r.experiment;
+  j["control"] = r.control;
+  j["confidence"] = r.options.settings.confidence;
+  j["min_effect"] = r.options.settings.minEffect;
+  j["min_collectives"] = r.options.minCollectives;
+  j["communicators_per_arm"] = r.communicatorsPerArm;
+  j["errors"] = r.errors;
+  j["notes"] = r.notes;
+  j["comparisons"] = nlohmann::ordered_json::array();
+  for (const ArmComparison& c : r.comparisons) {
+    nlohmann::ordered_json cj;
+    cj["arm"] = c.arm;
+    cj["collective"] = tuner::collectiveName(c.collective);
+    cj["buckets"] = nlohmann::ordered_json::array();
+    for (const stats::CellComparison& cell : c.cells.cells) {
+      nlohmann::ordered_json b = intervalJson(cell.interval, cell.verdict, cell.whyNoInterval);
+      b["bucket"] = bucketName(cell.cell);
+      b["communicators_control"] = cell.nA;
+      b["communicators_arm"] = cell.nB;
+      b["collectives_control"] = countAt(c.collectivesControl, cell.cell);
+      b["collectives_arm"] = countAt(c.collectivesArm, cell.cell);
+      cj["buckets"].push_back(std::move(b));
+    }
+    nlohmann::ordered_json s = intervalJson(c.summary.interval, c.summary.verdict, c.summary.whyNoInterval);
+    s["range"] = formatByteSize(r.options.rangeLo) + "-" + formatByteSize(r.options.rangeHi);
+    s["buckets"] = nlohmann::ordered_json::array();
+    for (uint64_t cell : c.summary.cells) s["buckets"].push_back(bucketName(cell));
+    s["communicators_left_out"] = c.leftOutOfSummary;
+    cj["summary"] = std::move(s);
+    j["comparisons"].push_back(std::move(cj));
+  }
+  return j;
+}
+
+// One panel per comparison: the ratio per bucket on a log scale around 1, with its interval as a whisker.
+std::string abToSvg(const AbReport& r) {
+  const int width = 720, panelHeight = 220, left = 60, right = 20, top = 30;
+  int height = static_cast<int>(std::max<size_t>(r.comparisons.size(), 1)) * (panelHeight + top) + 20;
+  std::string svg = format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                           "font-family=\"sans-serif\" font-size=\"11\">\n", width, height);
+  int y0 = 0;
+  for (const ArmComparison& c : r.comparisons) {
+    svg += format("<text x=\"%d\" y=\"%d\" font-size=\"13\">%s vs %s: %s (ratio, below 1 = faster)</text>\n", left,
+                  y0 + 18, c.arm.c_str(), r.control.c_str(), tuner::collectiveName(c.collective));
+    const double lo = std::log(0.8), hi = std::log(1.25);
+    auto yOf = [&](double ratio) {
+      double v = std::clamp(std::log(ratio), lo, hi);
+      return y0 + top + (hi - v) / (hi - lo) * (panelHeight - 30);
+    };
+    svg += format("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"4\"/>\n", left,
+                  yOf(1.0), width - right, yOf(1.0));
+    size_t n = c.cells.cells.size();
+    for (size_t i = 0; i < n; ++i) {
+      const stats::CellComparison& cell = c.cells.cells[i];
+      double x = left + (i + 0.5) * (width - left - right) / static_cast<double>(std::max<size_t>(n, 1));
+      svg += format("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, y0 + top + panelHeight - 14,
+                    bucketName(cell.cell).c_str());
+      if (!cell.interval) continue;
+      const char* colour = cell.verdict == stats::Verdict::kFaster   ? "#1a7f37"
+                           : cell.verdict == stats::Verdict::kSlower ? "#cf222e"
+                                                                     : "#57606a";
+      svg += format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x,
+                    yOf(cell.interval->low), x, yOf(cell.interval->high), colour);
+      svg += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %.3f [%.3f, %.3f] %s</title></circle>\n",
+                    x, yOf(cell.interval->ratio), colour, bucketName(cell.cell).c_str(), cell.interval->ratio,
+                    cell.interval->low, cell.interval->high, stats::verdictName(cell.verdict));
+    }
+    y0 += panelHeight + top;
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace nccl_roce::fleet

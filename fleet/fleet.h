@@ -1,0 +1,39 @@
+// A fleet's communicators, assembled from every process's records: the ranks of one communicator (same id, in
+// files from many pods) merged into one, with its arm. The communicator is what an experiment randomises, so it
+// is the unit every comparison counts.
+//
+// Ranks of one communicator that report different experiments, arms or policy hashes decided differently, which
+// can hang a job (NVIDIA/nccl#1136): such a communicator is named in `errors` and left out. Files from different
+// experiments cannot be compared at all: that is an error of the whole input.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "fleet/fleet_records.h"
+
+namespace nccl_roce::fleet {
+
+struct FleetCommunicator {
+  uint64_t commId = 0;
+  std::string arm, policy, policyHash;
+  std::set<std::string> files;
+  int records = 0;                                  // ranks (processes) merged
+  std::map<uint64_t, stats::LogHistogram> timings;  // per cell, over every rank
+};
+
+struct Fleet {
+  std::string experiment;  // "" when no file names one
+  std::vector<FleetCommunicator> communicators;
+  std::vector<std::string> errors;  // communicators left out, and why
+  int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
+};
+
+// `statistics`: records from our files (arms, and timings unless Inspector gives them); `inspector`: records from
+// Inspector dumps, which, when given, are the timing source (joined by communicator id).
+StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
+                              const std::vector<CommunicatorRecord>& inspector);
+
+}  // namespace nccl_roce::fleet

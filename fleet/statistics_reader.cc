@@ -1,0 +1,141 @@
+#include "fleet/statistics_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/file.h"
+#include "common/strings.h"
+#include "tuner/decision_stats.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+using nlohmann::json;
+
+Status invalid(const std::string& file, const std::string& what) {
+  return Status(StatusCode::kParseError, file + ": " + what);
+}
+
+// A string member, or "" for null/absent when `optional`; false when present with another type.
+bool stringField(const json& object, const char* name, std::string* out, bool optional = true) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return optional;
+  if (!it->is_string()) return false;
+  *out = it->get<std::string>();
+  return true;
+}
+
+bool hexId(const std::string& text, uint64_t* out) {
+  if (text.size() < 3 || text.size() > 18 || text.compare(0, 2, "0x") != 0) return false;
+  uint64_t value = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    char c = text[i];
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return false;
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  *out = value;
+  return true;
+}
+
+// One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
+Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
+  std::string collective;
+  if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
+  std::optional<int> index = tuner::parseCollective(collective);
+  if (!index) return invalid(where, "unknown collective '" + collective + "'");
+  auto min = key.find("size_min");
+  if (min == key.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  auto count = key.find("count");
+  auto bins = key.find("bins");
+  if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
+  if (bins == key.end() || !bins->is_array()) return invalid(where, "no bins");
+  stats::LogHistogram histogram;
+  uint64_t total = 0;
+  for (const json& bin : *bins) {
+    if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
+        bin[0].get<uint64_t>() >= static_cast<uint64_t>(stats::LogHistogram::kBins)) {
+      return invalid(where, "a bin is not [index < " + std::to_string(stats::LogHistogram::kBins) + ", count]");
+    }
+    histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
+    total += bin[1].get<uint64_t>();
+  }
+  if (total != count->get<uint64_t>()) {
+    return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
+                              std::to_string(count->get<uint64_t>()));
+  }
+  uint64_t cell = cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()));
+  record.timings[cell].merge(histogram);
+  return Status::ok();
+}
+
+Status readTiming(const json& timing, const std::string& where, CommunicatorRecord& record) {
+  if (!timing.is_object()) return invalid(where, "timing is not an object");
+  auto histogram = timing.find("histogram");
+  if (histogram == timing.end() || !histogram->is_object() || histogram->value("scheme", "") != "log" ||
+      histogram->value("bins", 0) != stats::LogHistogram::kBins ||
+      histogram->value("relative_error", 0.0) != stats::LogHistogram::kRelativeError) {
+    return invalid(where, "timing.histogram is not the 1% log scheme of 1024 bins this version reads");
+  }
+  auto keys = timing.find("collectives");
+  if (keys == timing.end() || !keys->is_array()) return invalid(where, "timing.collectives is not a list");
+  for (size_t i = 0; i < keys->size(); ++i) {
+    Status status = readKey((*keys)[i], where + " timing.collectives[" + std::to_string(i) + "]", record);
+    if (!status.isOk()) return status;
+  }
+  return Status::ok();
+}
+
+StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::string& where, const std::string& file) {
+  CommunicatorRecord r;
+  r.file = file;
+  r.fromStatistics = true;
+  std::string id;
+  if (!comm.is_object() || !stringField(comm, "comm_id", &id, false) || !hexId(id, &r.commId)) {
+    return invalid(where, "comm_id is not a hex id such as 0x1f2e3d4c5b6a7980");
+  }
+  for (auto [name, out] : {std::pair{"experiment", &r.experiment}, {"experiment_hash", &r.experimentHash},
+                           {"arm", &r.arm}, {"policy", &r.policy}, {"policy_hash", &r.policyHash}}) {
+    if (!stringField(comm, name, out)) return invalid(where, std::string(name) + " is not a string");
+  }
+  r.nRanks = comm.value("n_ranks", 0);
+  r.nNodes = comm.value("n_nodes", 0);
+  if (comm.contains("rank") && comm["rank"].is_number_integer()) r.rank = comm["rank"].get<int>();
+  if (comm.contains("timing")) {
+    Status status = readTiming(comm["timing"], where, r);
+    if (!status.isOk()) return status;
+  }
+  return r;
+}
+
+}  // namespace
+
+StatusOr<std::vector<CommunicatorRecord>> parseStatisticsFile(const std::string& text, const std::string& file) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return invalid(file, "not valid JSON (truncated, or not a statistics file)");
+  if (!doc.is_object() || doc.value("schema", "") != kStatisticsSchema) {
+    return invalid(file, std::string("not a statistics file of schema ") + kStatisticsSchema);
+  }
+  auto comms = doc.find("communicators");
+  if (comms == doc.end() || !comms->is_array()) return invalid(file, "no communicators list");
+  std::vector<CommunicatorRecord> records;
+  try {
+    for (size_t i = 0; i < comms->size(); ++i) {
+      auto r = readCommunicator((*comms)[i], file + ": communicators[" + std::to_string(i) + "]", file);
+      if (!r.isOk()) return r.status();
+      records.push_back(std::move(*r));
+    }
+  } catch (const std::exception& e) {  // a member of an unexpected type that value() could not convert
+    return invalid(file, std::string("unexpected content: ") + e.what());
+  }
+  return records;
+}
+
+StatusOr<std::vector<CommunicatorRecord>> readStatisticsFile(const std::string& path) {
+  StatusOr<std::string> text = readFileBounded(path, size_t{1} << 30);
+  if (!text.isOk()) return text.status();
+  return parseStatisticsFile(*text, path);
+}
+
+}  // namespace nccl_roce::fleet
