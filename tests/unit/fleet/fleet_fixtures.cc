@@ -1,0 +1,72 @@
+#include "tests/unit/fleet/fleet_fixtures.h"
+
+#include <nlohmann/json.hpp>
+
+#include "stats/log_histogram.h"
+
+namespace nccl_roce::fleet::testing {
+
+std::string statisticsFile(const std::vector<CommEntry>& comms) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = "nccl-roce.stats/2";
+  doc["pid"] = 4242;
+  doc["host"] = "node-a";
+  doc["communicators"] = nlohmann::ordered_json::array();
+  for (const CommEntry& c : comms) {
+    nlohmann::ordered_json comm;
+    comm["comm_id"] = c.commId;
+    comm["n_ranks"] = 16;
+    comm["n_nodes"] = 2;
+    comm["rank"] = c.rank;
+    comm["experiment"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.experiment);
+    comm["experiment_hash"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json("0x51a7");
+    comm["policy"] = c.arm;
+    comm["policy_source"] = "/etc/nccl-roce/" + c.arm + ".toml";
+    comm["policy_hash"] = c.policyHash;
+    comm["arm"] = c.arm;
+    comm["calls"] = 100;
+    comm["from_rules"] = 100;
+    comm["unavailable"] = 0;
+    comm["decisions"] = nlohmann::ordered_json::array();
+    nlohmann::ordered_json timing;
+    timing["histogram"] = {{"scheme", "log"}, {"relative_error", 0.01}, {"min_ns", 100}, {"bins", 1024}};
+    timing["dropped"] = {{"unknown_event", 0}, {"missing_parent", 0}};
+    timing["collectives"] = nlohmann::ordered_json::array();
+    for (const TimedKey& k : c.keys) {
+      stats::LogHistogram h;
+      for (uint64_t i = 0; i < k.count; ++i) h.record(static_cast<uint64_t>(k.microseconds * 1000));
+      nlohmann::ordered_json key;
+      key["collective"] = k.collective;
+      key["bucket"] = "ignored-by-readers";
+      key["size_min"] = k.sizeMin;
+      key["size_max"] = k.sizeMin * 2 - 1;
+      key["algorithm"] = "Ring";
+      key["protocol"] = "LL";
+      key["channels"] = 2;
+      key["rule"] = nullptr;
+      key["timing_source"] = "kernel_gpu";
+      key["count"] = k.count;
+      key["sum_us"] = k.microseconds * static_cast<double>(k.count);
+      key["bins"] = nlohmann::ordered_json::array();
+      for (const auto& [bin, n] : h.nonEmptyBins()) key["bins"].push_back({bin, n});
+      timing["collectives"].push_back(key);
+    }
+    comm["timing"] = timing;
+    doc["communicators"].push_back(comm);
+  }
+  return doc.dump(1);
+}
+
+std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,
+                            uint64_t execUs, bool oneLine, const std::string& version) {
+  nlohmann::ordered_json r;
+  r["header"] = {{"id", commId}, {"rank", rank}, {"n_ranks", 16}, {"nnodes", 2}};
+  r["metadata"] = {{"inspector_output_format_version", version}, {"git_rev", ""},
+                   {"rec_mechanism", "nccl_profiler_interface"}, {"dump_timestamp_us", 1748030377748202ull},
+                   {"hostname", "node-a"}, {"pid", 1639453}};
+  r["coll_perf"] = {{"coll", coll}, {"coll_sn", 1407}, {"coll_msg_size_bytes", bytes}, {"coll_exec_time_us", execUs},
+                    {"coll_timing_source", "kernel_gpu"}, {"coll_algobw_gbs", 277.2}, {"coll_busbw_gbs", 485.1}};
+  return r.dump(oneLine ? -1 : 2) + "\n";
+}
+
+}  // namespace nccl_roce::fleet::testing

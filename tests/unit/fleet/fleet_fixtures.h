@@ -1,0 +1,33 @@
+// Statistics files and Inspector dumps as the plugin and NVIDIA's Inspector write them, for the fleet tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nccl_roce::fleet::testing {
+
+struct TimedKey {
+  std::string collective = "AllReduce";
+  uint64_t sizeMin = 65536;  // the bucket's lower bound
+  double microseconds = 40;  // every collective of the key takes this long
+  uint64_t count = 20;
+};
+
+struct CommEntry {
+  std::string commId = "0x1f2e3d4c5b6a7980";
+  std::string arm = "control";
+  std::string policyHash = "0x1111111111111111";
+  std::string experiment = "decode-ll";
+  int rank = 0;
+  std::vector<TimedKey> keys{TimedKey{}};
+};
+
+// A statistics file (schema nccl-roce.stats/2) holding `comms`, in the plugin's layout.
+std::string statisticsFile(const std::vector<CommEntry>& comms);
+
+// One Inspector v4.0 record (pretty-printed as Inspector's README shows it, or on one line).
+std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,
+                            uint64_t execUs, bool oneLine = true, const std::string& version = "v4.0");
+
+}  // namespace nccl_roce::fleet::testing

@@ -1,0 +1,92 @@
+// Reading a fleet: our statistics files and Inspector's dumps as their writers produce them, and every bad input
+// an error that names the file, never a record that could feed a wrong verdict.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fleet/inspector_reader.h"
+#include "fleet/statistics_reader.h"
+#include "tests/unit/fleet/fleet_fixtures.h"
+
+namespace nccl_roce::fleet {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CommEntry;
+using testing::TimedKey;
+
+TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
+  CommEntry comm;
+  comm.arm = "candidate";
+  comm.keys = {TimedKey{"AllReduce", 65536, 40, 20}, TimedKey{"AllGather", 1 << 20, 90, 5}};
+  auto records = parseStatisticsFile(testing::statisticsFile({comm}), "pod-a.json");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  ASSERT_EQ(records->size(), 1u);
+  const CommunicatorRecord& r = (*records)[0];
+  EXPECT_EQ(r.commId, 0x1f2e3d4c5b6a7980ull);
+  EXPECT_EQ(r.arm, "candidate");
+  EXPECT_EQ(r.experiment, "decode-ll");
+  EXPECT_EQ(r.rank, 0);
+  const stats::LogHistogram& allReduce = r.timings.at(cellOf(4, 16));
+  EXPECT_EQ(allReduce.count(), 20u);
+  EXPECT_NEAR(*allReduce.geometricMeanNs(), 40000, 400);
+  EXPECT_EQ(r.timings.at(cellOf(2, 20)).count(), 5u);
+}
+
+TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
+  std::string good = testing::statisticsFile({CommEntry{}});
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {good.substr(0, good.size() / 2), "not valid JSON"},                          // truncated by a full disk
+      {replaced("nccl-roce.stats/2", "nccl-roce.stats/1"), "schema"},               // another version
+      {replaced("\"0x1f2e3d4c5b6a7980\"", "\"1f2e\""), "comm_id"},                 // hand-edited id
+      {replaced("\"AllReduce\"", "\"AllToAll\""), "unknown collective"},            // not a collective we time
+      {replaced("\"count\": 20", "\"count\": 21"), "bins hold 20"},                // counts that do not add up
+      {replaced("\"bins\": 1024", "\"bins\": 2048"), "1024 bins"},                 // another histogram scheme
+      {replaced("\"arm\": \"control\"", "\"arm\": 7"), "arm is not a string"},
+      {"[]", "schema"},
+  };
+  for (const auto& [text, why] : cases) {
+    auto records = parseStatisticsFile(text, "pod-a.json");
+    ASSERT_FALSE(records.isOk()) << why;
+    EXPECT_THAT(records.status().message(), HasSubstr("pod-a.json"));
+    EXPECT_THAT(records.status().message(), HasSubstr(why));
+  }
+}
+
+TEST(InspectorReader, ReadsOneLineAndPrettyPrintedRecordsPerCommunicatorAndRank) {
+  std::string text = testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 41) +
+                     testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 39, /*oneLine=*/false) +
+                     testing::inspectorRecord("0x7f8c496ae9f661", 3, "AllGather", 4096, 12) +
+                     "{\"header\": {\"id\": \"0x7f8c496ae9f661\", \"rank\": 2}, \"metadata\": "
+                     "{\"inspector_output_format_version\": \"v4.0\"}, \"p2p_perf\": {\"p2p\": \"Send\"}}\n";
+  auto records = parseInspectorDump(text, "inspector.log");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  ASSERT_EQ(records->size(), 2u) << "ranks 2 and 3; the point-to-point record is skipped";
+  const CommunicatorRecord& rank2 = (*records)[0];
+  EXPECT_EQ(rank2.commId, 0x7f8c496ae9f661ull);
+  EXPECT_FALSE(rank2.fromStatistics);
+  EXPECT_EQ(rank2.timings.at(cellOf(4, 16)).count(), 2u);
+  // AllGather's message size is per rank; the tuner (and our buckets) count it times the ranks: 4 KiB x 16.
+  EXPECT_EQ((*records)[1].timings.count(cellOf(2, 16)), 1u);
+}
+
+TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnError) {
+  auto other = parseInspectorDump(testing::inspectorRecord("0x1", 0, "AllReduce", 8, 1, true, "v3.0"), "old.log");
+  ASSERT_FALSE(other.isOk());
+  EXPECT_THAT(other.status().message(), HasSubstr("old.log"));
+  EXPECT_THAT(other.status().message(), HasSubstr("v3.0"));
+  std::string record = testing::inspectorRecord("0x1", 0, "AllReduce", 8, 1);
+  auto truncated = parseInspectorDump(record + record.substr(0, 40), "cut.log");
+  ASSERT_FALSE(truncated.isOk());
+  EXPECT_THAT(truncated.status().message(), HasSubstr("cut.log: line 2"));
+  auto empty = parseInspectorDump("", "empty.log");
+  EXPECT_FALSE(empty.isOk());
+}
+
+}  // namespace
+}  // namespace nccl_roce::fleet
