@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "fleet/ab_comparison.h"
 #include "fleet/fleet.h"
@@ -43,11 +44,19 @@ Tally run(FleetSpec spec, int fleets, double minEffect) {
           t.covered += cell.interval->low <= truth && truth <= cell.interval->high;
         }
       }
+      if (spec.effects.count(c.arm) != 0) continue;  // a summary over real effects has no false verdict to count
       ++t.summaries;
       t.falseSummaries += c.summary.verdict == stats::Verdict::kFaster || c.summary.verdict == stats::Verdict::kSlower;
     }
   }
   return t;
+}
+
+// The measured rates, printed for docs/ab-testing.md.
+void print(const char* what, const Tally& t) {
+  std::printf("%s: false bucket verdicts %d of %d buckets (%.1f%%), false summaries %d of %d, coverage %.1f%%\n",
+              what, t.falseCells, t.cells, 100.0 * t.falseCells / t.cells, t.falseSummaries, t.summaries,
+              100.0 * t.covered / t.intervals);
 }
 
 TEST(FleetCalibration, AnAATestCriesWolfNoMoreThanTheConfidenceAllows) {
@@ -56,6 +65,7 @@ TEST(FleetCalibration, AnAATestCriesWolfNoMoreThanTheConfidenceAllows) {
   const int fleets = 150;
   Tally t = run(spec, fleets, /*minEffect=*/0.0);
   ASSERT_EQ(t.cells, fleets * 13);
+  print("A/A, 20 + 20 communicators", t);
   EXPECT_LE(static_cast<double>(t.falseCells) / t.cells, 0.05 + slack(0.05, t.cells)) << t.falseCells;
   EXPECT_LE(static_cast<double>(t.falseSummaries) / t.summaries, 0.05 + slack(0.05, t.summaries)) << t.falseSummaries;
   EXPECT_GE(static_cast<double>(t.covered) / t.intervals, 0.95 - slack(0.05, t.intervals));
@@ -68,6 +78,7 @@ TEST(FleetCalibration, HeavyTailedCollectivesAndUnevenArmsKeepTheRate) {
   spec.collectivesPerBucket = 40;
   const int fleets = 150;
   Tally t = run(spec, fleets, /*minEffect=*/0.0);
+  print("A/A, 30 + 6 communicators, heavy-tailed", t);
   EXPECT_LE(static_cast<double>(t.falseCells) / t.cells, 0.05 + slack(0.05, t.cells)) << t.falseCells;
   EXPECT_LE(static_cast<double>(t.falseSummaries) / t.summaries, 0.05 + slack(0.05, t.summaries));
 }
@@ -78,6 +89,9 @@ TEST(FleetCalibration, AnEffectInSomeBucketsIsFoundThereAndOnlyThere) {
   for (int bucket : {14, 15, 16, 17}) spec.effects["candidate"][bucket] = 0.93;  // 7% faster below 256K
   const int fleets = 100;
   Tally t = run(spec, fleets, /*minEffect=*/0.01);
+  std::printf("7%% effect below 256K: found (faster) in %d, %d, %d, %d of %d fleets\n", t.faster[14], t.faster[15],
+              t.faster[16], t.faster[17], fleets);
+  print("7% effect in 4 of 13 buckets (false: in the other 9)", t);
   for (int bucket : {14, 15, 16, 17}) EXPECT_GE(t.faster[bucket], fleets * 8 / 10) << "power at bucket " << bucket;
   int nullCells = fleets * 9;
   EXPECT_LE(static_cast<double>(t.falseCells) / nullCells, 0.05 + slack(0.05, nullCells)) << t.falseCells;
