@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine: packages, build, every test, then the reliability suites
 # (ASan+UBSan over everything, TSan over the concurrency tests, valgrind over the ABI harness, a short libFuzzer
-# run of each target). CI runs exactly this. NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 60);
+# run of each target). CI runs exactly this. NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 40: six targets);
 # NCCL_ROCE_QUICK=1 stops after the plain suite, for iterating locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,5 +15,5 @@ stage "test suite"
 stage "sanitizers"
 ./scripts/sanitizers.sh
 stage "fuzzing"
-./scripts/fuzz.sh "${NCCL_ROCE_FUZZ_SECONDS:-60}"
+./scripts/fuzz.sh "${NCCL_ROCE_FUZZ_SECONDS:-40}"
 stage "all passed"
