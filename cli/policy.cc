@@ -25,12 +25,39 @@ int runLint(const std::vector<std::string>& files) {
       continue;
     }
     if (active->experiment()) {
-      std::printf("%s: ok (experiment '%s', %zu arms)\n", file.c_str(), active->experiment()->name.c_str(),
-                  active->experiment()->arms.size());
+      std::printf("%s: ok (experiment '%s', %zu arms, %s)\n", file.c_str(), active->experiment()->name.c_str(),
+                  active->experiment()->arms.size(), active->digest().c_str());
     } else {
       auto policy = active->assign(0).policy;
-      std::printf("%s: ok (policy '%s', %zu rules)\n", file.c_str(), policy->name.c_str(), policy->rules.size());
+      std::printf("%s: ok (policy '%s', %zu rules, %s)\n", file.c_str(), policy->name.c_str(), policy->rules.size(),
+                  active->digest().c_str());
     }
+  }
+  return status;
+}
+
+// The digest a pin names (NCCL_ROCE_POLICY_DIGEST), for files, built-in names, or "-" for stdin (the text of
+// NCCL_ROCE_POLICY_INLINE). Refuses unusable policies: a pin on a policy the tuner cannot load protects nothing.
+int runDigest(const std::vector<std::string>& files) {
+  int status = 0;
+  for (const auto& file : files) {
+    std::vector<tuner::PolicyError> errors;
+    std::shared_ptr<const tuner::ActivePolicy> active;
+    if (file == "-") {
+      std::string text;
+      char buffer[4096];
+      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
+      active = tuner::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", &errors);
+    } else {
+      active = tuner::loadPolicySpec(file, &errors);
+    }
+    if (!errors.empty() || !active->error().empty() || active->digest().empty()) {
+      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
+      std::fprintf(stderr, "nccl-roce policy digest: %s: unusable, no digest\n", file.c_str());
+      status = 1;
+      continue;
+    }
+    std::printf(files.size() == 1 ? "%s\n" : "%s  %s\n", active->digest().c_str(), file.c_str());
   }
   return status;
 }
@@ -86,6 +113,15 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
   lint->add_option("FILE", *files, "Policy files, experiment files or built-in names")->required();
   lint->footer("Exit status 0 when every file is usable, 1 otherwise.");
   lint->callback([files, &context] { context.exitCode = runLint(*files); });
+
+  auto digestFiles = std::make_shared<std::vector<std::string>>();
+  CLI::App* digest = policy->add_subcommand(
+      "digest", "Print the content digest a pin names (NCCL_ROCE_POLICY_DIGEST): sha256 of a policy file's bytes; for "
+                "an experiment, of its file and every arm's policy");
+  digest->add_option("FILE", *digestFiles, "Policy or experiment files, built-in names, or - for an inline policy on stdin")
+      ->required();
+  digest->footer("Exit status 0 when every file is usable, 1 otherwise (an unusable policy has no digest to pin).");
+  digest->callback([digestFiles, &context] { context.exitCode = runDigest(*digestFiles); });
 
   auto options = std::make_shared<ExplainOptions>();
   CLI::App* explain = policy->add_subcommand(

@@ -1,4 +1,5 @@
-// The policies of one process: what NCCL_ROCE_POLICY names, loaded once per distinct value and kept, so every
+// The policies of one process: what NCCL_ROCE_POLICY names (or NCCL_ROCE_POLICY_INLINE holds), loaded once per
+// distinct value and kept, so every
 // communicator sees the same policy however many there are (hundreds in MoE serving) and whatever happens to
 // the file afterwards; and each policy's lookup per communicator shape (nRanks, nNodes), built once and shared,
 // since those communicators come in a few shapes. Part of the process context (plugin/process_context.h);
@@ -27,6 +28,9 @@ class PolicyRegistry {
   struct Active {
     std::shared_ptr<const tuner::ActivePolicy> policy;
     bool first = false;
+    // Non-empty when NCCL_ROCE_POLICY_DIGEST pins a policy this process does not hold, even after waiting for it:
+    // the tuner fails the communicator's init with this sentence rather than let its ranks decide differently.
+    std::string refusal;
   };
   Active active(const Environment& env);
 
@@ -40,6 +44,10 @@ class PolicyRegistry {
   // What the env plugin serves besides the resolution: the active policy's environment defaults.
   std::vector<std::pair<std::string, std::string>> environmentDefaults(const Environment& env);
 
+  // How long a process waits for the pinned policy to appear (a ConfigMap update reaches pods at different
+  // moments; the kubelet syncs mounted ConfigMaps about once a minute): NCCL_ROCE_POLICY_PIN_WAIT seconds.
+  static constexpr int kDefaultPinWaitSeconds = 90;
+
   // Beyond this many shapes (never seen in practice) lookups are built per communicator and not kept.
   static constexpr size_t kMaxShapes = 4096;
 
@@ -47,12 +55,15 @@ class PolicyRegistry {
   struct Loaded {
     std::shared_ptr<const tuner::ActivePolicy> policy;
     bool givenToCommunicator = false;
+    std::string refusal;
   };
   // The entry for `env`, loaded if need be; loadMutex_ held.
   Loaded& load(const Environment& env);
+  // The requested policy, checked against the pin (waiting for it, within the bound) when there is one.
+  static Loaded loadPinned(const Environment& env);
 
   std::mutex loadMutex_;  // held while loading, so a policy is read once however many inits race
-  std::map<std::string, Loaded> loaded_;  // by NCCL_ROCE_POLICY value
+  std::map<std::string, Loaded> loaded_;  // by what was asked for (the policy, the inline text, the pin)
 
   // Keyed by the policy's address: each lookup holds its policy, so the address stays valid.
   using ShapeKey = std::tuple<const tuner::Policy*, uint64_t, uint64_t>;

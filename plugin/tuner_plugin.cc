@@ -31,6 +31,7 @@ struct CommunicatorTuner {
   tuner::PolicyAssignment assignment;
   std::string experiment;          // empty unless an experiment assigned the policy
   uint64_t experimentHash = 0;
+  std::string digest;              // of what NCCL_ROCE_POLICY(_INLINE) loaded: what a pin names
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
   // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
@@ -44,9 +45,17 @@ struct CommunicatorTuner {
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
 
 // The communicator's policy (or experiment arm) and its lookup. Problems are logged once per process, by the
-// first communicator that meets them.
-void choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env) {
+// first communicator that meets them. False when a pin refuses the policy (logged for every communicator).
+bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env) {
   PolicyRegistry::Active active = policies.active(env);
+  if (!active.refusal.empty()) {
+    NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit,
+                   "tuner: %s; failing the init of comm %s so that its ranks cannot run different policies (set "
+                   "NCCL_ROCE_POLICY_DIGEST to the new digest once every pod has the new file)",
+                   active.refusal.c_str(), hex(c.commId).c_str());
+    return false;
+  }
+  c.digest = active.policy->digest();
   if (!active.policy->error().empty() && active.first) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: policy '%s' unusable, NCCL decides instead: %s",
                    active.policy->requested().c_str(), active.policy->error().c_str());
@@ -56,7 +65,7 @@ void choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
     c.experiment = active.policy->experiment()->name;
     c.experimentHash = active.policy->experiment()->contentHash;
   }
-  if (!c.assignment.policy || c.assignment.policy->rules.empty()) return;
+  if (!c.assignment.policy || c.assignment.policy->rules.empty()) return true;
   PolicyRegistry::Lookup lookup = policies.lookup(c.assignment.policy, c.nRanks, c.nNodes);
   c.compiled = lookup.compiled;
   if (c.compiled->truncated() && lookup.builtNow) {
@@ -66,6 +75,7 @@ void choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
                    c.assignment.policy->name.c_str(), CompiledPolicy::kMaxCandidatesPerSegment, c.nRanks, c.nNodes,
                    CompiledPolicy::kMaxCandidatesPerSegment);
   }
+  return true;
 }
 
 void setUpStatistics(CommunicatorTuner& c, StatisticsRegistry& statistics, const Environment& env) {
@@ -85,9 +95,10 @@ void setUpStatistics(CommunicatorTuner& c, StatisticsRegistry& statistics, const
 void logPolicyInUse(CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
   NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
-                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, content %s)%s%s: %zu of %zu rules apply",
+                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, content %s, %s)%s%s: %zu of %zu rules apply",
                  hex(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
                  policy ? policy->source.c_str() : "-", policy ? hex(policy->contentHash).c_str() : "-",
+                 c.digest.empty() ? "no digest" : c.digest.c_str(),
                  c.assignment.arm.empty() ? "" : ", experiment arm ", c.assignment.arm.c_str(),
                  c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
@@ -107,6 +118,7 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
   comm["policy"] = policy ? policy->name : "nccl";
   comm["policy_source"] = policy ? policy->source : "";
   comm["policy_hash"] = policy ? hex(policy->contentHash) : "";
+  comm["digest"] = orNull(!c.digest.empty(), c.digest);
   comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
   comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));
   return comm;
@@ -140,7 +152,10 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   try {
     if (logFunction != nullptr) process.envPlugin().flushPendingLog(c->logger);
     const Environment& env = process.environment();
-    choosePolicy(*c, process.policies(), env);
+    if (!choosePolicy(*c, process.policies(), env)) {
+      delete c;
+      return ncclInvalidUsage;  // the one deliberate init failure: the operator's pin (docs/rollout.md)
+    }
     c->algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
     setUpStatistics(*c, process.statistics(), env);
     logPolicyInUse(*c);

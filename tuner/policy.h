@@ -61,6 +61,7 @@ struct Policy {
   std::string description;
   std::string source;        // "builtin:inference" or the file path
   uint64_t contentHash = 0;  // FNV-1a of the file's bytes: what the INFO line and statistics name
+  std::string digest;        // "sha256:<hex>" of the file's bytes (what `sha256sum` prints): what a pin names
   std::vector<Rule> rules;
   std::vector<std::pair<std::string, std::string>> env;  // environment defaults the env plugin serves
   // NCCL's example CSV semantics: a matching rule whose choice is unavailable passes to the next matching

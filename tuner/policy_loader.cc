@@ -1,6 +1,7 @@
 #include "tuner/policy_loader.h"
 
 #include "common/file.h"
+#include "common/sha256.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/experiment.h"
 #include "tuner/nccl_csv.h"
@@ -33,8 +34,12 @@ std::optional<Source> readSource(const std::string& ref, std::vector<PolicyError
 }
 
 PolicyDocument parseSource(const Source& source) {
-  return source.csv ? parseNcclCsv(source.text, source.name) : parsePolicyToml(source.text, source.name);
+  PolicyDocument doc = source.csv ? parseNcclCsv(source.text, source.name) : parsePolicyToml(source.text, source.name);
+  if (doc.policy) doc.policy->digest = "sha256:" + sha256Hex(source.text);
+  return doc;
 }
+
+
 
 std::string directoryOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
@@ -46,6 +51,21 @@ std::string summary(const std::vector<PolicyError>& errors, size_t from) {
   std::string first = errors[from].toString();
   size_t more = errors.size() - from - 1;
   return more == 0 ? first : first + " (and " + std::to_string(more) + " more problem(s); run nccl-roce policy lint)";
+}
+
+// Environment defaults are per process, arms per communicator: only what every arm agrees on applies.
+std::vector<std::pair<std::string, std::string>> sharedEnvironment(const Experiment& experiment) {
+  std::vector<std::pair<std::string, std::string>> shared;
+  for (const auto& entry : experiment.arms.front().policy->env) {
+    bool everyArm = true;
+    for (const auto& arm : experiment.arms) {
+      bool has = false;
+      for (const auto& e : arm.policy->env) has |= e == entry;
+      everyArm &= has;
+    }
+    if (everyArm) shared.push_back(entry);
+  }
+  return shared;
 }
 
 }  // namespace
@@ -80,7 +100,20 @@ std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std
   size_t before = out.size();
   auto source = readSource(requested, out);
   if (!source) return ActivePolicy::fallback(requested, summary(out, before));
-  PolicyDocument doc = parseSource(*source);
+  return ActivePolicy::fromText(source->name, source->text, source->csv, requested, out);
+}
+
+std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
+                                                   std::vector<PolicyError>* errors) {
+  std::vector<PolicyError> local;
+  return ActivePolicy::fromText(name, text, false, name, errors ? *errors : local);
+}
+
+std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& name, const std::string& text, bool csv,
+                                                           const std::string& requested, std::vector<PolicyError>& out) {
+  const Source source{name, text, csv};
+  size_t before = out.size();
+  PolicyDocument doc = parseSource(source);
   out.insert(out.end(), doc.errors.begin(), doc.errors.end());
   if (!doc.ok()) return ActivePolicy::fallback(requested, summary(out, before));
 
@@ -89,32 +122,28 @@ std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std
   if (doc.policy) {
     active->policy_ = std::make_shared<const Policy>(std::move(*doc.policy));
     active->env_ = active->policy_->env;
+    active->digest_ = active->policy_->digest;
     return active;
   }
   Experiment experiment = std::move(*doc.experiment);
+  std::string bundle = source.text;  // the experiment's bytes, then each arm's name and policy digest
   for (auto& arm : experiment.arms) {
     std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
                           ? arm.policyRef
-                          : directoryOf(source->name) + arm.policyRef;
+                          : directoryOf(source.name) + arm.policyRef;
     size_t armErrors = out.size();
     arm.policy = loadSinglePolicy(ref, &out);
     if (!arm.policy) {
       out.insert(out.begin() + static_cast<long>(armErrors),
-                 PolicyError{source->name, arm.position.line, arm.position.column,
+                 PolicyError{source.name, arm.position.line, arm.position.column,
                              "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
+      continue;
     }
+    bundle += "\n" + arm.name + "\n" + arm.policy->digest;
   }
   if (out.size() > before) return ActivePolicy::fallback(requested, summary(out, before));
-  // Environment defaults are per process, arms per communicator: only what every arm agrees on applies.
-  for (const auto& entry : experiment.arms.front().policy->env) {
-    bool everyArm = true;
-    for (const auto& arm : experiment.arms) {
-      bool has = false;
-      for (const auto& e : arm.policy->env) has |= e == entry;
-      everyArm &= has;
-    }
-    if (everyArm) active->env_.push_back(entry);
-  }
+  active->env_ = sharedEnvironment(experiment);
+  active->digest_ = "sha256:" + sha256Hex(bundle);
   active->experiment_ = std::move(experiment);
   return active;
 }

@@ -31,14 +31,23 @@ class ActivePolicy {
   // Non-empty when the requested policy was unusable and the `nccl` passthrough runs instead.
   const std::string& error() const { return error_; }
   const std::optional<Experiment>& experiment() const { return experiment_; }
+  // "sha256:<hex>": of the policy file's bytes; for an experiment, of its file's bytes followed by each arm's
+  // name and policy digest (so a changed arm file changes it). Empty for the fallback. What a pin compares.
+  const std::string& digest() const { return digest_; }
   // Environment defaults: the policy's, or for an experiment those every arm agrees on.
   const std::vector<std::pair<std::string, std::string>>& environmentDefaults() const { return env_; }
 
  private:
   friend std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value,
                                                             std::vector<PolicyError>* errors);
+  friend std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
+                                                            std::vector<PolicyError>* errors);
+  // A policy or an experiment from its text; `name` is its path (arms resolve relative to it) or label.
+  static std::shared_ptr<const ActivePolicy> fromText(const std::string& name, const std::string& text, bool csv,
+                                                      const std::string& requested, std::vector<PolicyError>& out);
   std::string requested_;
   std::string error_;
+  std::string digest_;
   std::shared_ptr<const Policy> policy_;
   std::optional<Experiment> experiment_;
   std::vector<std::pair<std::string, std::string>> env_;
@@ -47,6 +56,11 @@ class ActivePolicy {
 // Loads `value` (a built-in name or a path; empty means the default policy). Any problem gives the `nccl`
 // passthrough with error() set; all problems found are appended to *errors when given (for lint).
 std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std::vector<PolicyError>* errors);
+
+// The same from text (NCCL_ROCE_POLICY_INLINE): `name` labels it in messages. An experiment's arms are then
+// built-in names, absolute paths, or paths relative to the working directory.
+std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
+                                                   std::vector<PolicyError>* errors);
 
 // Parses one policy (not an experiment): built-in name or file. nullptr with errors when unusable.
 std::shared_ptr<const Policy> loadSinglePolicy(const std::string& ref, std::vector<PolicyError>* errors);

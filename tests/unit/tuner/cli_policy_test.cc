@@ -14,7 +14,7 @@ TEST(PolicyLintCli, ShippedPoliciesLintClean) {
   auto result = runCommand(cliPath() + " policy lint " + sourcePath("share/nccl-roce/policies/inference.toml") + " " +
                            sourcePath("share/nccl-roce/policies/nccl.toml") + " inference");
   EXPECT_EQ(result.exitCode, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("inference.toml: ok (policy 'inference', 1 rules)"));
+  EXPECT_THAT(result.out, HasSubstr("inference.toml: ok (policy 'inference', 1 rules, sha256:"));
 }
 
 TEST(PolicyLintCli, ErrorsAreFileLineColumnAndTheExitIsNonZero) {
@@ -25,7 +25,7 @@ TEST(PolicyLintCli, ErrorsAreFileLineColumnAndTheExitIsNonZero) {
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_EQ(result.err, bad + ":4:8: size: inverted range '64K..16K': 64K..16K holds no value\n" + bad +
                             ":5:12: unknown protocol 'LL65' (expected one of: ll, ll128, simple)\n");
-  EXPECT_THAT(result.out, HasSubstr("good.csv: ok (policy 'nccl-csv', 1 rules)"));
+  EXPECT_THAT(result.out, HasSubstr("good.csv: ok (policy 'nccl-csv', 1 rules, sha256:"));
 }
 
 TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
@@ -34,7 +34,31 @@ TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
                                             "\"nccl\"\nweight = 50\n[[experiment.arm]]\nname = \"b\"\npolicy = \"inference\"\nweight = 50\n");
   auto result = runCommand(cliPath() + " policy lint " + ab);
   EXPECT_EQ(result.exitCode, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("ok (experiment 'e', 2 arms)"));
+  EXPECT_THAT(result.out, HasSubstr("ok (experiment 'e', 2 arms, sha256:"));
+}
+
+// What a pin names: for a policy file, what sha256sum prints; for an experiment, a digest that changes when an
+// arm's file changes (a ConfigMap update of one arm must not pass under the old pin).
+TEST(PolicyDigestCli, IsTheFilesSha256AndCoversAnExperimentsArms) {
+  TempDir dir;
+  std::string arm = dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n");
+  std::string ab = dir.writeFile("ab.toml", "[experiment]\nname = \"e\"\n"
+                                            "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 90\n"
+                                            "[[experiment.arm]]\nname = \"cand\"\npolicy = \"cand.toml\"\nweight = 10\n");
+  auto digest = runCommand(cliPath() + " policy digest " + arm);
+  auto sum = runCommand("sha256sum " + arm);
+  ASSERT_EQ(digest.exitCode, 0) << digest.err;
+  EXPECT_EQ(digest.out, "sha256:" + sum.out.substr(0, 64) + "\n");
+  auto before = runCommand(cliPath() + " policy digest " + ab);
+  dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n[[rule]]\nprotocol = \"ll\"\n");
+  auto after = runCommand(cliPath() + " policy digest " + ab);
+  EXPECT_EQ(before.exitCode, 0);
+  EXPECT_NE(before.out, after.out);
+  auto inlined = runCommand("printf '[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
+  EXPECT_EQ(inlined.out, digest.out) << "an inline policy's digest is its text's";
+  auto broken = runCommand(cliPath() + " policy digest " + dir.writeFile("bad.toml", "[policy\n"));
+  EXPECT_EQ(broken.exitCode, 1);
+  EXPECT_THAT(broken.err, HasSubstr("unusable, no digest"));
 }
 
 TEST(PolicyExplainCli, SaysWhichRuleFiresWhatNcclIsToldAndTheFallbacks) {

@@ -1,0 +1,15 @@
+// A policy pinned by content digest: NCCL_ROCE_POLICY_DIGEST=sha256:<64 hex digits>, as `nccl-roce policy digest`
+// prints it (for a single policy file, what `sha256sum` prints). The pin travels in the pod's environment, the
+// same for every pod of a group, so a rank holding another policy file (a ConfigMap update half-way through)
+// can refuse instead of deciding differently from its peers (docs/rollout.md).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace nccl_roce::tuner {
+
+// "sha256:<64 lower-case hex>" from "sha256:<hex>" or a bare 64-digit hex (either case); nullopt otherwise.
+std::optional<std::string> parsePolicyDigest(const std::string& text);
+
+}  // namespace nccl_roce::tuner
