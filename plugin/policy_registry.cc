@@ -9,25 +9,19 @@ namespace nccl_roce::plugin {
 
 namespace {
 
-constexpr const char* kInlineName = "NCCL_ROCE_POLICY_INLINE";
+constexpr const char* kInlineName = tuner::kInlinePolicyVariable;
 
-// What the environment asks for: an inline policy (which wins: it travels atomically with the pod template), or
-// a name or path.
-std::shared_ptr<const tuner::ActivePolicy> loadRequested(const Environment& env) {
-  std::string text = env.get(kInlineName).value_or("");
-  if (!text.empty()) return tuner::loadPolicyText(text, kInlineName, nullptr);
-  return tuner::loadPolicySpec(env.get("NCCL_ROCE_POLICY").value_or(""), nullptr);
-}
-
-int pinWaitSeconds(const Environment& env) {
+std::chrono::seconds pinWait(const Environment& env) {
   std::optional<uint64_t> seconds = parseUnsigned(env.get("NCCL_ROCE_POLICY_PIN_WAIT").value_or(""));
-  return seconds && *seconds <= 3600 ? static_cast<int>(*seconds) : PolicyRegistry::kDefaultPinWaitSeconds;
+  return std::chrono::seconds(seconds && *seconds <= PolicyRegistry::kMaxPinWaitSeconds
+                                  ? static_cast<int>(*seconds)
+                                  : PolicyRegistry::kDefaultPinWaitSeconds);
 }
 
 }  // namespace
 
-PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env) {
-  std::shared_ptr<const tuner::ActivePolicy> policy = loadRequested(env);
+PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
+  std::shared_ptr<const tuner::ActivePolicy> policy = tuner::loadRequestedPolicy(env);
   std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
   if (pinText.empty()) return {policy, false, ""};
   std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
@@ -36,30 +30,40 @@ PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env) {
                                                                      "' is not a digest (sha256: and 64 hex digits)"),
             false, ""};
   }
-  // Poll the file until it holds the pinned policy or the wait is over: a ConfigMap update in flight.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(pinWaitSeconds(env));
+  // Poll the file until it holds the pinned policy or the wait is over: a ConfigMap update in flight. An inline
+  // policy cannot change, so it is not waited for.
+  auto deadline = std::chrono::steady_clock::now() + wait;
   while (policy->digest() != *pin && std::chrono::steady_clock::now() < deadline && !env.get(kInlineName)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    policy = loadRequested(env);
+    policy = tuner::loadRequestedPolicy(env);
   }
   if (policy->digest() == *pin) return {policy, false, ""};
   std::string found = policy->digest().empty() ? "an unusable policy (" + policy->error() + ")" : policy->digest();
   return {policy, false,
           "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " + found + " after waiting " +
-              std::to_string(pinWaitSeconds(env)) + " s"};
+              std::to_string(wait.count()) + " s"};
 }
 
-PolicyRegistry::Loaded& PolicyRegistry::load(const Environment& env) {
-  std::string key = env.get(kInlineName).value_or("") + '\0' + env.get("NCCL_ROCE_POLICY").value_or("") + '\0' +
-                    env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+std::string PolicyRegistry::keyOf(const Environment& env) {
+  return env.get(kInlineName).value_or("") + '\0' + env.get("NCCL_ROCE_POLICY").value_or("") + '\0' +
+         env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+}
+
+PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(const Environment& env) {
+  std::string key = keyOf(env);
   auto it = loaded_.find(key);
-  if (it == loaded_.end()) it = loaded_.emplace(key, loadPinned(env)).first;
+  if (it == loaded_.end()) return loaded_.emplace(key, loadPinned(env, pinWait(env))).first->second;
+  if (!it->second.refusal.empty()) {
+    bool given = it->second.givenToCommunicator;
+    it->second = loadPinned(env, std::chrono::seconds(0));
+    it->second.givenToCommunicator = given;
+  }
   return it->second;
 }
 
 PolicyRegistry::Active PolicyRegistry::active(const Environment& env) {
   std::lock_guard<std::mutex> lock(loadMutex_);
-  Loaded& loaded = load(env);
+  Loaded& loaded = loadForCommunicator(env);
   bool first = !loaded.givenToCommunicator;
   loaded.givenToCommunicator = true;
   return {loaded.policy, first, loaded.refusal};
@@ -83,7 +87,15 @@ PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const tuner:
 
 std::vector<std::pair<std::string, std::string>> PolicyRegistry::environmentDefaults(const Environment& env) {
   std::lock_guard<std::mutex> lock(loadMutex_);
-  return load(env).policy->environmentDefaults();
+  std::string key = keyOf(env);
+  auto it = loaded_.find(key);
+  if (it != loaded_.end()) {
+    if (!it->second.refusal.empty()) return {};
+    return it->second.policy->environmentDefaults();
+  }
+  Loaded now = loadPinned(env, std::chrono::seconds(0));
+  if (!now.refusal.empty()) return {};
+  return loaded_.emplace(key, std::move(now)).first->second.policy->environmentDefaults();
 }
 
 }  // namespace nccl_roce::plugin

@@ -6,6 +6,7 @@
 // tests construct their own. Thread-safe: NCCL runs tuner init on several threads at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -41,12 +42,16 @@ class PolicyRegistry {
   };
   Lookup lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks, uint64_t nNodes);
 
-  // What the env plugin serves besides the resolution: the active policy's environment defaults.
+  // What the env plugin serves besides the resolution: the active policy's environment defaults. Never waits
+  // for a pinned file (the env plugin runs inside the resolution's 5 s bound): a policy the pin refuses now
+  // serves no defaults, and is not kept, so the tuner's init still waits for the pinned file.
   std::vector<std::pair<std::string, std::string>> environmentDefaults(const Environment& env);
 
-  // How long a process waits for the pinned policy to appear (a ConfigMap update reaches pods at different
-  // moments; the kubelet syncs mounted ConfigMaps about once a minute): NCCL_ROCE_POLICY_PIN_WAIT seconds.
+  // How long the first communicator of a process waits for the pinned policy to appear (a ConfigMap update
+  // reaches pods at different moments; the kubelet syncs mounted ConfigMaps about once a minute):
+  // NCCL_ROCE_POLICY_PIN_WAIT seconds, at most kMaxPinWaitSeconds.
   static constexpr int kDefaultPinWaitSeconds = 90;
+  static constexpr int kMaxPinWaitSeconds = 3600;
 
   // Beyond this many shapes (never seen in practice) lookups are built per communicator and not kept.
   static constexpr size_t kMaxShapes = 4096;
@@ -57,10 +62,13 @@ class PolicyRegistry {
     bool givenToCommunicator = false;
     std::string refusal;
   };
-  // The entry for `env`, loaded if need be; loadMutex_ held.
-  Loaded& load(const Environment& env);
-  // The requested policy, checked against the pin (waiting for it, within the bound) when there is one.
-  static Loaded loadPinned(const Environment& env);
+  // The entry for `env` as a communicator gets it, loaded if need be (loadMutex_ held). A policy the pin refused
+  // is read again, without waiting, each time it is asked for: a file that arrives after the wait is still taken,
+  // and until then every communicator fails at once instead of waiting again.
+  Loaded& loadForCommunicator(const Environment& env);
+  // The requested policy, checked against the pin when there is one, waiting at most `wait` for it.
+  static Loaded loadPinned(const Environment& env, std::chrono::seconds wait);
+  static std::string keyOf(const Environment& env);
 
   std::mutex loadMutex_;  // held while loading, so a policy is read once however many inits race
   std::map<std::string, Loaded> loaded_;  // by what was asked for (the policy, the inline text, the pin)

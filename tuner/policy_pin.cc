@@ -4,6 +4,12 @@
 
 namespace nccl_roce::tuner {
 
+std::shared_ptr<const ActivePolicy> loadRequestedPolicy(const Environment& env) {
+  std::string text = env.get(kInlinePolicyVariable).value_or("");
+  if (!text.empty()) return loadPolicyText(text, kInlinePolicyVariable, nullptr);
+  return loadPolicySpec(env.get("NCCL_ROCE_POLICY").value_or(""), nullptr);
+}
+
 std::optional<std::string> parsePolicyDigest(const std::string& text) {
   std::string hex = text.rfind("sha256:", 0) == 0 ? text.substr(7) : text;
   if (hex.size() != 64) return std::nullopt;

@@ -22,6 +22,9 @@ CheckResult checkPeerMemory(const DoctorInputs& in);  // "peer-memory"
 // checks_settings.cc: user settings that contradict the resolution.
 CheckResult checkUserSettings(const DoctorInputs& in);  // "user-settings"
 
+// policy_pin.cc: the tuner policy against NCCL_ROCE_POLICY_DIGEST.
+CheckResult checkPolicyPin(const DoctorInputs& in);  // "policy-pin"
+
 // affinity.cc: GPU <-> NIC PCIe distance through hwloc (dlopen'd).
 CheckResult checkAffinity(const DoctorInputs& in);  // "gpu-nic-affinity"
 

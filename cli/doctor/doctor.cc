@@ -9,7 +9,7 @@ namespace nccl_roce::doctor {
 std::vector<CheckResult> runAllChecks(const DoctorInputs& in) {
   return {checkPortState(in),    checkGidQualification(in), checkRoceV2(in),       checkMtu(in),
           checkDeviceAccess(in), checkMemlock(in),          checkPeerMemory(in),   checkAffinity(in),
-          checkUserSettings(in), checkNcclLibrary(in)};
+          checkUserSettings(in), checkPolicyPin(in), checkNcclLibrary(in)};
 }
 
 std::string reportText(const std::vector<CheckResult>& results) {

@@ -24,11 +24,11 @@ TEST(DoctorReport, JsonHasEveryCheckWithAStableIdAndASummary) {
     EXPECT_EQ(c["remedy"].is_null(), c["status"] == "pass" || c["status"] == "skip") << c.dump();
   }
   EXPECT_THAT(ids, ::testing::ElementsAre("port-state", "gid-qualification", "roce-v2", "mtu", "device-access",
-                                          "memlock", "peer-memory", "gpu-nic-affinity", "user-settings",
+                                          "memlock", "peer-memory", "gpu-nic-affinity", "user-settings", "policy-pin",
                                           "nccl-library"));
   int total = 0;
   for (const char* s : {"pass", "warn", "fail", "skip"}) total += doc["summary"][s].get<int>();
-  EXPECT_EQ(total, 10);
+  EXPECT_EQ(total, 11);
   EXPECT_EQ(doc["summary"]["fail"], 1) << "memlock";
   EXPECT_TRUE(doctor::anyFailed(results));
 }

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
 #include "common/env.h"
+#include "common/sha256.h"
 #include "plugin/policy_registry.h"
 #include "tests/support/temp_dir.h"
 
@@ -64,6 +66,44 @@ TEST(PolicyRegistry, CommunicatorsOfOneShapeShareOneLookup) {
   EXPECT_TRUE(a.builtNow);
   EXPECT_FALSE(b.builtNow);
   EXPECT_TRUE(other.builtNow);
+}
+
+// A pinned policy, as a rollout meets it: the env plugin runs inside the resolution's 5 s bound and must not wait
+// for a ConfigMap update; a communicator waits once, and later ones take a file that arrived late.
+const char* kPinned = "[policy]\nname = \"new\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"4\"\n";
+const char* kOld = "[policy]\nname = \"old\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"1\"\n";
+
+TEST(PolicyRegistry, EnvironmentDefaultsNeverWaitForAPinnedFileAndServeNothingFromAnotherOne) {
+  TempDir dir;
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", "sha256:" + sha256Hex(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_PIN_WAIT", "60"}});
+  PolicyRegistry policies;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(policies.environmentDefaults(env).empty()) << "the old file's QPS setting is not served";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  dir.writeFile("p.toml", kPinned);  // the update lands before the first communicator
+  PolicyRegistry::Active active = policies.active(env);
+  EXPECT_EQ(active.refusal, "") << "the env plugin's look did not decide for the tuner";
+  EXPECT_EQ(active.policy->assign(0).policy->name, "new");
+  ASSERT_EQ(policies.environmentDefaults(env).size(), 1u);
+}
+
+TEST(PolicyRegistry, APinnedFileThatArrivesAfterTheWaitIsTakenByTheNextCommunicator) {
+  TempDir dir;
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", "sha256:" + sha256Hex(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_PIN_WAIT", "0"}});
+  PolicyRegistry policies;
+  PolicyRegistry::Active refused = policies.active(env);
+  EXPECT_NE(refused.refusal.find("pins sha256:" + sha256Hex(kPinned)), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("is sha256:" + sha256Hex(kOld)), std::string::npos) << refused.refusal;
+  EXPECT_FALSE(policies.active(env).refusal.empty()) << "still the old file";
+  dir.writeFile("p.toml", kPinned);
+  PolicyRegistry::Active taken = policies.active(env);
+  EXPECT_EQ(taken.refusal, "");
+  EXPECT_EQ(taken.policy->assign(0).policy->name, "new");
+  EXPECT_FALSE(taken.first) << "earlier communicators already met this request";
 }
 
 }  // namespace

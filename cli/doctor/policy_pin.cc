@@ -1,0 +1,33 @@
+// "policy-pin": does the policy this pod would load match NCCL_ROCE_POLICY_DIGEST? A mismatch means every
+// communicator's tuner init will wait for the file, then fail (docs/rollout.md): say so before NCCL does.
+#include "cli/doctor/checks.h"
+#include "tuner/policy_pin.h"
+
+namespace nccl_roce::doctor {
+
+CheckResult checkPolicyPin(const DoctorInputs& in) {
+  const char* id = "policy-pin";
+  const char* title = "Tuner policy matches its pin";
+  std::string pinText = in.env->get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+  if (pinText.empty()) return CheckResult::skip(id, title, "no pin (NCCL_ROCE_POLICY_DIGEST unset)");
+  std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
+  if (!pin) {
+    return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST '" + pinText + "' is not a digest",
+                             "set it to what `nccl-roce policy digest FILE` prints (sha256: and 64 hex digits)");
+  }
+  auto policy = tuner::loadRequestedPolicy(*in.env);
+  if (!policy->error().empty()) {
+    return CheckResult::fail(id, title, "the policy is unusable: " + policy->error(),
+                             "fix it (`nccl-roce policy lint`); a pinned process refuses an unusable policy");
+  }
+  if (policy->digest() == *pin) {
+    return CheckResult::pass(id, title, "'" + policy->requested() + "' is " + policy->digest());
+  }
+  return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() +
+                                          "' is " + policy->digest() +
+                                          ": every communicator's init will wait for the pinned file, then fail",
+                           "if the new file is still propagating, wait; if it is the intended policy, set the pin to " +
+                               policy->digest() + " in the pod template (a rollout), else restore the file");
+}
+
+}  // namespace nccl_roce::doctor
