@@ -1,7 +1,7 @@
-// The exported profiler tables. Only shims live here: each older version's descriptors are copied into the
-// newest (v7) layout for the one implementation in plugin/profiler_plugin.cc, field by field, since every
-// version moved them. NCCL dlsyms its newest version first (2.31: v7, then v6, ...); from 2.28.3 it also looks
-// here when NCCL_PROFILER_PLUGIN is unset and this library is the net plugin. Every entry is noexcept.
+// The exported profiler tables. Only shims live here: each version's descriptors are read into the few fields
+// the one implementation in plugin/profiler_plugin.cc uses, since every version moved them. NCCL dlsyms its
+// newest version first (2.31: v7, then v6, ...); from 2.28.3 it also looks here when NCCL_PROFILER_PLUGIN is
+// unset and this library is the net plugin. Every entry is noexcept.
 #include "plugin/nccl/profiler_v1.h"
 #include "plugin/nccl/profiler_v2.h"
 #include "plugin/nccl/profiler_v3.h"
@@ -30,71 +30,55 @@ ncclResult_t recordNothing(void* /*eHandle*/, ncclProfilerEventState_t /*eState*
   return ncclSuccess;
 }
 
-// The fields the implementation reads, from any version's descriptor: for a Coll its name, size, choice,
-// channels and group; for a KernelCh its parent, channel and (v4+) start stamp. Nothing else is read, so nothing
-// else is copied (three of these run per collective). Before v5 a collective's group is its parentObj; from v5 it
-// is coll.parentGroup (parentObj is the CollApi event, which we do not ask for).
+// The fields the implementation reads from a Coll descriptor, wherever the version keeps them. Before v5 a
+// collective's group is its parentObj; from v5 it is coll.parentGroup (parentObj is the CollApi event, which we
+// do not ask for). v3 has nMaxChannels where v4+ have nChannels.
+CollEvent collOf(const ncclProfilerEventDescr_v3_t& d) {
+  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nMaxChannels, d.parentObj};
+}
+CollEvent collOf(const ncclProfilerEventDescr_v4_t& d) {
+  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nChannels, d.parentObj};
+}
+template <typename Descr>  // v5 - v7
+CollEvent collOf(const Descr& d) {
+  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nChannels, d.coll.parentGroup};
+}
+
+// A channel's GPU start stamp: v4+ only (v3's channels are timed on the host clock).
+uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) { return 0; }
 template <typename Descr>
-ncclProfilerEventDescr_v7_t toV7(const Descr& d) {
-  ncclProfilerEventDescr_v7_t v7;
-  v7.type = d.type;
-  v7.parentObj = d.parentObj;
-  v7.rank = d.rank;
-  if (d.type == ncclProfileColl) {
-    v7.coll.seqNumber = d.coll.seqNumber;
-    v7.coll.func = d.coll.func;
-    v7.coll.count = d.coll.count;
-    v7.coll.datatype = d.coll.datatype;
-    v7.coll.algo = d.coll.algo;
-    v7.coll.proto = d.coll.proto;
-  } else if (d.type == ncclProfileKernelCh) {
-    v7.kernelCh.channelId = d.kernelCh.channelId;
-  }
-  return v7;
-}
+uint64_t startStampOf(const Descr& d) { return d.kernelCh.pTimer; }
 
-ncclResult_t startV3(void* context, void** eHandle, ncclProfilerEventDescr_v3_t* eDescr) noexcept {
-  if (eDescr == nullptr) return startNothing(context, eHandle, eDescr);
-  ncclProfilerEventDescr_v7_t v7 = toV7(*eDescr);
-  v7.coll.nChannels = eDescr->type == ncclProfileColl ? eDescr->coll.nMaxChannels : 0;
-  v7.coll.parentGroup = eDescr->type == ncclProfileColl ? eDescr->parentObj : nullptr;
-  return profilerStartEvent(context, eHandle, &v7);
-}
-
-ncclResult_t startV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* eDescr) noexcept {
-  if (eDescr == nullptr) return startNothing(context, eHandle, eDescr);
-  ncclProfilerEventDescr_v7_t v7 = toV7(*eDescr);
-  if (eDescr->type == ncclProfileColl) {
-    v7.coll.nChannels = eDescr->coll.nChannels;
-    v7.coll.parentGroup = eDescr->parentObj;
-  }
-  if (eDescr->type == ncclProfileKernelCh) v7.kernelCh.pTimer = eDescr->kernelCh.pTimer;
-  return profilerStartEvent(context, eHandle, &v7);
-}
-
+// startEvent for v3 - v7: each event type to its implementation, reading only what it uses (three of these run
+// per collective, so nothing is copied that is not read).
 template <typename Descr>
-ncclResult_t startV5(void* context, void** eHandle, Descr* eDescr) noexcept {
-  if (eDescr == nullptr) return startNothing(context, eHandle, eDescr);
-  ncclProfilerEventDescr_v7_t v7 = toV7(*eDescr);
-  if (eDescr->type == ncclProfileColl) {
-    v7.coll.nChannels = eDescr->coll.nChannels;
-    v7.coll.parentGroup = eDescr->coll.parentGroup;
+ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
+  if (eHandle == nullptr) return ncclSuccess;
+  if (eDescr == nullptr) {
+    *eHandle = nullptr;
+    return ncclSuccess;
   }
-  if (eDescr->type == ncclProfileKernelCh) v7.kernelCh.pTimer = eDescr->kernelCh.pTimer;
-  return profilerStartEvent(context, eHandle, &v7);
-}
-
-ncclResult_t startV7(void* context, void** eHandle, ncclProfilerEventDescr_v7_t* eDescr) noexcept {
-  return profilerStartEvent(context, eHandle, eDescr);
+  switch (eDescr->type) {
+    case ncclProfileGroup:
+      profilerStartGroup(context, eHandle);
+      break;
+    case ncclProfileColl:
+      profilerStartColl(context, eHandle, collOf(*eDescr));
+      break;
+    case ncclProfileKernelCh:
+      profilerStartKernelCh(context, eHandle, eDescr->parentObj, eDescr->kernelCh.channelId, startStampOf(*eDescr));
+      break;
+    default:
+      profilerStartOther(context, eHandle, eDescr->type);
+  }
+  return ncclSuccess;
 }
 
 // v4-v7 pass a channel's GPU stop stamp in the same place (kernelCh.pTimer, the first member of the union).
 template <typename Args>
 ncclResult_t recordState(void* eHandle, ncclProfilerEventState_t eState, Args* eStateArgs) noexcept {
-  if (eStateArgs == nullptr) return profilerRecordEventState(eHandle, eState, nullptr);
-  ncclProfilerEventStateArgs_v7_t v7{};
-  if (eState == ncclProfilerKernelChStop) v7.kernelCh.pTimer = eStateArgs->kernelCh.pTimer;
-  return profilerRecordEventState(eHandle, eState, &v7);
+  if (eState == ncclProfilerKernelChStop && eStateArgs != nullptr) profilerStopKernelCh(eHandle, eStateArgs->kernelCh.pTimer);
+  return ncclSuccess;
 }
 
 // v3 (2.26) gives no communicator, and kernel channels without stamps.
@@ -115,9 +99,6 @@ ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const
   return profilerInit(context, eActivationMask, comm, ChannelClock::kGpu, logFunction);
 }
 
-ncclResult_t recordV3(void* eHandle, ncclProfilerEventState_t eState, ncclProfilerEventStateArgs_v3_t*) noexcept {
-  return profilerRecordEventState(eHandle, eState, nullptr);  // no stop stamps: stopEvent uses the host clock
-}
 
 }  // namespace
 
@@ -135,27 +116,28 @@ const ncclProfiler_v2_t ncclProfiler_v2 = {kProfilerName, initWithoutChannels, s
 
 // NCCL 2.26.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName, initV3, startV3, profilerStopEventOnHostClock, recordV3,
+const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName, initV3, startEvent<ncclProfilerEventDescr_v3_t>,
+                                           profilerStopEventOnHostClock, recordNothing<ncclProfilerEventStateArgs_v3_t>,
                                            profilerFinalize};
 
 // NCCL 2.27.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v4_t ncclProfiler_v4 = {kProfilerName, initV4, startV4, profilerStopEvent,
+const ncclProfiler_v4_t ncclProfiler_v4 = {kProfilerName, initV4, startEvent<ncclProfilerEventDescr_v4_t>, profilerStopEvent,
                                            recordState<ncclProfilerEventStateArgs_v4_t>, profilerFinalize};
 
 // NCCL 2.28.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v5_t ncclProfiler_v5 = {kProfilerName, initV5, startV5<ncclProfilerEventDescr_v5_t>,
+const ncclProfiler_v5_t ncclProfiler_v5 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v5_t>,
                                            profilerStopEvent, recordState<ncclProfilerEventStateArgs_v5_t>,
                                            profilerFinalize};
 
 // NCCL 2.29 - 2.30.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v6_t ncclProfiler_v6 = {kProfilerName, initV5, startV5<ncclProfilerEventDescr_v6_t>,
+const ncclProfiler_v6_t ncclProfiler_v6 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v6_t>,
                                            profilerStopEvent, recordState<ncclProfilerEventStateArgs_v6_t>,
                                            profilerFinalize};
 
 // NCCL 2.31 and later.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v7_t ncclProfiler_v7 = {kProfilerName, initV5, startV7, profilerStopEvent,
+const ncclProfiler_v7_t ncclProfiler_v7 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v7_t>, profilerStopEvent,
                                            recordState<ncclProfilerEventStateArgs_v7_t>, profilerFinalize};

@@ -55,16 +55,16 @@ bool timingRequested(const Environment& env) {
 
 // The collective as the tuner counted it (its bytes x nRanks for AllGather and ReduceScatter): the key that joins
 // timings to decisions. Without nRanks (v1-v3) those two cannot be sized, so they are not timed.
-CollectiveInfo collectiveInfo(ProfilerComm& c, const ncclProfilerEventDescr_v7_t& d) {
+CollectiveInfo collectiveInfo(ProfilerComm& c, const CollEvent& e) {
   CollectiveInfo info;
-  info.collective = c.collectives.lookup(d.coll.func, profiler::collectiveIndex);
+  info.collective = c.collectives.lookup(e.func, profiler::collectiveIndex);
   bool perRank = info.collective == kCollAllGather || info.collective == kCollReduceScatter;
   if (perRank && c.nRanks <= 0) info.collective = -1;
-  info.bytes = static_cast<uint64_t>(d.coll.count) * static_cast<uint64_t>(c.typeSizes.lookup(d.coll.datatype, typeSize)) *
+  info.bytes = e.count * static_cast<uint64_t>(c.typeSizes.lookup(e.datatype, typeSize)) *
                static_cast<uint64_t>(perRank ? c.nRanks : 1);
-  info.algorithm = c.algorithms.lookup(d.coll.algo, profiler::algorithmIndex);
-  info.protocol = c.protocols.lookup(d.coll.proto, profiler::protocolIndex);
-  info.channels = d.coll.nChannels;
+  info.algorithm = c.algorithms.lookup(e.algo, profiler::algorithmIndex);
+  info.protocol = c.protocols.lookup(e.proto, profiler::protocolIndex);
+  info.channels = e.nChannels;
   return info;
 }
 
@@ -142,29 +142,31 @@ ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCo
   return profilerInit(*process, context, eActivationMask, comm, clock, logFunction);
 }
 
-ncclResult_t profilerStartEvent(void* context, void** eHandle, const ncclProfilerEventDescr_v7_t* eDescr) noexcept {
-  if (eHandle == nullptr) return ncclSuccess;
-  *eHandle = nullptr;
+void profilerStartGroup(void* context, void** eHandle) noexcept {
+  *eHandle = context ? static_cast<ProfilerComm*>(context)->tracker->startGroup() : nullptr;
+}
+
+void profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept {
   auto* c = static_cast<ProfilerComm*>(context);
-  if (c == nullptr || eDescr == nullptr) return ncclSuccess;
-  switch (eDescr->type) {
-    case ncclProfileGroup:
-      *eHandle = c->tracker->startGroup();
-      break;
-    case ncclProfileColl:
-      *eHandle = c->tracker->startCollective(collectiveInfo(*c, *eDescr), eDescr->coll.parentGroup);
-      break;
-    case ncclProfileKernelCh: {
-      uint64_t stamp = c->clock == ChannelClock::kGpu ? eDescr->kernelCh.pTimer : hostNowNs();
-      *eHandle = c->tracker->startChannel(eDescr->parentObj, eDescr->kernelCh.channelId, stamp);
-      break;
-    }
-    case ncclProfileP2p:
-      break;  // point-to-point is not timed: NCCL starts these whenever kernel channels are on
-    default:
-      c->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+  *eHandle = c ? c->tracker->startCollective(collectiveInfo(*c, coll), coll.group) : nullptr;
+}
+
+void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept {
+  auto* c = static_cast<ProfilerComm*>(context);
+  if (c == nullptr) {
+    *eHandle = nullptr;
+    return;
   }
-  return ncclSuccess;
+  if (c->clock != ChannelClock::kGpu) stampNs = hostNowNs();
+  *eHandle = c->tracker->startChannel(parent, static_cast<uint32_t>(channel), stampNs);
+}
+
+void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
+  *eHandle = nullptr;
+  // Point-to-point is not timed, but NCCL starts its events whenever kernel channels are on.
+  if (context != nullptr && type != ncclProfileP2p) {
+    static_cast<ProfilerComm*>(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+  }
 }
 
 ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept { return ncclSuccess; }
@@ -176,14 +178,10 @@ ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
   return ncclSuccess;
 }
 
-ncclResult_t profilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                      const ncclProfilerEventStateArgs_v7_t* eStateArgs) noexcept {
-  if (eState != ncclProfilerKernelChStop || eStateArgs == nullptr) return ncclSuccess;
-  uint64_t stamp = eStateArgs->kernelCh.pTimer;
-  withChannelTracker(eHandle, [eHandle, stamp](CollectiveTracker& tracker) {
-    if (tracker.source() != profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, stamp);
+void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
+  withChannelTracker(eHandle, [eHandle, stampNs](CollectiveTracker& tracker) {
+    if (tracker.source() != profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, stampNs);
   });
-  return ncclSuccess;
 }
 
 ncclResult_t profilerFinalize(void* context) noexcept {

@@ -19,47 +19,48 @@ CollectiveTracker::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
 CollectiveTracker::Lock::~Lock() { flag_.clear(std::memory_order_release); }
 
 CollectiveTracker::CollectiveTracker(const Config& config)
-    : config_(config), records_(std::min(config.slots, EventHandle::kMaxSlots)), groups_(kGroups) {
-  for (Record& r : records_) r.generation = config.firstGeneration;
-  for (Group& g : groups_) g.generation = config.firstGeneration;
+    : config_(config), slots_(std::max(1u, std::min(config.slots, EventHandle::kMaxSlots))) {
+  records_.reset(new Record[slots_]);
+  for (uint32_t i = 0; i < slots_; ++i) records_[i].generation = config.firstGeneration;
 }
 
-size_t CollectiveTracker::bytesFor(uint32_t slots) {
-  return sizeof(CollectiveTracker) + slots * sizeof(Record) + kGroups * sizeof(Group);
-}
+size_t CollectiveTracker::bytesFor(uint32_t slots) { return sizeof(CollectiveTracker) + slots * sizeof(Record); }
 
 void* CollectiveTracker::startGroup() {
-  Lock lock(busy_);
-  uint32_t slot = nextGroup_;
-  nextGroup_ = (nextGroup_ + 1) % kGroups;
-  Group& g = groups_[slot];
-  g.generation = (g.generation + 1) & EventHandle::kGenerationMask;
-  g.collectives = 0;
-  return EventHandle{HandleKind::kGroup, config_.index, slot, 0, g.generation}.encode();
+  uint32_t number = groups_.fetch_add(1, std::memory_order_relaxed) + 1;
+  return EventHandle{HandleKind::kGroup, config_.index, 0, 0, number}.encode();
 }
 
 uint32_t CollectiveTracker::allocate() {
   // Oldest first, past sticky records; with at most three quarters sticky, a free one is near.
-  for (uint32_t tries = 0; tries < records_.size(); ++tries) {
+  for (uint32_t tries = 0; tries < slots_; ++tries) {
     uint32_t slot = nextRecord_;
-    nextRecord_ = (nextRecord_ + 1) % static_cast<uint32_t>(records_.size());
+    nextRecord_ = nextRecord_ + 1 == slots_ ? 0 : nextRecord_ + 1;
     if (!records_[slot].sticky) return slot;
   }
   return nextRecord_;  // unreachable while sticky_ is capped
 }
 
-void CollectiveTracker::markBatched(Group& group, uint32_t slot) {
-  if (++group.collectives == 1) {
-    group.firstSlot = slot;
-    group.firstGeneration = records_[slot].generation;
+void CollectiveTracker::joinGroup(const void* group, uint32_t slot) {
+  if (group == nullptr || group != group_) {
+    group_ = group;
+    groupSize_ = 1;
+    groupFirstSlot_ = slot;
+    groupFirstGeneration_ = records_[slot].generation;
     return;
   }
-  // A second collective in one kernel plan: both share the kernel, so both are timed as a batch.
-  for (uint32_t s : {slot, group.firstSlot}) {
-    Record& r = records_[s];
-    if (s == group.firstSlot && r.generation != group.firstGeneration) continue;
-    if (r.key.source == TimingSource::kKernelGpu) r.key.source = TimingSource::kKernelGpuBatch;
+  // A second collective in one kernel plan: they share the kernel, so all of them are timed as a batch.
+  if (++groupSize_ == 2) {
+    Record& first = records_[groupFirstSlot_];
+    if (first.generation == groupFirstGeneration_) markBatched(first);
   }
+  markBatched(records_[slot]);
+}
+
+void CollectiveTracker::markBatched(Record& r) {
+  if (r.key.source != TimingSource::kKernelGpu) return;
+  r.key.source = TimingSource::kKernelGpuBatch;
+  r.histogram = table_.histogramFor(r.key);
 }
 
 void* CollectiveTracker::startCollective(const CollectiveInfo& info, const void* group) {
@@ -78,16 +79,13 @@ void* CollectiveTracker::startCollective(const CollectiveInfo& info, const void*
   r.key.channels = static_cast<uint8_t>(info.channels);
   r.key.source = config_.source;
   r.expected = static_cast<uint8_t>(info.channels > 0 ? std::min(info.channels, kMaskChannels) : 1);
-  std::optional<EventHandle> g = EventHandle::decode(group);
-  if (g && g->kind == HandleKind::kGroup && g->tracker == config_.index && g->slot < kGroups &&
-      groups_[g->slot].generation == g->generation) {
-    markBatched(groups_[g->slot], slot);
-  }
-  return EventHandle{HandleKind::kCollective, config_.index, slot, 0, r.generation}.encode();
+  r.histogram = table_.histogramFor(r.key);
+  joinGroup(group, slot);
+  return EventHandle{HandleKind::kCollective, config_.index, slot, 0, generation}.encode();
 }
 
 CollectiveTracker::Record* CollectiveTracker::find(const EventHandle& h) {
-  if (h.tracker != config_.index || h.slot >= records_.size()) return nullptr;
+  if (h.tracker != config_.index || h.slot >= slots_) return nullptr;
   Record& r = records_[h.slot];
   return r.live && r.generation == h.generation ? &r : nullptr;
 }
@@ -114,7 +112,7 @@ void* CollectiveTracker::startChannel(const void* parent, uint32_t channel, uint
     r->channelsStopped = 0;
   }
   if (r->started == 0) {  // a new round
-    if (r->completedOnce && !r->sticky && sticky_ < records_.size() / 4 * 3) {
+    if (r->completedOnce && !r->sticky && sticky_ < slots_ / 4 * 3) {
       r->sticky = true;  // a second round without a new Coll event: a CUDA graph replays it
       ++sticky_;
     }
@@ -152,7 +150,7 @@ void CollectiveTracker::stopChannel(const void* channelHandle, uint64_t stampNs)
 }
 
 void CollectiveTracker::finishRound(Record& r) {
-  table_.record(r.key, r.lastStop - r.firstStart);
+  table_.record(r.histogram, r.lastStop - r.firstStart);
   r.started = r.stopped = 0;
   r.channelsStopped = 0;
   r.completedOnce = true;

@@ -9,12 +9,15 @@
 //
 // Records live in a fixed ring, reused oldest first (sticky ones skipped); handles carry the record's
 // generation (event_handle.h), so an event for a reused record is counted as dropped, never misattributed.
+// Collectives of one Group event (a kernel plan) after the first share its kernel: all of them are timed as a
+// batch. NCCL starts a plan's collectives right after its Group event, so only the latest group is remembered.
 // Thread safety: the user's thread and NCCL's proxy thread call in concurrently; a spin lock (never held
 // across anything slow) serialises them. Nothing allocates after construction except a new key's histogram.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "profiler/event_handle.h"
@@ -53,23 +56,19 @@ class CollectiveTracker {
   uint32_t index() const { return config_.index; }
   TimingSource source() const { return config_.source; }
 
-  // Memory held, for docs/performance.md: the ring, the groups and the key table (histograms come on top).
+  // Memory held, for docs/performance.md: the ring and the key table (histograms come on top).
   static size_t bytesFor(uint32_t slots);
 
  private:
   struct Record {
     uint32_t generation = 0;
     TimingKey key;
-    uint8_t expected = 1;  // channels per round
+    uint8_t expected = 1;         // channels per round
     uint8_t channelsStopped = 0;  // in this round (the bits of `stopped`, counted without a popcount call)
     bool live = false, sticky = false, completedOnce = false;
     uint64_t started = 0, stopped = 0;  // channel bit masks of the current round
     uint64_t firstStart = 0, lastStop = 0;
-  };
-  struct Group {
-    uint32_t generation = 0;
-    uint32_t collectives = 0;
-    uint32_t firstSlot = 0, firstGeneration = 0;
+    stats::LogHistogram* histogram = nullptr;  // the key's, found when the collective starts (nullptr: table full)
   };
   class Lock {
    public:
@@ -82,15 +81,19 @@ class CollectiveTracker {
 
   Record* find(const EventHandle& h);  // nullptr when stale or foreign
   uint32_t allocate();
-  void markBatched(Group& group, uint32_t slot);
+  void joinGroup(const void* group, uint32_t slot);
+  void markBatched(Record& r);
   void finishRound(Record& r);
 
-  static constexpr uint32_t kGroups = 1024;
   Config config_;
   mutable std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::vector<Record> records_;
-  std::vector<Group> groups_;
-  uint32_t nextRecord_ = 0, nextGroup_ = 0, sticky_ = 0;
+  std::unique_ptr<Record[]> records_;
+  uint32_t slots_ = 0;
+  uint32_t nextRecord_ = 0, sticky_ = 0;
+  std::atomic<uint32_t> groups_{0};  // Group events started (their handles' number)
+  // The group of the latest collective, how many collectives it has, and its first one's record.
+  const void* group_ = nullptr;
+  uint32_t groupSize_ = 0, groupFirstSlot_ = 0, groupFirstGeneration_ = 0;
   TimingTable table_;
 };
 

@@ -56,11 +56,4 @@ size_t dataTypeSizeOfCode(int code) {
   return code >= 0 && code < 12 ? kSizes[code] : 0;
 }
 
-int NameCache::remember(const char* name, int answer) {
-  names_[next_] = name;
-  answers_[next_] = answer;
-  next_ = (next_ + 1) % kEntries;
-  return answer;
-}
-
 }  // namespace nccl_roce::profiler

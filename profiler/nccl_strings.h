@@ -17,24 +17,27 @@ size_t dataTypeSize(const char* name);
 // Bytes per element of an NCCL data type code (ncclDataType_t, profiler v1), 0 when unknown.
 size_t dataTypeSizeOfCode(int code);
 
-// Remembers the last few (pointer, answer) pairs. Not thread safe: one per communicator, used by the thread
-// that starts its collectives.
+// Remembers answers by the name's address, in a small direct-mapped table: NCCL passes the same static strings
+// every time, so after the first collective each lookup is one hash and one comparison. A collision only costs a
+// new resolve. Not thread safe: one per communicator, used by the thread that starts its collectives.
 class NameCache {
  public:
-  // Inline: four run per collective, and NCCL's same pointer is almost always the first entry.
   int lookup(const char* name, int (*resolve)(const char*)) {
-    for (int i = 0; i < kEntries; ++i) {
-      if (names_[i] == name && name != nullptr) return answers_[i];
-    }
-    return remember(name, resolve(name));
+    Entry& e = entries_[slotOf(name)];
+    if (e.name != name || name == nullptr) e = {name, resolve(name)};
+    return e.answer;
   }
 
  private:
-  int remember(const char* name, int answer);
-  static constexpr int kEntries = 8;
-  const char* names_[kEntries] = {};
-  int answers_[kEntries] = {};
-  int next_ = 0;
+  static constexpr int kSlotBits = 3;
+  static size_t slotOf(const char* name) {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+  }
+  struct Entry {
+    const char* name = nullptr;
+    int answer = -1;
+  };
+  Entry entries_[1 << kSlotBits];
 };
 
 }  // namespace nccl_roce::profiler

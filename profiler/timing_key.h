@@ -21,7 +21,12 @@ struct TimingKey {
   uint8_t channels = 0;
   TimingSource source = TimingSource::kKernelGpu;
 
-  uint64_t packed() const;  // one integer per key, for the table's lookups
+  // One integer per key, for the table's lookups; bit 63 set, so never 0.
+  uint64_t packed() const {
+    return uint64_t{static_cast<uint8_t>(collective)} | uint64_t{bucket} << 8 |
+           uint64_t{static_cast<uint8_t>(algorithm)} << 16 | uint64_t{static_cast<uint8_t>(protocol)} << 24 |
+           uint64_t{channels} << 32 | uint64_t{static_cast<uint8_t>(source)} << 40 | uint64_t{1} << 63;
+  }
 };
 
 }  // namespace nccl_roce::profiler

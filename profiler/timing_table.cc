@@ -18,40 +18,29 @@ const char* dropName(Drop drop) {
   return "incomplete";
 }
 
-bool TimingTable::record(const TimingKey& key, uint64_t durationNs) {
-  if (static_cast<double>(durationNs) > stats::LogHistogram::largestNs()) {
-    drop(Drop::kTimerWrapped);
-    return false;
-  }
+stats::LogHistogram* TimingTable::histogramFor(const TimingKey& key) {
   uint64_t packed = key.packed();
   size_t at = static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 56) % kIndexSize;
   for (; index_[at] != 0; at = (at + 1) % kIndexSize) {
     Slot& slot = slots_[index_[at] - 1u];
-    if (slot.packed == packed) {
-      slot.histogram->record(durationNs);
-      return true;
-    }
+    if (slot.packed == packed) return slot.histogram.get();
   }
-  if (used_ == kMaxKeys) {
-    drop(Drop::kTooManyKeys);
-    return false;
-  }
+  if (used_ == kMaxKeys) return nullptr;
   Slot& slot = slots_[static_cast<size_t>(used_)];
   slot.histogram.reset(new (std::nothrow) stats::LogHistogram());
-  if (!slot.histogram) {
-    drop(Drop::kTooManyKeys);
-    return false;
-  }
+  if (!slot.histogram) return nullptr;
   slot.packed = packed;
   slot.key = key;
-  slot.histogram->record(durationNs);
   index_[at] = static_cast<uint8_t>(++used_);
-  return true;
+  return slot.histogram.get();
 }
 
 std::vector<TimingTable::Entry> TimingTable::entries() const {
   std::vector<Entry> out;
-  for (int i = 0; i < used_; ++i) out.push_back({slots_[static_cast<size_t>(i)].key, *slots_[static_cast<size_t>(i)].histogram});
+  for (int i = 0; i < used_; ++i) {
+    const Slot& slot = slots_[static_cast<size_t>(i)];
+    if (slot.histogram->count() != 0) out.push_back({slot.key, *slot.histogram});
+  }
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key.packed() < b.key.packed(); });
   return out;
 }

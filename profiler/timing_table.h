@@ -29,8 +29,24 @@ class TimingTable {
  public:
   static constexpr int kMaxKeys = 128;  // 1 MiB of histograms at most
 
-  // Records one duration; a new key allocates its histogram (the only allocation). False when it was dropped.
-  bool record(const TimingKey& key, uint64_t durationNs);
+  // The histogram of `key`, allocated when the key first appears (the only allocation) and kept as long as the
+  // table; nullptr once kMaxKeys keys exist. Keys whose histogram stays empty are not listed by entries().
+  stats::LogHistogram* histogramFor(const TimingKey& key);
+  // Records one duration into a histogram of this table (nullptr: too many keys). False when it was dropped.
+  // Inline: once per collective.
+  bool record(stats::LogHistogram* histogram, uint64_t durationNs) {
+    if (durationNs > largestNs_) {
+      drop(Drop::kTimerWrapped);
+      return false;
+    }
+    if (histogram == nullptr) {
+      drop(Drop::kTooManyKeys);
+      return false;
+    }
+    histogram->record(durationNs);
+    return true;
+  }
+  bool record(const TimingKey& key, uint64_t durationNs) { return record(histogramFor(key), durationNs); }
   void drop(Drop why, uint64_t count = 1) { drops_[static_cast<size_t>(why)] += count; }
 
   struct Entry {
@@ -52,6 +68,7 @@ class TimingTable {
   std::array<Slot, kMaxKeys> slots_;
   int used_ = 0;
   std::array<uint64_t, kNumDrops> drops_{};
+  uint64_t largestNs_ = static_cast<uint64_t>(stats::LogHistogram::largestNs());  // the histogram's range
 };
 
 }  // namespace nccl_roce::profiler

@@ -3,61 +3,48 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 namespace nccl_roce::stats {
 
 namespace {
 
 const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kRelativeError);
-const double kLogGamma = std::log(kGamma);
-
-// Upper bounds of the bins, kMinNs x gamma^i: bin i holds (bound[i-1], bound[i]].
-const std::array<double, LogHistogram::kBins>& upperBounds() {
-  static const std::array<double, LogHistogram::kBins> bounds = [] {
-    std::array<double, LogHistogram::kBins> b{};
-    for (int i = 0; i < LogHistogram::kBins; ++i) b[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
-    return b;
-  }();
-  return bounds;
-}
 
 }  // namespace
 
-double LogHistogram::gamma() { return kGamma; }
+namespace detail {
 
-// The profiler bins every collective, so no log() call: the double's exponent and mantissa give log2 within
-// 0.09 (log2(1 + m) ~ m), which lands within 4 bins of the answer; the bounds table settles it exactly.
-int LogHistogram::binOf(uint64_t durationNs) {
-  const auto& bounds = upperBounds();
-  const double d = static_cast<double>(durationNs);
-  if (!(d > bounds[0])) return 0;
-  if (d > bounds[kBins - 1]) return kBins - 1;
-  int exponent = 0;
-  double mantissa = std::frexp(d / kMinNs, &exponent);  // d / kMinNs = mantissa x 2^exponent, mantissa in [0.5, 1)
-  double log2Approx = exponent - 1 + (2 * mantissa - 1);
-  static const double kBinsPerLog2 = std::log(2.0) / kLogGamma;
-  int bin = std::clamp(static_cast<int>(log2Approx * kBinsPerLog2), 1, kBins - 1);
-  while (bin < kBins - 1 && d > bounds[static_cast<size_t>(bin)]) ++bin;
-  while (bin > 1 && d <= bounds[static_cast<size_t>(bin - 1)]) --bin;
-  return bin;
+BinMap::BinMap() {
+  for (int i = 0; i < kBins; ++i) upper_[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
+  firstSlice_ = sliceOf(upper_[0]);
+  uint64_t lastSlice = sliceOf(upper_[kBins - 1]);
+  firstBin_.resize(lastSlice - firstSlice_ + 1);
+  int bin = 0;
+  for (uint64_t slice = firstSlice_; slice <= lastSlice; ++slice) {
+    double lowest = lowestOf(slice);
+    while (bin < kBins - 1 && lowest > upper_[static_cast<size_t>(bin)]) ++bin;
+    firstBin_[slice - firstSlice_] = static_cast<uint16_t>(bin);
+  }
 }
+
+double BinMap::lowestOf(uint64_t slice) {
+  uint64_t bits = slice << (52 - kSliceBits);
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+}  // namespace detail
+
+double LogHistogram::gamma() { return kGamma; }
 
 double LogHistogram::representativeNs(int bin) { return 2 * std::pow(kGamma, bin) * kMinNs / (kGamma + 1); }
 
-double LogHistogram::upperBoundNs(int bin) { return upperBounds()[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))]; }
+double LogHistogram::upperBoundNs(int bin) { return detail::binMap().upper(std::clamp(bin, 0, kBins - 1)); }
 
-double LogHistogram::largestNs() { return upperBounds()[kBins - 1]; }
-
-void LogHistogram::record(uint64_t durationNs) {
-  int bin = binOf(durationNs);
-  ++bins_[static_cast<size_t>(bin)];
-  ++count_;
-  sumNs_ += durationNs;
-  minNs_ = std::min(minNs_, durationNs);
-  maxNs_ = std::max(maxNs_, durationNs);
-  if (static_cast<double>(durationNs) < kMinNs) ++below_;
-  if (bin == kBins - 1 && static_cast<double>(durationNs) > largestNs()) ++above_;
-}
+double LogHistogram::largestNs() { return detail::binMap().upper(kBins - 1); }
 
 void LogHistogram::addToBin(int bin, uint64_t n) {
   if (bin < 0 || bin >= kBins || n == 0) return;

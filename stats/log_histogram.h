@@ -10,19 +10,69 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
 namespace nccl_roce::stats {
 
+namespace detail {
+// Bins found without log(), since the profiler bins every collective. A double's exponent and top six mantissa
+// bits cut each octave into 64 slices, each narrower than a bin (at most 1.6% wide against a bin's 2%), so a
+// slice meets at most two bins: a table gives the bin of the slice's lowest value, and one comparison with that
+// bin's upper bound settles it.
+class BinMap {
+ public:
+  BinMap();
+  int binOf(double d) const {
+    if (!(d > upper_[0])) return 0;
+    if (d > upper_[kBins - 1]) return kBins - 1;
+    int bin = firstBin_[sliceOf(d) - firstSlice_];
+    return d > upper_[static_cast<size_t>(bin)] ? bin + 1 : bin;
+  }
+  double upper(int bin) const { return upper_[static_cast<size_t>(bin)]; }
+
+  static constexpr int kBins = 1024;
+
+ private:
+  static constexpr int kSliceBits = 6;
+  static uint64_t sliceOf(double d) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    return bits >> (52 - kSliceBits);
+  }
+  static double lowestOf(uint64_t slice);
+
+  std::array<double, kBins> upper_{};  // kMinNs x gamma^i: bin i holds (upper[i-1], upper[i]]
+  std::vector<uint16_t> firstBin_;     // by slice, from the slice of kMinNs
+  uint64_t firstSlice_ = 0;
+};
+
+// Built once, on first use.
+inline const BinMap& binMap() {
+  static const BinMap map;
+  return map;
+}
+}  // namespace detail
+
 class LogHistogram {
  public:
   static constexpr double kRelativeError = 0.01;
   static constexpr double kMinNs = 100;        // 0.1 us: below any collective's duration
-  static constexpr int kBins = 1024;           // up to 0.1 us x gamma^1023, about 77 s
+  static constexpr int kBins = detail::BinMap::kBins;  // up to 0.1 us x gamma^1023, about 77 s
   static double gamma();                       // (1 + kRelativeError) / (1 - kRelativeError)
 
-  void record(uint64_t durationNs);
+  // Inline: the profiler records one duration per collective.
+  void record(uint64_t durationNs) {
+    int bin = binOf(durationNs);
+    ++bins_[static_cast<size_t>(bin)];
+    ++count_;
+    sumNs_ += durationNs;
+    if (durationNs < minNs_) minNs_ = durationNs;
+    if (durationNs > maxNs_) maxNs_ = durationNs;
+    if (durationNs < kMinNs) ++below_;
+    if (bin == kBins - 1 && static_cast<double>(durationNs) > largestNs()) ++above_;
+  }
   // Adds `count` observations in bin `bin` (0 .. kBins-1); what merging and reading files use.
   void addToBin(int bin, uint64_t count);
   void merge(const LogHistogram& other);
@@ -42,7 +92,7 @@ class LogHistogram {
   // The bins that hold observations, as (bin, count), ascending: the serialised form.
   std::vector<std::pair<int, uint64_t>> nonEmptyBins() const;
 
-  static int binOf(uint64_t durationNs);
+  static int binOf(uint64_t durationNs) { return detail::binMap().binOf(static_cast<double>(durationNs)); }
   static double representativeNs(int bin);
   static double upperBoundNs(int bin);  // kMinNs x gamma^bin
   static double largestNs();            // upperBoundNs(kBins - 1), computed once

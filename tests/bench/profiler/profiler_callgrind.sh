@@ -12,7 +12,7 @@ printf '| timing | collectives | instructions per collective |\n|---|---|---|\n'
 for timing in on off; do
   # Each entry point once: they never call one another, so the toggles never nest.
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
-    --toggle-collect='*startV5<*' --toggle-collect='nccl_roce::plugin::profilerStopEvent*' \
+    --toggle-collect='*startEvent<*' --toggle-collect='nccl_roce::plugin::profilerStopEvent*' \
     --toggle-collect='*recordState<*' "$driver" "$collectives" "$timing" >/dev/null 2>"$out/log" ||
     { cat "$out/log" >&2; exit 1; }
   total=$(grep -E '^(summary|totals):' "$out/cg" | head -1 | awk '{print $2}')
