@@ -8,9 +8,8 @@
 // this registry), with the metrics textfile; it writes its timings into the same StatisticsRegistry entries as
 // the tuner's decisions.
 //
-// Room to grow, without reshaping it:
-// - a policy pinned by content digest (issue 14) is part of what PolicyRegistry loads: an ActivePolicy that
-//   refuses, which tunerInit (plugin/tuner_plugin.cc, the one place it returns a status) turns into an error.
+// A policy pinned by content digest (NCCL_ROCE_POLICY_DIGEST) is part of what PolicyRegistry loads: a refusal,
+// which tunerInit (plugin/tuner_plugin.cc, the one place that returns an error to NCCL) turns into a failed init.
 #pragma once
 
 #include <chrono>
