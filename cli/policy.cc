@@ -24,9 +24,14 @@ int runLint(const std::vector<std::string>& files) {
       status = 1;
       continue;
     }
-    if (active->experiment()) {
-      std::printf("%s: ok (experiment '%s', %zu arms, %s)\n", file.c_str(), active->experiment()->name.c_str(),
-                  active->experiment()->arms.size(), active->digest().c_str());
+    if (const auto& experiment = active->experiment()) {
+      std::string arms = std::to_string(experiment->arms.size()) + " arms";
+      if (experiment->explore) {
+        arms += " and " + std::to_string(experiment->explore->arms.size()) + " generated arms sharing " +
+                std::to_string(experiment->explore->weight) + "%";
+      }
+      std::printf("%s: ok (experiment '%s', %s, %s)\n", file.c_str(), experiment->name.c_str(), arms.c_str(),
+                  active->digest().c_str());
     } else {
       auto policy = active->assign(0).policy;
       std::printf("%s: ok (policy '%s', %zu rules, %s)\n", file.c_str(), policy->name.c_str(), policy->rules.size(),

@@ -1,10 +1,12 @@
 #include "tuner/explain.h"
 
+#include <memory>
 #include <vector>
 
 #include "common/log.h"
 #include "common/strings.h"
 #include "tuner/compiled_policy.h"
+#include "tuner/nccl_availability.h"
 #include "tuner/nccl_names.h"
 #include "tuner/value_range_text.h"
 
@@ -74,6 +76,56 @@ std::string describeDecision(const Policy& policy, const std::vector<const Rule*
   return out + "  then NCCL's own choice (and its own channel count)\n";
 }
 
+// The rules matching a call, in policy order: the first fires.
+std::vector<const Rule*> matchingRules(const CompiledPolicy& compiled, const CallInputs& call) {
+  std::vector<const Rule*> matching;
+  for (uint32_t index : compiled.candidates(call.collective, call.bytes)) {
+    if (ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(index));
+  }
+  return matching;
+}
+
+// One line: what a policy does with the call (the arms' summary; the arm in force gets the full explanation).
+std::string summariseCall(const std::shared_ptr<const Policy>& policy, const ExplainRequest& request) {
+  CompiledPolicy compiled(policy, request.nRanks, request.nNodes);
+  std::vector<const Rule*> matching = matchingRules(compiled, request.call);
+  if (matching.empty()) return "this call: no rule matches, NCCL decides";
+  const Rule& fired = *matching.front();
+  std::string out = "this call: rule " + describeRule(fired) + ": ";
+  if (fired.choices.empty()) return out + "NCCL's algorithm and protocol; " + channelsText(fired.channels);
+  for (const Choice& choice : fired.choices) out += describeChoice(choice) + ", else ";
+  const char* last = policy->unavailableFallsThrough && matching.size() > 1 ? "the next matching rule" : "NCCL's own choice";
+  return out + last + "; " + channelsText(fired.channels);
+}
+
+std::string percentOf(double share) { return format("%.3g%%", share); }
+
+// Every arm of an experiment, its share of communicators, and what it does with this call.
+std::string describeArms(const Experiment& experiment, const ExplainRequest& request) {
+  std::string out = "arms of experiment '" + experiment.name + "' (a communicator's arm is a pure function of its id):\n";
+  for (const ExperimentArm& arm : experiment.arms) {
+    out += "  " + arm.name + ": " + percentOf(arm.weight) + " of communicators, policy '" + arm.policy->name + "' (" +
+           arm.policy->source + ")\n    " + summariseCall(arm.policy, request) + "\n";
+  }
+  if (!experiment.explore) return out;
+  const Exploration& explore = *experiment.explore;
+  const double share = explore.arms.empty() ? 0.0 : static_cast<double>(explore.weight) / explore.arms.size();
+  out += "  exploration: " + percentOf(explore.weight) + " of communicators, split evenly over " +
+         std::to_string(explore.arms.size()) + " generated arms; each decides as '" + explore.base +
+         "' except that it forces one choice on the calls it explores (where NCCL does not offer it, NCCL's own "
+         "choice)\n";
+  for (size_t i = 0; i < explore.arms.size(); ++i) {
+    const ExploredChoice& choice = explore.choices[i];
+    out += "    " + explore.arms[i].name + ": " + percentOf(share) + " of communicators, forces " +
+           describeChoice({choice.algorithm, choice.protocol}) +
+           (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") + " for " +
+           collectiveList(choice.collectives) + " of " + formatValueRange(explore.bytes, RangeUnit::kBytes) +
+           " bytes on nodes " + formatValueRange(choice.nodes, RangeUnit::kCount) + "\n      " +
+           summariseCall(explore.arms[i].policy, request) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string explainCall(const ActivePolicy& active, const ExplainRequest& request) {
@@ -81,14 +133,14 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
   std::string out = describeSetting(active, assignment, request);
   const CallInputs& call = request.call;
   CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
-  std::vector<const Rule*> matching;  // in policy order; the first fires
-  for (uint32_t index : compiled.candidates(call.collective, call.bytes)) {
-    if (ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(index));
-  }
+  std::vector<const Rule*> matching = matchingRules(compiled, call);
   if (matching.empty()) {
-    return out + "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
+    out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
+  } else {
+    out += describeDecision(*assignment.policy, matching);
   }
-  return out + describeDecision(*assignment.policy, matching);
+  if (active.experiment()) out += describeArms(*active.experiment(), request);
+  return out;
 }
 
 }  // namespace nccl_roce::tuner

@@ -1,5 +1,6 @@
 // `nccl-roce policy explain`: for one call, which rule fires, what NCCL would be told, and what happens when
-// that choice is unavailable on the machine (each fallback in order, then NCCL's own choice).
+// that choice is unavailable on the machine (each fallback in order, then NCCL's own choice); for an experiment,
+// every arm (written and generated), its share of communicators and what it does with the call.
 #pragma once
 
 #include <cstdint>

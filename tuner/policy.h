@@ -77,11 +77,32 @@ struct ExperimentArm {
   std::shared_ptr<const Policy> policy;  // filled in by the loader
 };
 
+// One combination of [experiment.explore]: what its generated arm forces, and where.
+struct ExploredChoice {
+  int algorithm = -1;
+  int protocol = -1;
+  int channels = 0;      // 0: NCCL decides
+  uint32_t collectives = 0;  // the listed collectives NCCL can run this combination for
+  ValueRange nodes;      // the listed node counts NCCL can run it at
+};
+
+// [experiment.explore]: generated arms sharing `weight` percent of communicators, each forcing one choice in the
+// explored calls and behaving as the base arm's policy everywhere else (docs/policy-format.md, "Exploration").
+struct Exploration {
+  uint32_t weight = 0;
+  std::string base;  // the written arm whose policy the generated arms extend
+  SourcePosition position;
+  ValueRange bytes;
+  std::vector<ExploredChoice> choices;  // algorithm-major in the order written, then protocol, then channels
+  std::vector<ExperimentArm> arms;      // arms[i] forces choices[i]; policies filled in by the loader
+};
+
 struct Experiment {
   std::string name;
   std::string source;
   uint64_t contentHash = 0;
-  std::vector<ExperimentArm> arms;
+  std::vector<ExperimentArm> arms;  // as written, in file order
+  std::optional<Exploration> explore;
 };
 
 uint64_t fnv1a64(const std::string& bytes);

@@ -4,6 +4,7 @@
 #include "common/sha256.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/experiment.h"
+#include "tuner/exploration.h"
 #include "tuner/nccl_csv.h"
 #include "tuner/policy_toml.h"
 
@@ -68,6 +69,36 @@ std::vector<std::pair<std::string, std::string>> sharedEnvironment(const Experim
   return shared;
 }
 
+// Loads every arm's policy: written arms' from their files (relative to the experiment's), then the generated
+// arms' from the base arm's. Returns what the experiment's digest covers: its bytes, then each arm's name and
+// policy digest, so a changed arm file changes it. Problems are appended to `out`.
+std::string loadArms(Experiment& experiment, const Source& source, std::vector<PolicyError>& out) {
+  const size_t before = out.size();
+  std::string bundle = source.text;
+  for (auto& arm : experiment.arms) {
+    std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
+                          ? arm.policyRef
+                          : directoryOf(source.name) + arm.policyRef;
+    size_t armErrors = out.size();
+    arm.policy = loadSinglePolicy(ref, &out);
+    if (!arm.policy) {
+      out.insert(out.begin() + static_cast<long>(armErrors),
+                 PolicyError{source.name, arm.position.line, arm.position.column,
+                             "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
+      continue;
+    }
+    bundle += "\n" + arm.name + "\n" + arm.policy->digest;
+  }
+  if (out.size() > before || !experiment.explore) return bundle;
+  if (!buildExploredPolicies(experiment, source.text)) {  // the parser checked the base: not expected
+    out.push_back({source.name, experiment.explore->position.line, experiment.explore->position.column,
+                   "[experiment.explore]: no base arm '" + experiment.explore->base + "'"});
+    return bundle;
+  }
+  for (const auto& arm : experiment.explore->arms) bundle += "\n" + arm.name + "\n" + arm.policy->digest;
+  return bundle;
+}
+
 }  // namespace
 
 std::shared_ptr<const Policy> loadSinglePolicy(const std::string& ref, std::vector<PolicyError>* errors) {
@@ -126,21 +157,7 @@ std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& na
     return active;
   }
   Experiment experiment = std::move(*doc.experiment);
-  std::string bundle = source.text;  // the experiment's bytes, then each arm's name and policy digest
-  for (auto& arm : experiment.arms) {
-    std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
-                          ? arm.policyRef
-                          : directoryOf(source.name) + arm.policyRef;
-    size_t armErrors = out.size();
-    arm.policy = loadSinglePolicy(ref, &out);
-    if (!arm.policy) {
-      out.insert(out.begin() + static_cast<long>(armErrors),
-                 PolicyError{source.name, arm.position.line, arm.position.column,
-                             "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
-      continue;
-    }
-    bundle += "\n" + arm.name + "\n" + arm.policy->digest;
-  }
+  std::string bundle = loadArms(experiment, source, out);
   if (out.size() > before) return ActivePolicy::fallback(requested, summary(out, before));
   active->env_ = sharedEnvironment(experiment);
   active->digest_ = "sha256:" + sha256Hex(bundle);

@@ -1,104 +1,21 @@
 #include "tuner/policy_toml.h"
 
-#define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS 0
-#include <toml++/toml.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <set>
 
 #include "common/strings.h"
+#include "tuner/explore_toml.h"
 #include "tuner/nccl_names.h"
 #include "tuner/policy_checks.h"
-#include "tuner/value_range_text.h"
+#include "tuner/toml_reader.h"
 
 namespace nccl_roce::tuner {
 
 namespace {
 
-constexpr int kMaxChannels = 64;  // NCCL's MAXCHANNELS
-
-class Reader {
- public:
-  Reader(std::string source, std::vector<PolicyError>& errors) : source_(std::move(source)), errors_(errors) {}
-
-  void error(const toml::source_region& where, const std::string& message) {
-    errors_.push_back({source_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column), message});
-  }
-  void error(const toml::node& node, const std::string& message) { error(node.source(), message); }
-
-  // Rejects keys the format does not know (typos such as "protocl" must not silently mean "any").
-  void onlyKeys(const toml::table& table, std::initializer_list<const char*> allowed, const std::string& where) {
-    for (auto&& [key, node] : table) {
-      bool known = false;
-      for (const char* name : allowed) known |= key.str() == name;
-      if (!known) {
-        std::string list;
-        for (const char* name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
-        error(key.source(), "unknown key '" + std::string(key.str()) + "' in " + where + " (expected one of: " + list + ")");
-      }
-    }
-  }
-
-  std::optional<std::string> string(const toml::node& node, const char* what) {
-    if (auto value = node.value<std::string>(); value && node.is_string()) return *value;
-    error(node, std::string(what) + " must be a string");
-    return std::nullopt;
-  }
-
-  // A string or an array of strings.
-  std::vector<std::pair<std::string, const toml::node*>> names(const toml::node& node, const char* what) {
-    std::vector<std::pair<std::string, const toml::node*>> out;
-    if (node.is_string()) {
-      out.push_back({*node.value<std::string>(), &node});
-    } else if (const toml::array* array = node.as_array()) {
-      if (array->empty()) error(node, std::string(what) + " must not be an empty list");
-      for (const toml::node& element : *array) {
-        if (element.is_string()) {
-          out.push_back({*element.value<std::string>(), &element});
-        } else {
-          error(element, std::string(what) + " entries must be strings");
-        }
-      }
-    } else {
-      error(node, std::string(what) + " must be a string or a list of strings");
-    }
-    return out;
-  }
-
-  std::optional<ValueRange> range(const toml::node& node, const char* what, RangeUnit unit) {
-    if (node.is_integer()) {
-      int64_t value = *node.value<int64_t>();
-      if (value < 0) {
-        error(node, std::string(what) + " must not be negative");
-        return std::nullopt;
-      }
-      return ValueRange{static_cast<uint64_t>(value), static_cast<uint64_t>(value)};
-    }
-    if (!node.is_string()) {
-      error(node, std::string(what) + " must be a number or a range string such as \"16K..256K\"");
-      return std::nullopt;
-    }
-    auto parsed = parseValueRange(*node.value<std::string>(), unit);
-    if (!parsed.isOk()) {
-      error(node, std::string(what) + ": " + parsed.status().message());
-      return std::nullopt;
-    }
-    return *parsed;
-  }
-
- private:
-  std::string source_;
-  std::vector<PolicyError>& errors_;
-};
-
-SourcePosition positionOf(const toml::node& node) {
-  return {static_cast<int>(node.source().begin.line), static_cast<int>(node.source().begin.column)};
-}
-
-void readChoices(Reader& r, const toml::table& rule, Rule& out) {
+void readChoices(TomlReader& r, const toml::table& rule, Rule& out) {
   std::vector<int> algorithms{-1};
   std::vector<int> protocols{-1};
   if (const toml::node* node = rule.get("algorithm")) {
@@ -127,7 +44,7 @@ void readChoices(Reader& r, const toml::table& rule, Rule& out) {
   }
 }
 
-Rule readRule(Reader& r, const toml::table& rule) {
+Rule readRule(TomlReader& r, const toml::table& rule) {
   Rule out;
   out.position = positionOf(rule);
   r.onlyKeys(rule, {"name", "collective", "size", "nodes", "ranks", "pipe_ops", "reg_buff", "algorithm", "protocol",
@@ -136,18 +53,7 @@ Rule readRule(Reader& r, const toml::table& rule) {
   if (const toml::node* node = rule.get("name")) {
     if (auto name = r.string(*node, "name")) out.name = *name;
   }
-  if (const toml::node* node = rule.get("collective")) {
-    out.collectives = 0;
-    for (auto& [name, where] : r.names(*node, "collective")) {
-      if (name == "*") {
-        out.collectives = kAllCollectives;
-      } else if (auto c = parseCollective(name)) {
-        out.collectives |= 1u << *c;
-      } else {
-        r.error(*where, "unknown collective '" + name + "' (expected one of: " + collectiveChoices() + ")");
-      }
-    }
-  }
+  if (const toml::node* node = rule.get("collective")) out.collectives = readCollectives(r, *node);
   struct RangeKey {
     const char* key;
     ValueRange* target;
@@ -179,7 +85,7 @@ Rule readRule(Reader& r, const toml::table& rule) {
   return out;
 }
 
-void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
+void readPolicy(TomlReader& r, const toml::table& root, Policy& policy) {
   r.onlyKeys(root, {"policy", "env", "rule"}, "a policy file");
   const toml::table* header = root["policy"].as_table();
   if (header == nullptr) {
@@ -224,14 +130,31 @@ void readPolicy(Reader& r, const toml::table& root, Policy& policy) {
   }
 }
 
-void readExperiment(Reader& r, const toml::table& root, Experiment& experiment) {
+ExperimentArm readArm(TomlReader& r, const toml::table& arm, std::set<std::string>& names) {
+  r.onlyKeys(arm, {"name", "policy", "weight"}, "an [[experiment.arm]]");
+  ExperimentArm out;
+  out.position = positionOf(arm);
+  if (const toml::node* name = arm.get("name")) {
+    if (auto text = r.string(*name, "name")) out.name = *text;
+    if (!out.name.empty() && !names.insert(out.name).second) r.error(*name, "duplicate arm '" + out.name + "'");
+  }
+  if (out.name.empty()) r.error(arm.source(), "every arm needs a non-empty name");
+  if (const toml::node* policy = arm.get("policy")) {
+    if (auto text = r.string(*policy, "policy")) out.policyRef = *text;
+  }
+  if (out.policyRef.empty()) r.error(arm.source(), "every arm needs a policy (a built-in name or a file)");
+  if (auto weight = readWeight(r, arm, "weight must be a whole number from 0 to 100")) out.weight = *weight;
+  return out;
+}
+
+void readExperiment(TomlReader& r, const toml::table& root, Experiment& experiment) {
   r.onlyKeys(root, {"experiment"}, "an experiment file");
   const toml::table* header = root["experiment"].as_table();
   if (header == nullptr) {
     r.error(root.source(), "[experiment] must be a table");
     return;
   }
-  r.onlyKeys(*header, {"name", "arm"}, "[experiment]");
+  r.onlyKeys(*header, {"name", "arm", "explore"}, "[experiment]");
   if (const toml::node* node = header->get("name")) {
     if (auto name = r.string(*node, "name")) experiment.name = *name;
   }
@@ -244,30 +167,17 @@ void readExperiment(Reader& r, const toml::table& root, Experiment& experiment) 
   std::set<std::string> names;
   uint64_t total = 0;
   for (const toml::node& node : *arms) {
-    const toml::table& arm = *node.as_table();
-    r.onlyKeys(arm, {"name", "policy", "weight"}, "an [[experiment.arm]]");
-    ExperimentArm out;
-    out.position = positionOf(arm);
-    if (const toml::node* name = arm.get("name")) {
-      if (auto text = r.string(*name, "name")) out.name = *text;
-      if (!out.name.empty() && !names.insert(out.name).second) r.error(*name, "duplicate arm '" + out.name + "'");
-    }
-    if (out.name.empty()) r.error(arm.source(), "every arm needs a non-empty name");
-    if (const toml::node* policy = arm.get("policy")) {
-      if (auto text = r.string(*policy, "policy")) out.policyRef = *text;
-    }
-    if (out.policyRef.empty()) r.error(arm.source(), "every arm needs a policy (a built-in name or a file)");
-    const toml::node* weight = arm.get("weight");
-    int64_t w = weight && weight->is_integer() ? *weight->value<int64_t>() : -1;
-    if (w < 0 || w > 100) {
-      r.error(weight ? weight->source() : arm.source(), "weight must be a whole number from 0 to 100");
-    } else {
-      out.weight = static_cast<uint32_t>(w);
-      total += static_cast<uint64_t>(w);
-    }
-    experiment.arms.push_back(std::move(out));
+    experiment.arms.push_back(readArm(r, *node.as_table(), names));
+    total += experiment.arms.back().weight;
   }
-  if (total != 100) {
+  if (const toml::node* explore = header->get("explore")) {
+    if (!readExploration(r, *explore, experiment)) return;  // no weight to add: its error says so already
+    if (total + experiment.explore->weight != 100) {
+      r.error(header->source(), "arm weights add up to " + std::to_string(total) + " and the explore weight is " +
+                                    std::to_string(experiment.explore->weight) + ": " +
+                                    std::to_string(total + experiment.explore->weight) + ", not 100");
+    }
+  } else if (total != 100) {
     r.error(header->source(), "arm weights add up to " + std::to_string(total) + ", not 100");
   }
 }
@@ -324,7 +234,7 @@ PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourc
     return doc;
   }
   const toml::table& root = parsed.table();
-  Reader reader(sourceName, doc.errors);
+  TomlReader reader(sourceName, doc.errors);
   if (root.contains("experiment")) {
     Experiment experiment;
     experiment.source = sourceName;

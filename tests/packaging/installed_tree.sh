@@ -45,7 +45,7 @@ write_one_rail_sysfs() {
 
 # The installed base works from PREFIX: the plugin names are links to the library, which loads by those names in a
 # C process (LOAD_FROM_C is tests/abi/load_from_c); the command-line tool runs, reads the shipped policies and
-# example, and resolves a machine.
+# examples (the example experiment lints), and resolves a machine.
 check_base_works() {
   local prefix=$1 load_from_c=$2 scratch out
   for kind in net tuner env profiler; do
@@ -54,7 +54,7 @@ check_base_works() {
     [ "$(readlink "$link")" = libnccl-roce.so ] || fail "$link does not point at libnccl-roce.so"
   done
   "$prefix/bin/nccl-roce" --help >/dev/null || fail "$prefix/bin/nccl-roce --help failed"
-  for policy in "$prefix"/share/nccl-roce/policies/*.toml; do
+  for policy in "$prefix"/share/nccl-roce/policies/*.toml "$prefix"/share/nccl-roce/examples/*.toml; do
     "$prefix/bin/nccl-roce" policy lint "$policy" >/dev/null || fail "shipped policy $policy does not lint"
   done
   "$prefix/bin/nccl-roce" detect --snapshot "$prefix/share/nccl-roce/examples/sriov-pod-8rail.json" --format json \

@@ -188,6 +188,94 @@ TEST(TunerPlugin, TheInfoLineNamesTheExperimentArm) {
   tunerFinalize(c);
 }
 
+nlohmann::json readStatistics(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+// [experiment.explore]: a communicator in the explore share runs a generated arm, which forces its choice in the
+// explored calls (named by its explored rule) and decides as the base arm elsewhere.
+TEST(TunerPlugin, AGeneratedArmIsNamedInTheInfoLineAndStatisticsAndForcesItsChoiceOnlyWhereItExplores) {
+  TempDir dir;
+  std::string path = dir.writeFile("explore.toml",
+                                   "[experiment]\nname = \"explore-decode\"\n"
+                                   "[[experiment.arm]]\nname = \"control\"\npolicy = \"inference\"\nweight = 95\n"
+                                   "[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nsize = \"64K..\"\n"
+                                   "algorithm = \"tree\"\nprotocol = \"simple\"\nchannels = 8\n");
+  Process process({{"NCCL_ROCE_STATS", dir.join("explore")}, {"NCCL_ROCE_POLICY", path}});
+  testing::clearCapturedNcclLog();
+  void* explored = nullptr;
+  void* control = nullptr;
+  tunerInit(process.context, &explored, 3, 16, 2, testing::captureNcclLog);  // bucket 98: the explore share
+  tunerInit(process.context, &control, 0, 16, 2, testing::captureNcclLog);   // bucket 18: control
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "comm 0x0000000000000003 (16 ranks, 2 nodes) uses policy "
+                                                         "'explore-tree-simple-ch8' (" + path +
+                                                             " [experiment.explore] over builtin:inference, content 0x"),
+            1u);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, ", experiment arm explore-tree-simple-ch8: 2 of 2 rules apply"), 1u);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, ", experiment arm control: 1 of 1 rules apply"), 1u);
+  int nChannels = 0;
+  Table big;
+  tunerGetCollInfo(explored, ncclFuncAllReduce, 1 << 20, 1, big.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(big.cells[0][2], 0.0f) << "Tree/Simple forced (NCCL's pick was Ring/LL at 18)";
+  EXPECT_EQ(nChannels, 8);
+  nChannels = 0;
+  Table small;
+  tunerGetCollInfo(explored, ncclFuncAllReduce, 4096, 1, small.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(small.cells[1][0], 0.0f) << "outside the explored sizes: the base's LL rule (Ring/LL, the cheapest LL)";
+  EXPECT_EQ(nChannels, 0);
+  Table noTree;
+  for (float& cell : noTree.cells[0]) cell = -1;  // e.g. NCCL_ALGO=^tree
+  tunerGetCollInfo(explored, ncclFuncAllReduce, 1 << 20, 1, noTree.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(noTree.cells[1][0], 18) << "unavailable: NCCL's own choice, table untouched";
+  EXPECT_EQ(nChannels, 0) << "and NCCL's own channel count";
+  Table controlTable;
+  tunerGetCollInfo(control, ncclFuncAllReduce, 1 << 20, 1, controlTable.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(controlTable.cells[0][2], 30) << "the control arm does not explore";
+  tunerFinalize(explored);
+  tunerFinalize(control);
+  auto doc = readStatistics(dir.join("explore." + std::to_string(::getpid()) + ".json"));
+  ASSERT_EQ(doc["communicators"].size(), 2u);
+  const auto& comm = doc["communicators"][0];
+  EXPECT_EQ(comm["arm"], "explore-tree-simple-ch8");
+  EXPECT_EQ(comm["policy"], "explore-tree-simple-ch8");
+  EXPECT_EQ(comm["experiment"], "explore-decode");
+  std::map<std::string, std::string> ruleBySource;  // bucket -> "source rule"
+  for (const auto& d : comm["decisions"]) {
+    ruleBySource[d["bucket"].get<std::string>()] += d["source"].get<std::string>() + " " + d["rule"].get<std::string>() + ";";
+  }
+  EXPECT_EQ(ruleBySource["1M-2M"], "rule explore tree/simple ch8;unavailable explore tree/simple ch8;");
+  EXPECT_EQ(ruleBySource["4K-8K"], "rule small-multinode-allreduce-ll;");
+  EXPECT_EQ(doc["communicators"][1]["arm"], "control");
+}
+
+TEST(TunerPlugin, ExploringWhatNcclNeverRunsWarnsOnceWithThePositionAndLeavesNcclsChoice) {
+  TempDir dir;
+  std::string path = dir.writeFile("explore.toml",
+                                   "[experiment]\nname = \"explore-decode\"\n"
+                                   "[[experiment.arm]]\nname = \"control\"\npolicy = \"inference\"\nweight = 95\n"
+                                   "[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\n"
+                                   "algorithm = \"nvls\"\nprotocol = \"ll\"\n");
+  Process process({{"NCCL_ROCE_POLICY", path}});
+  testing::clearCapturedNcclLog();
+  void* a = nullptr;
+  void* b = nullptr;
+  ASSERT_EQ(tunerInit(process.context, &a, 3, 16, 2, testing::captureNcclLog), ncclSuccess);
+  ASSERT_EQ(tunerInit(process.context, &b, 0, 16, 2, testing::captureNcclLog), ncclSuccess);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "explore.toml:11:12: NCCL never runs NVLS with LL (it runs NVLS "
+                                                         "with Simple only)"),
+            1u);
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, ""), 1u) << "one WARN per process";
+  Table t;
+  int nChannels = 0;
+  tunerGetCollInfo(a, ncclFuncAllReduce, 4096, 1, t.ptr(), 7, 3, 0, &nChannels);
+  EXPECT_EQ(t.cells[1][0], 18) << "NCCL decides: not even the control arm's rule applies";
+  tunerFinalize(a);
+  tunerFinalize(b);
+}
+
 TEST(TunerPlugin, StatisticsTellNcclsChoicesFromUnavailablePreferences) {
   TempDir dir;
   Process process({{"NCCL_ROCE_STATS", dir.join("unavailable")}, {"NCCL_ROCE_POLICY", "inference"}});

@@ -89,6 +89,54 @@ TEST(PolicyExplainCli, NcclCsvFallbacksAreTheNextMatchingRules) {
                                     "  then NCCL's own choice (and its own channel count)\n"));
 }
 
+// The shipped example of an exploration experiment (share/nccl-roce/examples/explore-allreduce.toml).
+std::string exploreExample() { return sourcePath("share/nccl-roce/examples/explore-allreduce.toml"); }
+
+TEST(PolicyLintCli, TheShippedExplorationExampleLintsClean) {
+  auto result = runCommand(cliPath() + " policy lint " + exploreExample());
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("explore-allreduce.toml: ok (experiment 'explore-allreduce', 1 arms and 6 generated "
+                                    "arms sharing 6%, sha256:"));
+}
+
+TEST(PolicyLintCli, ExploringWhatNcclNeverRunsIsAnErrorAtItsName) {
+  TempDir dir;
+  std::string bad = dir.writeFile("explore.toml", "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = \"control\"\n"
+                                                  "policy = \"inference\"\nweight = 95\n[experiment.explore]\nweight = 5\n"
+                                                  "collective = \"allreduce\"\nalgorithm = [\"ring\", \"nvls\"]\n"
+                                                  "protocol = [\"simple\", \"ll128\"]\n");
+  auto result = runCommand(cliPath() + " policy lint " + bad);
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.err, bad + ":11:23: NCCL never runs NVLS with LL128 (it runs NVLS with Simple only)\n");
+}
+
+TEST(PolicyExplainCli, ShowsEveryArmOfAnExplorationWithItsShareAndWhatItDoesWithTheCall) {
+  // comm 5: bucket 95 of experiment 'explore-allreduce' (the explore share is 94..99), generated arm 4 of 6.
+  auto result = runCommand(cliPath() + " policy explain --policy " + exploreExample() +
+                           " --nodes 2 --ranks 16 --size 1M --comm-id 5");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("policy: explore-tree-ll128 (" + exploreExample() +
+                                    " [experiment.explore] over builtin:inference, content 0x"));
+  EXPECT_THAT(result.out, HasSubstr("experiment 'explore-allreduce' gives comm 0x0000000000000005 the arm "
+                                    "'explore-tree-ll128'\n"));
+  EXPECT_THAT(result.out, HasSubstr("rule: line 21 'explore tree/ll128' matches (size 16K..64M, nodes 2.., ranks *)\n"
+                                    "NCCL is told: cost 0.0 on Tree/LL128; nChannels 0 (NCCL decides)\n"));
+  EXPECT_THAT(result.out, HasSubstr("  control: 94% of communicators, policy 'inference' (builtin:inference)\n"
+                                    "    this call: no rule matches, NCCL decides\n"
+                                    "  exploration: 6% of communicators, split evenly over 6 generated arms;"));
+  EXPECT_THAT(result.out, HasSubstr("    explore-ring-ll: 1% of communicators, forces Ring/LL for AllReduce of 16K..64M "
+                                    "bytes on nodes 2..\n"
+                                    "      this call: rule line 21 'explore ring/ll': Ring/LL, else NCCL's own choice; "
+                                    "nChannels 0 (NCCL decides)\n"));
+  EXPECT_THAT(result.out, HasSubstr("    explore-tree-simple: 1% of communicators"));
+  auto small = runCommand(cliPath() + " policy explain --policy " + exploreExample() +
+                          " --nodes 2 --ranks 16 --size 4K --comm-id 1");
+  EXPECT_THAT(small.out, HasSubstr("the arm 'control'"));
+  EXPECT_THAT(small.out, HasSubstr("      this call: rule line 13 'small-multinode-allreduce-ll': LL on NCCL's cheapest "
+                                   "algorithm offering it, else NCCL's own choice; nChannels 0 (NCCL decides)\n"))
+      << "below the explored sizes every generated arm decides as the base";
+}
+
 TEST(PolicyExplainCli, RejectsWhatCannotBeACall) {
   EXPECT_EQ(runCommand(cliPath() + " policy explain --coll allreduse --nodes 2 --ranks 16 --size 1M").exitCode, 2);
   EXPECT_EQ(runCommand(cliPath() + " policy explain --nodes 2 --ranks 16 --size 1Q").exitCode, 2);
