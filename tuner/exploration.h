@@ -13,6 +13,9 @@ namespace nccl_roce::tuner {
 
 // More arms would each get too thin a share of communicators to measure.
 inline constexpr size_t kMaxExploredArms = 64;
+// Every generated arm holds its own copy of the base policy's rules (and a lookup per communicator shape): a
+// bound on them all keeps an experiment's memory to a few tens of MiB even with a large base.
+inline constexpr size_t kMaxGeneratedRules = 4 * kMaxPolicyRules;
 
 // "explore-ring-ll", "explore-nvlstree-simple-ch16": the names the policy format writes, so unique per choice.
 std::string exploredArmName(const ExploredChoice& choice);

@@ -90,9 +90,19 @@ std::string loadArms(Experiment& experiment, const Source& source, std::vector<P
     bundle += "\n" + arm.name + "\n" + arm.policy->digest;
   }
   if (out.size() > before || !experiment.explore) return bundle;
+  const SourcePosition& at = experiment.explore->position;
+  const ExperimentArm* base = baseArm(experiment);
+  size_t generatedRules = experiment.explore->arms.size() * (base && base->policy ? base->policy->rules.size() + 1 : 0);
+  if (generatedRules > kMaxGeneratedRules) {
+    out.push_back({source.name, at.line, at.column,
+                   "[experiment.explore]: " + std::to_string(experiment.explore->arms.size()) +
+                       " generated arms, each with the base policy's rules, would hold " + std::to_string(generatedRules) +
+                       " rules (at most " + std::to_string(kMaxGeneratedRules) +
+                       "): explore fewer configurations or give a smaller base"});
+    return bundle;
+  }
   if (!buildExploredPolicies(experiment, source.text)) {  // the parser checked the base: not expected
-    out.push_back({source.name, experiment.explore->position.line, experiment.explore->position.column,
-                   "[experiment.explore]: no base arm '" + experiment.explore->base + "'"});
+    out.push_back({source.name, at.line, at.column, "[experiment.explore]: no base arm '" + experiment.explore->base + "'"});
     return bundle;
   }
   for (const auto& arm : experiment.explore->arms) bundle += "\n" + arm.name + "\n" + arm.policy->digest;

@@ -365,5 +365,23 @@ TEST(ExploredPolicy, AnExperimentWithAnUnusableExploreTableIsThePassthrough) {
   EXPECT_EQ(active->assign(3).policy->name, "nccl");
 }
 
+// Each generated arm copies the base's rules: 64 arms over a base of 1000 rules would hold 64,064.
+TEST(ExploredPolicy, ArmsTimesBaseRulesAreBoundedSoAnExperimentStaysSmall) {
+  TempDir dir;
+  std::string base = "[policy]\nname = \"big\"\n";
+  for (int i = 0; i < 1000; ++i) {
+    base += "[[rule]]\ncollective = \"allgather\"\nsize = \"" + std::to_string(i * 4) + "K.." +
+            std::to_string(i * 4 + 4) + "K\"\nprotocol = \"simple\"\n";
+  }
+  std::string channels;
+  for (int c = 0; c < 32; ++c) channels += (c ? ", " : "") + std::to_string(c);
+  auto active = loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n"
+                                 "channels = [" + channels + "]\n", base);
+  EXPECT_THAT(active->error(), HasSubstr("64 generated arms, each with the base policy's rules, would hold 64064 rules "
+                                         "(at most 32768)"));
+  EXPECT_EQ(loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n",
+                        base)->error(), "") << "2 arms over the same base are fine";
+}
+
 }  // namespace
 }  // namespace nccl_roce::tuner
