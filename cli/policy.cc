@@ -25,7 +25,8 @@ int runLint(const std::vector<std::string>& files) {
       continue;
     }
     if (const auto& experiment = active->experiment()) {
-      std::string arms = std::to_string(experiment->arms.size()) + " arms";
+      size_t written = experiment->arms.size();
+      std::string arms = std::to_string(written) + (written == 1 ? " arm" : " arms");
       if (experiment->explore) {
         arms += " and " + std::to_string(experiment->explore->arms.size()) + " generated arms sharing " +
                 std::to_string(experiment->explore->weight) + "%";

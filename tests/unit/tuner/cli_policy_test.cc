@@ -95,7 +95,7 @@ std::string exploreExample() { return sourcePath("share/nccl-roce/examples/explo
 TEST(PolicyLintCli, TheShippedExplorationExampleLintsClean) {
   auto result = runCommand(cliPath() + " policy lint " + exploreExample());
   EXPECT_EQ(result.exitCode, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("explore-allreduce.toml: ok (experiment 'explore-allreduce', 1 arms and 6 generated "
+  EXPECT_THAT(result.out, HasSubstr("explore-allreduce.toml: ok (experiment 'explore-allreduce', 1 arm and 6 generated "
                                     "arms sharing 6%, sha256:"));
 }
 
