@@ -29,9 +29,12 @@ struct AbFitCliOptions {
 
 // One line per rule on stderr, so a pipeline's log says what the policy changes.
 void summarise(const fleet::AbFit& fit, const char* command) {
-  std::fprintf(stderr, "nccl-roce %s: %zu rule(s) from %d challenges", command, fit.rules.size(), fit.challenges);
-  std::fprintf(stderr,
-               fit.rules.empty() ? ": no arm beat the control beyond the noise, the policy changes nothing\n" : "\n");
+  bool anyWinner = false;
+  for (const fleet::CellFit& cf : fit.cells) anyWinner |= cf.winner.has_value();
+  const char* none = anyWinner ? ": no winner could be written as a rule (see the notes), the policy changes nothing"
+                               : ": no arm beat the control beyond the noise, the policy changes nothing";
+  std::fprintf(stderr, "nccl-roce %s: %zu rule(s) from %d challenges%s\n", command, fit.rules.size(), fit.challenges,
+               fit.rules.empty() ? none : "");
   for (const fleet::FittedRule& r : fit.rules) {
     std::fprintf(stderr, "nccl-roce %s: %s: %s (arm %s)\n", command, fleet::fittedRuleName(r).c_str(),
                  r.configuration.describe().c_str(), r.arm.c_str());

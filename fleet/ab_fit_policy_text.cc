@@ -26,7 +26,7 @@ std::string where(int nodes, int collective) {
   return tuner::policyCollectiveName(collective) + " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
 }
 
-// Per node count and collective, the measured buckets without a rule, neighbours joined: "512K..16M, 64M..128M".
+// Per node count and collective, the measured buckets no arm won, neighbours joined: "512K..16M, 64M..128M".
 std::vector<std::string> unchanged(const AbFit& fit) {
   std::vector<std::string> lines;
   std::string line;
@@ -44,8 +44,9 @@ std::vector<std::string> unchanged(const AbFit& fit) {
       nodes = cf.nodes;
       collective = c;
     }
-    if (cf.ruled() || bucket != last + 1) flush();
-    if (cf.ruled()) continue;
+    // A winner whose configuration cannot be a rule is not "no change": the notes say what it was.
+    if (cf.winner || bucket != last + 1) flush();
+    if (cf.winner) continue;
     if (first < 0) first = bucket;
     last = bucket;
   }
@@ -56,9 +57,10 @@ std::vector<std::string> unchanged(const AbFit& fit) {
 
 std::string header(const AbFit& fit) {
   const stats::Settings& st = fit.options.settings;
+  std::string experiment = tuner::tomlCommentText(fit.experiment);  // names from the statistics files
   std::string out = "# Fitted by `nccl-roce ab fit` from the fleet statistics of " +
-                    (fit.experiment.empty() ? std::string("an experiment") : "experiment '" + fit.experiment + "'") +
-                    " (control arm '" + fit.control + "').\n";
+                    (experiment.empty() ? std::string("an experiment") : "experiment '" + experiment + "'") +
+                    " (control arm '" + tuner::tomlCommentText(fit.control) + "').\n";
   out += format(
       "# Per node count, collective and size bucket: the arm whose communicators ran faster than the\n"
       "# control's beyond the noise and by at least %.1f%%, written as the configuration that arm's tuner\n"
@@ -73,16 +75,16 @@ std::string header(const AbFit& fit) {
       fit.challenges, st.confidence * 100);
   out += "# Rules cover the measured buckets and node counts only: other sizes and node counts stay with NCCL.\n";
   std::vector<std::string> same = unchanged(fit);
-  if (same.empty()) out += "# No change: none (every measured bucket has a rule).\n";
+  if (same.empty()) out += "# No change: none (an arm beat the control in every measured bucket).\n";
   for (const std::string& line : same) out += "# No change (no arm beat the control): " + line + ".\n";
-  for (const std::string& note : fit.notes) out += "# Note: " + note + ".\n";
+  for (const std::string& note : fit.notes) out += "# Note: " + tuner::tomlCommentText(note) + ".\n";
   return out;
 }
 
 std::string evidence(const AbFit& fit, const FittedRule& rule) {
-  std::string out = "\n# " + rule.arm + " for " + where(rule.nodes, rule.collective) + ", " +
+  std::string out = "\n# " + tuner::tomlCommentText(rule.arm) + " for " + where(rule.nodes, rule.collective) + ", " +
                     sizeText(fittedRuleBytes(rule)) + ": " + rule.configuration.describe() + " (its rule \"" +
-                    rule.configuration.rule + "\").\n";
+                    tuner::tomlCommentText(rule.configuration.rule) + "\").\n";
   out += format(
       "# Per bucket: communicators control/arm, collectives control/arm, ratio arm/control [%.0f%% "
       "interval],\n# share of the arm's calls its rule decided so\n",

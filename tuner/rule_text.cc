@@ -1,5 +1,6 @@
 #include "tuner/rule_text.h"
 
+#include "common/log.h"
 #include "common/strings.h"
 #include "tuner/nccl_names.h"
 #include "tuner/value_range_text.h"
@@ -9,10 +10,24 @@ namespace nccl_roce::tuner {
 std::string tomlString(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += format("\\u%04x", byte);
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + "\"";
+}
+
+std::string tomlCommentText(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) c = '?';
+  }
+  return out;
 }
 
 std::string policyCollectiveName(int collective) {

@@ -24,8 +24,12 @@ struct RuleText {
 // "[[rule]]" and its keys, one a line, in the order the policy format documents them.
 std::string formatRule(const RuleText& rule);
 
-// A TOML basic string: quoted, with quotes and backslashes escaped.
+// A TOML basic string: quoted, with quotes, backslashes and control characters escaped.
 std::string tomlString(std::string_view text);
+
+// Text from outside (an arm's or a rule's name) made safe inside a TOML comment: control characters, which
+// TOML forbids there and a newline would end the comment with, become '?'.
+std::string tomlCommentText(std::string_view text);
 
 // A collective as policies name it: "allreduce".
 std::string policyCollectiveName(int collective);

@@ -46,11 +46,15 @@ TEST(AbFitCalibration, TheKnownBestArmIsFoundInMostBucketsWithAnEightPercentGain
   ASSERT_EQ(t.gainBuckets, fleets * 7);
   EXPECT_GE(static_cast<double>(t.found) / t.gainBuckets, 0.80 - slack(0.2, t.gainBuckets)) << t.found;
   ASSERT_EQ(t.nullBuckets, fleets * 6);
-  EXPECT_LE(static_cast<double>(t.nullRuled) / t.nullBuckets, 0.05) << "null buckets rarely get a rule";
+  // Null buckets rarely get a rule: a false discovery rate of q allows q / (1 - q) false rules per true one, here
+  // shared among the null buckets.
+  const double q = 1 - AbFitOptions{}.settings.confidence;
+  const double bound = q / (1 - q) * t.gainBuckets / t.nullBuckets;
+  EXPECT_LE(static_cast<double>(t.nullRuled) / t.nullBuckets, bound + slack(bound, t.nullBuckets)) << t.nullRuled;
 }
 
 TEST(AbFitCalibration, AFleetWhereNoArmIsFasterRarelyGetsAnyRule) {
-  const int fleets = 60;
+  const int fleets = 100;
   FitTally t = runFits(explorationFleet(kPerArm, kControl, 0.0), fleets, 5001, AbFitOptions{});
   print("no gain anywhere", t);
   ASSERT_EQ(t.gainBuckets, 0);

@@ -1,7 +1,7 @@
 // Writes the statistics files of a simulated fleet, one per process (communicator rank), through the plugin's
 // own writers (plugin/timing_statistics.h, plugin/statistics_file.h, tuner/decision_stats.h), so `nccl-roce ab`
 // and `nccl-roce ab fit` can be shown on data with a known truth (docs/ab-testing.md):
-//   synthetic_fleet DIR [SEED]
+//   synthetic_fleet DIR [SEED]          (DIR is created when missing)
 // 24 communicators per arm ("control", "candidate"), 2 ranks each, all-reduces of 16 KiB-128 MiB. The truth:
 // candidate is 7% faster in the 16K, 32K and 64K buckets, 4% slower in 32M and 64M, the same elsewhere.
 //   synthetic_fleet --exploration DIR [SEED]
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -171,6 +172,12 @@ int main(int argc, char** argv) {
   }
   std::string dir = argv[first];
   uint64_t seed = argc == first + 2 ? std::strtoull(argv[first + 1], nullptr, 10) : 7;
+  std::error_code created;
+  std::filesystem::create_directories(dir, created);
+  if (created) {
+    std::fprintf(stderr, "synthetic_fleet: cannot create %s: %s\n", dir.c_str(), created.message().c_str());
+    return 1;
+  }
   Experiment e = explore ? exploration(seed) : decodeLl(seed);
   size_t files = 0, communicators = 0;
   Status written = writeFleet(e, dir, &files, &communicators);

@@ -25,7 +25,7 @@ const TunerDecision kTreeLL{kTree, kLL, 0, DecisionSource::kRule, "explore tree/
 struct Arm {
   explicit Arm(std::string armName) : name(std::move(armName)) {}
   std::string name;
-  int communicators = kAbFitMinCommunicators;
+  int communicators = 12;  // above the minimum (kAbFitMinCommunicators)
   int nodes = 2;
   std::map<int, double> ratio;          // bucket -> true time relative to the control's (absent: 1)
   TunerDecision decision = kNcclChose;  // what decided every call
@@ -152,6 +152,7 @@ TEST(AbFit, AWinnerWhoseCallsItsRulesDidNotDecideGivesNoRuleAndSaysWhy) {
   EXPECT_THAT(notes, HasSubstr("NCCL chose for all its calls there"));
   std::string policy = abFitPolicyToml(fit);
   EXPECT_THAT(policy, Not(HasSubstr("[[rule]]")));
+  EXPECT_THAT(policy, HasSubstr("# No change: none")) << "a bucket an arm won is no 'no change', even without a rule";
   EXPECT_THAT(policy, HasSubstr("# Note: AllReduce 64K-128K on 2 nodes: arm 'explore-ring-ll' beat the control"));
   expectLoadsClean(policy);
 }
@@ -222,6 +223,22 @@ TEST(AbFit, TheControlsOwnRulesAreNotedBecauseBucketsWithoutARuleFallToNccl) {
   ASSERT_FALSE(fit.notes.empty());
   EXPECT_THAT(fit.notes.back(), HasSubstr("the control arm 'control' decided 100% of its calls in the fitted "
                                           "buckets by its own policy's rules"));
+}
+
+TEST(AbFit, NamesFromHandEditedStatisticsCannotBreakThePolicy) {
+  Arm control{"control"}, arm{"explore\n[[rule]]\"x"};
+  arm.ratio = {{16, 0.9}};
+  arm.decision = TunerDecision{kRing, kLL, 0, DecisionSource::kRule, "line\nbreak"};
+  Fleet fleet = fleetOf({control, arm}, {16});
+  fleet.experiment = "exp\x01\"eriment";
+  AbFitOptions options;
+  options.policyName = "name \"quoted\"\t";
+  StatusOr<AbFit> fit = fitArms(fleet, options);
+  ASSERT_TRUE(fit.isOk()) << fit.status().toString();
+  ASSERT_EQ(fit->rules.size(), 1u);
+  std::string policy = abFitPolicyToml(*fit);
+  EXPECT_THAT(policy, HasSubstr("# explore?[[rule]]\"x for allreduce"));
+  expectLoadsClean(policy);
 }
 
 TEST(AbFit, TheReportAndJsonCarryEveryChallenge) {
