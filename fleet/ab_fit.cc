@@ -131,20 +131,27 @@ void addThinNotes(const Thin& thin, const AbFitOptions& o, AbFit* fit) {
   }
 }
 
+// What to collect: who has too few communicators, and how to get more.
 Status tooLittleEvidence(const Thin& thin, int mostControl, const AbFitOptions& o) {
-  std::string arms;
+  std::string arms, short_;
   for (const auto& [arm, most] : thin.mostPerArm) {
     arms += std::string(arms.empty() ? "arm '" : ", '") + arm + "' " + (arms.empty() ? "has " : "") + "at most " +
             std::to_string(most);
+    if (most < o.settings.minUnits) short_ += (short_.empty() ? "'" : ", '") + arm + "'";
   }
   if (arms.empty()) arms = "no arm has any";
+  if (mostControl < o.settings.minUnits)
+    short_ += (short_.empty() ? "the control '" : " and the control '") + o.control + "'";
+  std::string advice = short_.empty()
+                           ? "the arms and the control never reach it in the same bucket and node count: run "
+                             "the experiment longer (more communicators)"
+                           : "run the experiment longer (more communicators) or raise the weight of " + short_;
   std::string needed = std::to_string(o.settings.minUnits);
   return Status(StatusCode::kFailedPrecondition,
                 "too little evidence to fit a policy: " + arms + " communicators per size bucket and node count (the " +
                     "control '" + o.control + "' at most " + std::to_string(mostControl) + "); ab fit needs " + needed +
                     " of an arm and " + needed + " of the control in the same bucket, each with at least " +
-                    std::to_string(o.minCollectives) + " collectives there: run the experiment longer (more " +
-                    "communicators) or raise the weight of the arms with too few");
+                    std::to_string(o.minCollectives) + " collectives there: " + advice);
 }
 
 // The control arm's own rules: where the fitted policy has no rule NCCL decides, which is not what the control

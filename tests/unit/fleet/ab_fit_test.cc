@@ -190,7 +190,12 @@ TEST(AbFit, TooFewCommunicatorsRefusesSayingWhatToCollect) {
   EXPECT_THAT(message, HasSubstr("the control 'control' at most 30"));
   EXPECT_THAT(message, HasSubstr("ab fit needs " + std::to_string(kAbFitMinCommunicators)));
   EXPECT_THAT(message, HasSubstr("run the experiment longer"));
-  EXPECT_THAT(message, HasSubstr("raise the weight"));
+  EXPECT_THAT(message, HasSubstr("raise the weight of 'explore-ring-ll'"));
+  control.communicators = 4;
+  arm.communicators = 12;
+  StatusOr<AbFit> thinControl = fitArms(fleetOf({control, arm}, {16}), AbFitOptions{});
+  ASSERT_FALSE(thinControl.isOk());
+  EXPECT_THAT(thinControl.status().message(), HasSubstr("raise the weight of the control 'control'"));
 }
 
 TEST(AbFit, GroupsBelowTheMinimumAreLeftOutAndNamed) {
