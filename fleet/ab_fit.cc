@@ -44,7 +44,7 @@ Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
 
 // The arms present, with notes on communicators that cannot count; an error when there is nothing to compare.
 Status censusOfArms(const Fleet& fleet, AbFit* fit) {
-  int withoutArm = fleet.withoutArm, withoutNodes = 0;
+  int withoutArm = 0, withoutNodes = 0;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.timings.empty()) continue;
     if (c.arm.empty()) {
@@ -55,8 +55,13 @@ Status censusOfArms(const Fleet& fleet, AbFit* fit) {
       ++fit->communicatorsPerArm[c.arm];
     }
   }
-  if (withoutArm > 0)
+  if (fleet.withoutArm > 0) {
+    fit->notes.push_back(std::to_string(fleet.withoutArm) +
+                         " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
+  }
+  if (withoutArm > 0) {
     fit->notes.push_back(std::to_string(withoutArm) + " timed communicator(s) ran no experiment arm: left out");
+  }
   if (withoutNodes > 0) {
     fit->notes.push_back(std::to_string(withoutNodes) +
                          " timed communicator(s) do not say their node count (no tuner entry): left out");
@@ -84,9 +89,8 @@ struct Thin {
 
 void noteThin(Thin& thin, const std::string& arm, const GroupKey& key, int control, int communicators) {
   std::string& buckets = thin.leftOut[{arm, key.first, collectiveOfCell(key.second)}];
-  std::string cell = describeCell(key.second);
-  buckets += (buckets.empty() ? "" : ", ") + cell.substr(cell.find(' ') + 1) + " (" + std::to_string(control) + "/" +
-             std::to_string(communicators) + ")";
+  buckets += (buckets.empty() ? "" : ", ") + describeBucket(bucketOfCell(key.second)) + " (" + std::to_string(control) +
+             "/" + std::to_string(communicators) + ")";
 }
 
 // One cell's challenges: every arm with enough communicators there, against the control.
@@ -133,19 +137,20 @@ void addThinNotes(const Thin& thin, const AbFitOptions& o, AbFit* fit) {
 
 // What to collect: who has too few communicators, and how to get more.
 Status tooLittleEvidence(const Thin& thin, int mostControl, const AbFitOptions& o) {
-  std::string arms, short_;
+  std::string arms, lacking;
   for (const auto& [arm, most] : thin.mostPerArm) {
     arms += std::string(arms.empty() ? "arm '" : ", '") + arm + "' " + (arms.empty() ? "has " : "") + "at most " +
             std::to_string(most);
-    if (most < o.settings.minUnits) short_ += (short_.empty() ? "'" : ", '") + arm + "'";
+    if (most < o.settings.minUnits) lacking += (lacking.empty() ? "'" : ", '") + arm + "'";
   }
   if (arms.empty()) arms = "no arm has any";
-  if (mostControl < o.settings.minUnits)
-    short_ += (short_.empty() ? "the control '" : " and the control '") + o.control + "'";
-  std::string advice = short_.empty()
+  if (mostControl < o.settings.minUnits) {
+    lacking += (lacking.empty() ? "the control '" : " and the control '") + o.control + "'";
+  }
+  std::string advice = lacking.empty()
                            ? "the arms and the control never reach it in the same bucket and node count: run "
                              "the experiment longer (more communicators)"
-                           : "run the experiment longer (more communicators) or raise the weight of " + short_;
+                           : "run the experiment longer (more communicators) or raise the weight of " + lacking;
   std::string needed = std::to_string(o.settings.minUnits);
   return Status(StatusCode::kFailedPrecondition,
                 "too little evidence to fit a policy: " + arms + " communicators per size bucket and node count (the " +
