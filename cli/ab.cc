@@ -1,22 +1,15 @@
 // `nccl-roce ab STATS...`: per size bucket and over the inference range, is each experiment arm faster or slower
 // than the control arm, from the statistics files (and optionally Inspector dumps) of a whole fleet
 // (docs/ab-testing.md).
-#include <dirent.h>
-#include <glob.h>
-#include <sys/stat.h>
-
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/fleet_inputs.h"
 #include "cli/statistics_options.h"
 #include "cli/sweep_commands.h"
-#include "common/file.h"
 #include "common/strings.h"
 #include "fleet/ab_report.h"
-#include "fleet/inspector_reader.h"
-#include "fleet/statistics_reader.h"
 
 namespace nccl_roce::cli {
 
@@ -30,68 +23,6 @@ struct AbCliOptions {
   bool failOnSlower = false;
   fleet::AbOptions ab;
 };
-
-bool isDirectory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// Files under a directory (recursively) that can hold statistics or Inspector records.
-void listFiles(const std::string& dir, std::vector<std::string>& out) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    if (isDirectory(path)) {
-      listFiles(path, out);
-    } else if (endsWith(name, ".json") || endsWith(name, ".jsonl") || endsWith(name, ".log")) {
-      out.push_back(path);
-    }
-  }
-  ::closedir(d);
-}
-
-// Files, directories and (quoted) globs, expanded, sorted, each once.
-std::vector<std::string> expandInputs(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
-  for (const std::string& input : inputs) {
-    glob_t matches{};
-    if (input.find_first_of("*?[") != std::string::npos && ::glob(input.c_str(), 0, nullptr, &matches) == 0) {
-      for (size_t i = 0; i < matches.gl_pathc; ++i) {
-        std::string path = matches.gl_pathv[i];
-        isDirectory(path) ? listFiles(path, files) : files.push_back(path);
-      }
-    } else {
-      isDirectory(input) ? listFiles(input, files) : files.push_back(input);
-    }
-    ::globfree(&matches);
-  }
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
-}
-
-// Ours say so in their first bytes ("schema"); anything with Inspector's header is Inspector's.
-bool looksLikeInspector(const std::string& text) {
-  return text.find("\"inspector_output_format_version\"") != std::string::npos &&
-         text.find("nccl-roce.stats/") == std::string::npos;
-}
-
-Status readInputs(const std::vector<std::string>& files, std::vector<fleet::CommunicatorRecord>& statistics,
-                  std::vector<fleet::CommunicatorRecord>& inspector) {
-  for (const std::string& file : files) {
-    StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
-    if (!text.isOk()) return text.status();
-    bool fromInspector = looksLikeInspector(*text);
-    auto records = fromInspector ? fleet::parseInspectorDump(*text, file) : fleet::parseStatisticsFile(*text, file);
-    if (!records.isOk()) return records.status();
-    auto& into = fromInspector ? inspector : statistics;
-    into.insert(into.end(), records->begin(), records->end());
-  }
-  return Status::ok();
-}
 
 bool parseRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
   size_t dash = text.find('-');
@@ -110,14 +41,7 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
     return 2;
   }
-  std::vector<std::string> files = expandInputs(o.inputs);
-  if (files.empty()) {
-    std::fprintf(stderr, "nccl-roce ab: no statistics file found in the inputs given\n");
-    return 2;
-  }
-  std::vector<fleet::CommunicatorRecord> statistics, inspector;
-  Status read = readInputs(files, statistics, inspector);
-  StatusOr<fleet::Fleet> assembled = read.isOk() ? fleet::assembleFleet(statistics, inspector) : StatusOr<fleet::Fleet>(read);
+  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs);
   StatusOr<fleet::AbReport> report = assembled.isOk() ? fleet::compareArms(*assembled, o.ab) : assembled.status();
   if (!report.isOk()) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
@@ -140,10 +64,10 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
   CLI::App* ab = app.add_subcommand(
       "ab", "A/B a fleet: each experiment arm against the control, per size bucket and over the inference range, "
             "from the statistics files of every pod (communicators are the unit)");
+  // Not required() here: `ab fit STATS...` gives ab none (the callback insists when fit is not used).
   ab->add_option("STATS", o->inputs,
                  "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
-                 "as the timing source")
-      ->required();
+                 "as the timing source (required unless a subcommand is given)");
   ab->add_option("--control", o->ab.control, "The arm every other arm is compared with")->capture_default_str();
   ab->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
   ab->add_option("--min-collectives", o->ab.minCollectives,
@@ -163,8 +87,14 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
       "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Exit status 0 on "
       "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, mixed experiments or "
-      "nothing to compare.");
-  ab->callback([o, &context] { context.exitCode = runAb(*o); });
+      "nothing to compare. `nccl-roce ab fit --help`: a policy from the same statistics.");
+  CLI::App* fit = addAbFitCommand(*ab, context);
+  ab->require_subcommand(0, 1);
+  ab->callback([o, fit, &context] {
+    if (fit->parsed()) return;
+    if (o->inputs.empty()) throw CLI::RequiredError("STATS");
+    context.exitCode = runAb(*o);
+  });
 }
 
 }  // namespace nccl_roce::cli

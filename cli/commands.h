@@ -24,5 +24,7 @@ void addDoctorCommand(CLI::App& app, CommandContext& context);
 void addSweepCommands(CLI::App& app, CommandContext& context);
 // cli/ab.cc: `ab`
 void addAbCommand(CLI::App& app, CommandContext& context);
+// cli/ab_fit.cc: `ab fit`, a subcommand of `ab`
+CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context);
 
 }  // namespace nccl_roce::cli

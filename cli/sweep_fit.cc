@@ -3,14 +3,13 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/generated_policy.h"
 #include "cli/statistics_options.h"
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/fit.h"
 #include "nccl-tests-integration/sweep/fit_policy_text.h"
 #include "nccl-tests-integration/sweep/log_files.h"
-#include "tuner/policy_checks.h"
-#include "tuner/policy_toml.h"
 
 namespace nccl_roce::cli {
 
@@ -44,18 +43,7 @@ int runFit(FitCliOptions o) {
     return 1;
   }
   std::string policy = sweep::fittedPolicyToml(fit, o.fit);
-  tuner::PolicyDocument document = tuner::parsePolicyToml(policy, "fitted policy");
-  std::vector<tuner::PolicyError> problems = document.errors;
-  if (document.policy) {
-    for (tuner::PolicyError& e : tuner::checkPolicy(*document.policy)) problems.push_back(std::move(e));
-  }
-  if (!problems.empty() || !document.policy) {
-    for (const tuner::PolicyError& e : problems) {
-      std::fprintf(stderr, "nccl-roce %s: the fitted policy does not lint (a bug; please report): %s\n", command,
-                   e.toString().c_str());
-    }
-    return 2;
-  }
+  if (!generatedPolicyLintsClean(policy, command)) return 2;
   if (!writeOutput(o.output, policy, command)) return 2;
   if (!o.report.empty() && !writeOutput(o.report, sweep::fitReportMarkdown(fit, o.fit), command)) return 2;
   if (!o.quiet) {

@@ -11,10 +11,7 @@ namespace nccl_roce::fleet {
 
 namespace {
 
-std::string bucketName(uint64_t cell) {
-  int bucket = bucketOfCell(cell);
-  return formatByteSize(bucket == 0 ? 0 : uint64_t{1} << bucket) + "-" + formatByteSize(uint64_t{1} << (bucket + 1));
-}
+std::string bucketName(uint64_t cell) { return describeBucket(bucketOfCell(cell)); }
 
 std::string intervalText(const std::optional<stats::RatioInterval>& i, const std::string& why) {
   return i ? format("%.3f [%.3f, %.3f]", i->ratio, i->low, i->high) : "- (" + why + ")";

@@ -37,6 +37,7 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
     c.arm = r.arm;
     c.policy = r.policy;
     c.policyHash = r.policyHash;
+    c.nNodes = r.nNodes;
     return true;
   }
   if (c.arm != r.arm || c.policyHash != r.policyHash) {
@@ -45,6 +46,12 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
            "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out";
     return false;
   }
+  if (c.nNodes != 0 && r.nNodes != 0 && c.nNodes != r.nNodes) {
+    *why = "communicator " + hex(r.commId) + ": ranks disagree on the node count (" + std::to_string(c.nNodes) +
+           " in " + *c.files.begin() + ", " + std::to_string(r.nNodes) + " in " + r.file + "): left out";
+    return false;
+  }
+  if (c.nNodes == 0) c.nNodes = r.nNodes;
   return true;
 }
 
@@ -67,6 +74,9 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     }
     c.files.insert(r.file);
     ++c.records;
+    for (const auto& [cell, counts] : r.decisions) {
+      for (const auto& [decision, calls] : counts) c.decisions[cell][decision] += calls;
+    }
     if (!inspector.empty()) continue;
     for (const auto& [cell, histogram] : r.timings) c.timings[cell].merge(histogram);
   }
@@ -78,6 +88,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
       continue;
     }
     it->second.files.insert(r.file);
+    if (it->second.nNodes == 0) it->second.nNodes = r.nNodes;
     for (const auto& [cell, histogram] : r.timings) it->second.timings[cell].merge(histogram);
   }
   fleet.withoutArm = static_cast<int>(withoutArm.size());

@@ -3,7 +3,8 @@
 // is the unit every comparison counts.
 //
 // Ranks of one communicator that report different experiments, arms or policy hashes decided differently, which
-// can hang a job (NVIDIA/nccl#1136): such a communicator is named in `errors` and left out. Files from different
+// can hang a job (NVIDIA/nccl#1136): such a communicator is named in `errors` and left out; so is one whose ranks
+// report different node counts (a hand-edited file: NCCL gives every rank the same). Files from different
 // experiments cannot be compared at all: that is an error of the whole input.
 #pragma once
 
@@ -21,7 +22,9 @@ struct FleetCommunicator {
   std::string arm, policy, policyHash;
   std::set<std::string> files;
   int records = 0;                                  // ranks (processes) merged
+  int nNodes = 0;                                   // 0: no record said
   std::map<uint64_t, stats::LogHistogram> timings;  // per cell, over every rank
+  std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
 };
 
 struct Fleet {

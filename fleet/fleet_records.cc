@@ -11,11 +11,25 @@ uint64_t cellOf(int collective, int bucket) {
 int collectiveOfCell(uint64_t cell) { return static_cast<int>(cell >> 8); }
 int bucketOfCell(uint64_t cell) { return static_cast<int>(cell & 0xff); }
 
-std::string describeCell(uint64_t cell) {
-  int bucket = bucketOfCell(cell);
+const char* decisionSourceName(DecisionSource source) {
+  switch (source) {
+    case DecisionSource::kRule:
+      return "rule";
+    case DecisionSource::kUnavailable:
+      return "unavailable";
+    case DecisionSource::kNccl:
+      break;
+  }
+  return "nccl";
+}
+
+std::string describeBucket(int bucket) {
   uint64_t lo = bucket == 0 ? 0 : uint64_t{1} << bucket;
-  return std::string(tuner::collectiveName(collectiveOfCell(cell))) + " " + formatByteSize(lo) + "-" +
-         formatByteSize(uint64_t{1} << (bucket + 1));
+  return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
+}
+
+std::string describeCell(uint64_t cell) {
+  return std::string(tuner::collectiveName(collectiveOfCell(cell))) + " " + describeBucket(bucketOfCell(cell));
 }
 
 }  // namespace nccl_roce::fleet

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "stats/log_histogram.h"
@@ -19,6 +20,30 @@ uint64_t cellOf(int collective, int bucket);
 int collectiveOfCell(uint64_t cell);
 int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
+std::string describeBucket(int bucket);   // "64K-128K", as statistics files name it
+
+// Who made a tuner decision, as the statistics file's "source" says.
+enum class DecisionSource {
+  kNccl,         // "nccl": no rule matched, NCCL chose
+  kRule,         // "rule": a rule chose (algorithm/protocol, or only the channel count)
+  kUnavailable,  // "unavailable": a rule matched but none of its choices was available, NCCL's choice stood
+};
+const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
+
+// One line of a communicator's "decisions" (tuner/decision_stats.h), less its cell and count: what ran and who
+// chose it. `ab fit` reads from these what a winning arm's tuner did, to write it as a rule.
+struct TunerDecision {
+  int algorithm = -1, protocol = -1;  // tuner indices; -1: unknown (NCCL's pick could not be read)
+  int channels = 0;                   // as the rule set them; 0: NCCL decided
+  DecisionSource source = DecisionSource::kNccl;
+  std::string rule;  // the deciding rule's name; "" where NCCL decided
+
+  bool operator<(const TunerDecision& o) const {
+    return std::tie(algorithm, protocol, channels, source, rule) <
+           std::tie(o.algorithm, o.protocol, o.channels, o.source, o.rule);
+  }
+};
+using DecisionCounts = std::map<TunerDecision, uint64_t>;  // calls per decision
 
 struct CommunicatorRecord {
   std::string file;
@@ -30,6 +55,9 @@ struct CommunicatorRecord {
   std::string experiment, experimentHash, arm, policy, policyHash;
   // Durations per cell, over every choice (algorithm, protocol, channels) the communicator made there.
   std::map<uint64_t, stats::LogHistogram> timings;
+  // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
+  // entries).
+  std::map<uint64_t, DecisionCounts> decisions;
 };
 
 }  // namespace nccl_roce::fleet

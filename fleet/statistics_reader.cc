@@ -70,6 +70,67 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   return Status::ok();
 }
 
+// A name that is null (unknown) or one `parse` knows; false for anything else.
+template <typename Parse>
+bool nameOrNull(const json& object, const char* name, Parse parse, int* out) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return true;  // -1: unknown
+  if (!it->is_string()) return false;
+  std::optional<int> index = parse(it->get<std::string>());
+  if (!index) return false;
+  *out = *index;
+  return true;
+}
+
+std::optional<DecisionSource> sourceNamed(const std::string& name) {
+  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
+    if (name == decisionSourceName(s)) return s;
+  }
+  return std::nullopt;
+}
+
+// One line of "decisions": its cell, what ran, who chose it and how many calls.
+Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
+  std::string collective, source;
+  if (!d.is_object() || !stringField(d, "collective", &collective, false)) return invalid(where, "no collective");
+  std::optional<int> index = tuner::parseCollective(collective);
+  if (!index) return invalid(where, "unknown collective '" + collective + "'");
+  auto min = d.find("size_min");
+  if (min == d.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  TunerDecision decision;
+  if (!nameOrNull(d, "algorithm", tuner::parseAlgorithm, &decision.algorithm)) {
+    return invalid(where, "algorithm is neither null nor one of " + tuner::algorithmChoices());
+  }
+  if (!nameOrNull(d, "protocol", tuner::parseProtocol, &decision.protocol)) {
+    return invalid(where, "protocol is neither null nor one of " + tuner::protocolChoices());
+  }
+  auto channels = d.find("channels");
+  if (channels == d.end() || !channels->is_number_unsigned() || channels->get<uint64_t>() > 64) {
+    return invalid(where, "channels is not a whole number 0..64");
+  }
+  decision.channels = channels->get<int>();
+  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
+  if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
+  decision.source = *from;
+  if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");
+  auto count = d.find("count");
+  if (count == d.end() || !count->is_number_unsigned()) return invalid(where, "no count");
+  record.decisions[cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))][decision] += count->get<uint64_t>();
+  return Status::ok();
+}
+
+// "decisions" is written by the tuner; an entry only the profiler filled has none.
+Status readDecisions(const json& comm, const std::string& where, CommunicatorRecord& record) {
+  auto decisions = comm.find("decisions");
+  if (decisions == comm.end()) return Status::ok();
+  if (!decisions->is_array()) return invalid(where, "decisions is not a list");
+  for (size_t i = 0; i < decisions->size(); ++i) {
+    Status status = readDecision((*decisions)[i], where + " decisions[" + std::to_string(i) + "]", record);
+    if (!status.isOk()) return status;
+  }
+  return Status::ok();
+}
+
 Status readTiming(const json& timing, const std::string& where, CommunicatorRecord& record) {
   if (!timing.is_object()) return invalid(where, "timing is not an object");
   auto histogram = timing.find("histogram");
@@ -106,6 +167,8 @@ StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::strin
     Status status = readTiming(comm["timing"], where, r);
     if (!status.isOk()) return status;
   }
+  Status decisions = readDecisions(comm, where, r);
+  if (!decisions.isOk()) return decisions;
   return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "tuner/nccl_names.h"
+#include "tuner/rule_text.h"
 #include "tuner/value_range_text.h"
 
 namespace nccl_roce::sweep {
@@ -22,17 +23,10 @@ std::string sizeRange(uint64_t lo, uint64_t hi) {
 
 std::string policyCollective(const std::string& collective) {
   std::optional<int> c = tuner::parseCollective(collective);
-  return c ? toLower(tuner::collectiveName(*c)) : collective;
+  return c ? tuner::policyCollectiveName(*c) : collective;
 }
 
-std::string tomlString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+using tuner::tomlString;
 
 std::string scale(const FitSeries& s) {
   std::string out = std::to_string(s.key.ranks) + " ranks";
@@ -90,19 +84,16 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
         continue;
       }
       out += "\n# " + b.choice->describe() + " for " + sizeRange(b.lo, b.hi) + ": " + evidence(b) + ".\n";
-      out += "[[rule]]\n";
-      out += "name = " + tomlString(ruleName(s, b)) + "\n";
-      out += "collective = " + tomlString(policyCollective(s.key.collective)) + "\n";
-      out += "size = " + tomlString(sizeRange(b.lo, b.hi)) + "\n";
-      if (s.nodes > 0) out += "nodes = " + std::to_string(s.nodes) + "\n";
-      if (s.key.ranks > 0) out += "ranks = " + std::to_string(s.key.ranks) + "\n";
-      if (b.choice->algorithm >= 0) {
-        out += "algorithm = " + tomlString(toLower(tuner::algorithmName(b.choice->algorithm))) + "\n";
-      }
-      if (b.choice->protocol >= 0) {
-        out += "protocol = " + tomlString(toLower(tuner::protocolName(b.choice->protocol))) + "\n";
-      }
-      if (b.choice->channels > 0) out += "channels = " + std::to_string(b.choice->channels) + "\n";
+      tuner::RuleText rule;
+      rule.name = ruleName(s, b);
+      rule.collective = policyCollective(s.key.collective);
+      rule.bytes = tuner::ValueRange{b.lo, b.hi};
+      rule.nodes = s.nodes;
+      rule.ranks = s.key.ranks;
+      rule.algorithm = b.choice->algorithm;
+      rule.protocol = b.choice->protocol;
+      rule.channels = b.choice->channels;
+      out += tuner::formatRule(rule);
     }
   }
   return out;

@@ -58,6 +58,8 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.file = "sim.rank" + std::to_string(rank);
     r.commId = commId;
     r.rank = rank;
+    r.nRanks = spec.ranks;
+    r.nNodes = spec.nodes;
     r.fromStatistics = true;
     r.experiment = "sim";
     r.arm = arm;

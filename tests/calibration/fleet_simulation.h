@@ -19,6 +19,7 @@ struct FleetSpec {
   std::map<std::string, int> communicatorsPerArm{{"control", 20}, {"candidate", 20}};
   std::vector<int> buckets{14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26};  // 16K .. 64M-128M
   int ranks = 2;
+  int nodes = 2;                           // every communicator's node count
   int collectivesPerBucket = 100;          // per rank
   double communicatorSigma = 0.05;         // log-scale spread of a communicator's factor
   double bucketSigma = 0.02;               // ... of each of its buckets

@@ -1,72 +1,190 @@
 // Writes the statistics files of a simulated fleet, one per process (communicator rank), through the plugin's
-// own writer (plugin/timing_statistics.h, plugin/statistics_file.h), so `nccl-roce ab` can be shown on data
-// with a known truth (docs/ab-testing.md):
-//   synthetic_fleet DIR [SEED]
+// own writers (plugin/timing_statistics.h, plugin/statistics_file.h, tuner/decision_stats.h), so `nccl-roce ab`
+// and `nccl-roce ab fit` can be shown on data with a known truth (docs/ab-testing.md):
+//   synthetic_fleet DIR [SEED]          (DIR is created when missing)
 // 24 communicators per arm ("control", "candidate"), 2 ranks each, all-reduces of 16 KiB-128 MiB. The truth:
 // candidate is 7% faster in the 16K, 32K and 64K buckets, 4% slower in 32M and 64M, the same elsewhere.
+//   synthetic_fleet --exploration DIR [SEED]
+// Experiment "explore-allreduce": a control where NCCL decides (48 communicators) and three arms of 24 whose
+// policies force one configuration each by a rule over 16K..128M ("explore ring/ll", "explore ring/simple",
+// "explore tree/ll"), decided by the tuner's own decide() against a cost table where NCCL picks Ring/LL128. The
+// truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
+// ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "common/log.h"
+#include "common/strings.h"
 #include "plugin/statistics_file.h"
 #include "plugin/timing_statistics.h"
+#include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
+#include "tuner/compiled_policy.h"
+#include "tuner/decide.h"
+#include "tuner/decision_stats.h"
+#include "tuner/policy_toml.h"
 
 using namespace nccl_roce;
 
-int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: %s DIR [SEED]\n", argv[0]);
-    return 2;
-  }
-  std::string dir = argv[1];
-  fleet::calibration::FleetSpec spec;
-  spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
-  spec.seed = argc == 3 ? std::strtoull(argv[2], nullptr, 10) : 7;
-  for (int bucket : {14, 15, 16}) spec.effects["candidate"][bucket] = 0.93;
-  for (int bucket : {25, 26}) spec.effects["candidate"][bucket] = 1.04;
+namespace {
 
-  std::map<std::pair<uint64_t, int>, std::shared_ptr<profiler::CollectiveTracker>> trackers;
-  std::map<uint64_t, std::string> arms;
-  fleet::calibration::forEachMeasurement(
-      spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket, const std::vector<uint64_t>& durations) {
-        auto& tracker = trackers[{commId, rank}];
-        if (!tracker) tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
-        arms[commId] = arm;
-        uint64_t clock = 1'000'000;
-        for (uint64_t d : durations) {
-          void* coll = tracker->startCollective({4, uint64_t{3} << (bucket - 1), 1, 0, 1}, nullptr);
-          tracker->stopChannel(tracker->startChannel(coll, 0, clock), clock + d);
-          clock += d + 1000;
-        }
-      });
+constexpr int kAllReduce = 4;
+
+struct Arm {
+  std::string name, policyName, policyHash;
+  std::shared_ptr<const tuner::Policy> policy;  // null: NCCL decides
+  std::unique_ptr<tuner::CompiledPolicy> compiled;
+};
+
+struct Experiment {
+  std::string name, hash;
+  fleet::calibration::FleetSpec spec;
+  std::map<std::string, Arm> arms;
+  bool decisions = false;  // whether the tuner's decisions are written (exploration)
+};
+
+// One rank of one communicator: its profiler tracker and, when written, its tuner's decisions.
+struct Process {
+  std::shared_ptr<profiler::CollectiveTracker> tracker;
+  std::shared_ptr<tuner::DecisionStats> decisions = std::make_shared<tuner::DecisionStats>();
+  std::string arm;
+};
+
+Experiment decodeLl(uint64_t seed) {
+  Experiment e{"decode-ll", "0x00000000000051a7", {}, {}, false};
+  e.spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
+  e.spec.seed = seed;
+  for (int bucket : {14, 15, 16}) e.spec.effects["candidate"][bucket] = 0.93;
+  for (int bucket : {25, 26}) e.spec.effects["candidate"][bucket] = 1.04;
+  e.arms["control"] = Arm{"control", "inference", "0x1111111111111111", nullptr, nullptr};
+  e.arms["candidate"] = Arm{"candidate", "decode-ll", "0x2222222222222222", nullptr, nullptr};
+  return e;
+}
+
+// The explore arms' policies, parsed as the plugin parses them and compiled for the fleet's shape.
+Experiment exploration(uint64_t seed) {
+  Experiment e{"explore-allreduce", "0x00000000000e4b10", fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
+  e.spec.seed = seed;
+  e.arms["control"] = Arm{"control", "nccl", "", nullptr, nullptr};
+  for (const auto& explore : fleet::calibration::exploreArms()) {
+    std::string text = "[policy]\nname = \"" + explore.name + "\"\n[[rule]]\nname = \"" + explore.rule +
+                       "\"\ncollective = \"allreduce\"\nsize = \"16K..128M\"\nalgorithm = \"" +
+                       toLower(tuner::algorithmName(explore.algorithm)) + "\"\nprotocol = \"" +
+                       toLower(tuner::protocolName(explore.protocol)) + "\"\n";
+    tuner::PolicyDocument document = tuner::parsePolicyToml(text, explore.name + ".toml");
+    if (!document.ok() || !document.policy) std::abort();  // the program's own text
+    auto policy = std::make_shared<const tuner::Policy>(*document.policy);
+    e.arms[explore.name] =
+        Arm{explore.name, explore.name, format("0x%016llx", static_cast<unsigned long long>(tuner::fnv1a64(text))),
+            policy, std::make_unique<tuner::CompiledPolicy>(policy, e.spec.ranks, e.spec.nodes)};
+  }
+  return e;
+}
+
+// NCCL's cost table for an all-reduce on 2 nodes: Tree and Ring with every protocol, Ring/LL128 cheapest.
+tuner::CostTable costTable() {
+  static float entries[tuner::kMaxAlgorithms * tuner::kNumProtocols];
+  for (int a = 0; a < tuner::kMaxAlgorithms; ++a) {
+    for (int p = 0; p < tuner::kNumProtocols; ++p) entries[a * tuner::kNumProtocols + p] = a <= 1 ? 2.0f : -1.0f;
+  }
+  entries[fleet::calibration::kControlAlgorithm * tuner::kNumProtocols + fleet::calibration::kControlProtocol] = 1.0f;
+  return tuner::CostTable{entries, tuner::kMaxAlgorithms, tuner::kNumProtocols};
+}
+
+// One bucket's collectives of one rank: the tuner decides each (as getCollInfo), the profiler times it.
+void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& durations, bool decisions) {
+  const tuner::CostTable table = costTable();
+  tuner::CallInputs call{kAllReduce, uint64_t{3} << (bucket - 1), 1, 0};
+  tuner::Decision decision = arm.compiled ? tuner::decide(*arm.compiled, call, table) : tuner::Decision{};
+  int algorithm = 1, protocol = 0;  // what the decode-ll fleet has always recorded
+  if (decisions && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) std::abort();
+  if (decision.outcome == tuner::Decision::Outcome::kChosen)
+    algorithm = decision.algorithm, protocol = decision.protocol;
+  uint64_t clock = 1'000'000;
+  for (uint64_t d : durations) {
+    if (decisions) p.decisions->record(call, decision, table);
+    void* coll = p.tracker->startCollective({kAllReduce, call.bytes, algorithm, protocol, 1}, nullptr);
+    p.tracker->stopChannel(p.tracker->startChannel(coll, 0, clock), clock + d);
+    clock += d + 1000;
+  }
+}
+
+// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc statisticsOf).
+nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Process& p) {
+  nlohmann::ordered_json tuner;
+  tuner["experiment"] = e.name;
+  tuner["experiment_hash"] = e.hash;
+  tuner["policy"] = arm.policyName;
+  tuner["policy_hash"] = arm.policyHash;
+  tuner["arm"] = arm.name;
+  if (e.decisions) tuner.update(p.decisions->toJson(arm.policy ? *arm.policy : tuner::Policy()));
+  return tuner;
+}
+
+Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, size_t* communicators) {
+  std::map<std::pair<uint64_t, int>, Process> processes;
+  fleet::calibration::forEachMeasurement(e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
+                                                     const std::vector<uint64_t>& durations) {
+    Process& p = processes[{commId, rank}];
+    if (!p.tracker) p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
+    p.arm = arm;
+    run(p, e.arms.at(arm), bucket, durations, e.decisions);
+  });
   plugin::StatisticsRegistry statistics;
-  for (const auto& [key, tracker] : trackers) {
+  std::set<uint64_t> ids;
+  for (const auto& [key, p] : processes) {
     auto [commId, rank] = key;
-    const std::string& arm = arms[commId];
+    const Arm& arm = e.arms.at(p.arm);
     std::string path = dir + format("/pod-%016llx-rank%d.json", static_cast<unsigned long long>(commId), rank);
     plugin::StatisticsEntry entry = statistics.claim(path, commId, "profiler");
+    statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
+      return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
+    });
     profiler::CommunicatorTimings labels;
     labels.commId = commId;
-    labels.nRanks = spec.ranks;
-    labels.nNodes = spec.ranks;
+    labels.nRanks = e.spec.ranks;
+    labels.nNodes = e.spec.nodes;
     labels.rank = rank;
-    plugin::TimedCommunicator timed(labels, tracker, statistics, path, entry);
-    nlohmann::ordered_json tuner;  // what the tuner reports for an experiment arm (plugin/tuner_plugin.cc)
-    tuner["experiment"] = "decode-ll";
-    tuner["experiment_hash"] = "0x00000000000051a7";
-    tuner["policy"] = arm == "control" ? "inference" : "decode-ll";
-    tuner["policy_hash"] = arm == "control" ? "0x1111111111111111" : "0x2222222222222222";
-    tuner["arm"] = arm;
-    Status written = statistics.report(path, entry, tuner);
+    plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
+    Status written = statistics.report(path, entry, tunerFields(e, arm, p));
     if (written.isOk()) written = statistics.report(path, entry, plugin::timingStatistics(timed));
-    if (!written.isOk()) {
-      std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
-      return 1;
-    }
+    if (!written.isOk()) return written;
+    ids.insert(commId);
   }
-  std::printf("wrote %zu statistics files (%zu communicators) to %s\n", trackers.size(), arms.size(), dir.c_str());
+  *files = processes.size();
+  *communicators = ids.size();
+  return Status::ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool explore = argc > 1 && std::strcmp(argv[1], "--exploration") == 0;
+  int first = explore ? 2 : 1;
+  if (argc < first + 1 || argc > first + 2) {
+    std::fprintf(stderr, "usage: %s [--exploration] DIR [SEED]\n", argv[0]);
+    return 2;
+  }
+  std::string dir = argv[first];
+  uint64_t seed = argc == first + 2 ? std::strtoull(argv[first + 1], nullptr, 10) : 7;
+  std::error_code created;
+  std::filesystem::create_directories(dir, created);
+  if (created) {
+    std::fprintf(stderr, "synthetic_fleet: cannot create %s: %s\n", dir.c_str(), created.message().c_str());
+    return 1;
+  }
+  Experiment e = explore ? exploration(seed) : decodeLl(seed);
+  size_t files = 0, communicators = 0;
+  Status written = writeFleet(e, dir, &files, &communicators);
+  if (!written.isOk()) {
+    std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
+    return 1;
+  }
+  std::printf("wrote %zu statistics files (%zu communicators) to %s\n", files, communicators, dir.c_str());
   return 0;
 }

@@ -15,6 +15,8 @@ CommandResult runCommand(const std::string& commandLine);
 
 // The built `nccl-roce` binary in this build tree.
 std::string cliPath();
+// A program built in this build tree: binaryPath("tests/calibration/synthetic_fleet").
+std::string binaryPath(const std::string& relative);
 // A file of the source tree.
 std::string sourcePath(const std::string& relative);
 

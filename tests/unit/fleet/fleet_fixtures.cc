@@ -6,6 +6,33 @@
 
 namespace nccl_roce::fleet::testing {
 
+namespace {
+
+nlohmann::ordered_json orNull(const std::string& text) {
+  return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+}
+
+nlohmann::ordered_json decisionsOf(const CommEntry& c) {
+  nlohmann::ordered_json decisions = nlohmann::ordered_json::array();
+  for (const DecisionLine& d : c.decisions) {
+    nlohmann::ordered_json line;
+    line["collective"] = d.collective;
+    line["bucket"] = "ignored-by-readers";
+    line["size_min"] = d.sizeMin;
+    line["size_max"] = d.sizeMin * 2 - 1;
+    line["algorithm"] = orNull(d.algorithm);
+    line["protocol"] = orNull(d.protocol);
+    line["channels"] = d.channels;
+    line["source"] = d.source;
+    line["rule"] = orNull(d.rule);
+    line["count"] = d.count;
+    decisions.push_back(line);
+  }
+  return decisions;
+}
+
+}  // namespace
+
 std::string statisticsFile(const std::vector<CommEntry>& comms) {
   nlohmann::ordered_json doc;
   doc["schema"] = "nccl-roce.stats/2";
@@ -16,7 +43,7 @@ std::string statisticsFile(const std::vector<CommEntry>& comms) {
     nlohmann::ordered_json comm;
     comm["comm_id"] = c.commId;
     comm["n_ranks"] = 16;
-    comm["n_nodes"] = 2;
+    comm["n_nodes"] = c.nodes;
     comm["rank"] = c.rank;
     comm["experiment"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.experiment);
     comm["experiment_hash"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json("0x51a7");
@@ -27,7 +54,7 @@ std::string statisticsFile(const std::vector<CommEntry>& comms) {
     comm["calls"] = 100;
     comm["from_rules"] = 100;
     comm["unavailable"] = 0;
-    comm["decisions"] = nlohmann::ordered_json::array();
+    comm["decisions"] = decisionsOf(c);
     nlohmann::ordered_json timing;
     timing["histogram"] = {{"scheme", "log"}, {"relative_error", 0.01}, {"min_ns", 100}, {"bins", 1024}};
     timing["dropped"] = {{"unknown_event", 0}, {"missing_parent", 0}};

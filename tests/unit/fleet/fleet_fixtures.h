@@ -14,13 +14,27 @@ struct TimedKey {
   uint64_t count = 20;
 };
 
+// One line of the tuner's "decisions", as tuner/decision_stats.cc writes it.
+struct DecisionLine {
+  std::string collective = "AllReduce";
+  uint64_t sizeMin = 65536;
+  std::string algorithm = "Tree";  // "": null (unknown)
+  std::string protocol = "LL";
+  int channels = 0;
+  std::string source = "rule";
+  std::string rule = "decode-small";  // "": null
+  uint64_t count = 100;
+};
+
 struct CommEntry {
   std::string commId = "0x1f2e3d4c5b6a7980";
   std::string arm = "control";
   std::string policyHash = "0x1111111111111111";
   std::string experiment = "decode-ll";
   int rank = 0;
+  int nodes = 2;
   std::vector<TimedKey> keys{TimedKey{}};
+  std::vector<DecisionLine> decisions{DecisionLine{}};
 };
 
 // A statistics file (schema nccl-roce.stats/2) holding `comms`, in the plugin's layout.

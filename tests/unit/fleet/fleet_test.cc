@@ -57,6 +57,34 @@ TEST(Fleet, RanksThatDecidedDifferentlyAreNamedAndLeftOut) {
   EXPECT_EQ(fleet->communicators[0].commId, 0xb2u);
 }
 
+TEST(Fleet, ACommunicatorKeepsItsNodeCountAndTheDecisionsOfAllItsRanks) {
+  auto a = records({comm("0xa1", "control", 0, 40)}, "pod-0.json");
+  auto b = records({comm("0xa1", "control", 1, 44)}, "pod-1.json");
+  a.insert(a.end(), b.begin(), b.end());
+  StatusOr<Fleet> fleet = assembleFleet(a, {});
+  ASSERT_TRUE(fleet.isOk());
+  ASSERT_EQ(fleet->communicators.size(), 1u);
+  const FleetCommunicator& c = fleet->communicators[0];
+  EXPECT_EQ(c.nNodes, 2);
+  EXPECT_EQ(c.decisions.at(cellOf(4, 16)).at(TunerDecision{0, 0, 0, DecisionSource::kRule, "decode-small"}), 200u)
+      << "every rank's tuner counts its own calls";
+}
+
+TEST(Fleet, RanksReportingDifferentNodeCountsAreNamedAndLeftOut) {
+  CommEntry other = comm("0xa1", "control", 1, 40);
+  other.nodes = 4;
+  auto a = records({comm("0xa1", "control", 0, 40), comm("0xb2", "control", 0, 40)}, "pod-0.json");
+  auto b = records({other}, "pod-1.json");
+  a.insert(a.end(), b.begin(), b.end());
+  StatusOr<Fleet> fleet = assembleFleet(a, {});
+  ASSERT_TRUE(fleet.isOk());
+  ASSERT_EQ(fleet->errors.size(), 1u);
+  EXPECT_THAT(fleet->errors[0], HasSubstr("communicator 0x00000000000000a1: ranks disagree on the node count"));
+  EXPECT_THAT(fleet->errors[0], HasSubstr("pod-1.json"));
+  ASSERT_EQ(fleet->communicators.size(), 1u);
+  EXPECT_EQ(fleet->communicators[0].commId, 0xb2u);
+}
+
 TEST(Fleet, StatisticsFromDifferentExperimentsAreRefused) {
   CommEntry other = comm("0xa2", "control", 0, 40);
   other.experiment = "prefill-tree";

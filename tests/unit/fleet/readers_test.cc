@@ -32,6 +32,34 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   EXPECT_EQ(r.timings.at(cellOf(2, 20)).count(), 5u);
 }
 
+TEST(StatisticsReader, ReadsTheTunersDecisionsPerCellWhoMadeThemAndHowOften) {
+  CommEntry comm;
+  comm.decisions = {testing::DecisionLine{"AllReduce", 65536, "Ring", "LL", 0, "rule", "explore ring/ll", 90},
+                    testing::DecisionLine{"AllReduce", 65536, "Ring", "LL128", 0, "nccl", "", 10},
+                    testing::DecisionLine{"AllReduce", 1 << 20, "", "", 8, "unavailable", "explore tree/ll", 5}};
+  auto records = parseStatisticsFile(testing::statisticsFile({comm}), "pod-a.json");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  const CommunicatorRecord& r = (*records)[0];
+  EXPECT_EQ(r.nNodes, 2);
+  const DecisionCounts& at64K = r.decisions.at(cellOf(4, 16));
+  EXPECT_EQ(at64K.at(TunerDecision{1, 0, 0, DecisionSource::kRule, "explore ring/ll"}), 90u);
+  EXPECT_EQ(at64K.at(TunerDecision{1, 1, 0, DecisionSource::kNccl, ""}), 10u);
+  EXPECT_EQ(r.decisions.at(cellOf(4, 20)).at(TunerDecision{-1, -1, 8, DecisionSource::kUnavailable, "explore tree/ll"}),
+            5u)
+      << "an unknown algorithm and protocol (null) read as -1";
+}
+
+TEST(StatisticsReader, AnEntryWithoutDecisionsReadsWithNone) {
+  CommEntry comm;
+  std::string text = testing::statisticsFile({comm});
+  size_t at = text.find("\"decisions\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"decisions\"").size(), "\"other\"");  // a profiler-only entry
+  auto records = parseStatisticsFile(text, "pod-a.json");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  EXPECT_TRUE((*records)[0].decisions.empty());
+}
+
 TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
   std::string good = testing::statisticsFile({CommEntry{}});
   auto replaced = [&](const std::string& from, const std::string& to) {
@@ -48,6 +76,12 @@ TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
       {replaced("\"count\": 20", "\"count\": 21"), "bins hold 20"},                // counts that do not add up
       {replaced("\"bins\": 1024", "\"bins\": 2048"), "1024 bins"},                 // another histogram scheme
       {replaced("\"arm\": \"control\"", "\"arm\": 7"), "arm is not a string"},
+      {replaced("\"algorithm\": \"Tree\"", "\"algorithm\": \"Star\""), "decisions[0]: algorithm is neither null"},
+      {replaced("\"protocol\": \"LL\"", "\"protocol\": 3"), "protocol is neither null"},  // decisions come first
+      {replaced("\"channels\": 0", "\"channels\": 99"), "channels is not a whole number 0..64"},
+      {replaced("\"source\": \"rule\"", "\"source\": \"tuner\""), "source is not"},
+      {replaced("\"rule\": \"decode-small\"", "\"rule\": 4"), "rule is neither null nor a string"},
+      {replaced("\"decisions\": [", "\"decisions\": 5, \"was\": ["), "decisions is not a list"},
       {"[]", "schema"},
   };
   for (const auto& [text, why] : cases) {

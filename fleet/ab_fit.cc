@@ -1,0 +1,237 @@
+#include "fleet/ab_fit.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "stats/winner_selection.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+// One arm's communicators in one (node count, cell): a value each, and what its tuner decided there.
+struct ArmSide {
+  std::vector<double> values;  // geometric mean of each communicator's collectives, microseconds
+  uint64_t collectives = 0;
+  DecisionCounts decisions;
+};
+using GroupKey = std::pair<int, uint64_t>;  // node count, cell
+using Groups = std::map<GroupKey, std::map<std::string, ArmSide>>;
+
+// Every communicator with an arm and a node count, as a unit of the cells where it timed enough collectives.
+Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
+  Groups groups;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (c.arm.empty() || c.nNodes <= 0) continue;
+    for (const auto& [cell, histogram] : c.timings) {
+      if (histogram.count() < minCollectives) continue;
+      std::optional<double> mean = histogram.geometricMeanNs();
+      if (!mean || !(*mean > 0)) continue;
+      ArmSide& side = groups[{c.nNodes, cell}][c.arm];
+      side.values.push_back(*mean / 1000.0);
+      side.collectives += histogram.count();
+      auto decided = c.decisions.find(cell);
+      if (decided == c.decisions.end()) continue;
+      for (const auto& [decision, calls] : decided->second) side.decisions[decision] += calls;
+    }
+  }
+  return groups;
+}
+
+// The arms present, with notes on communicators that cannot count; an error when there is nothing to compare.
+Status censusOfArms(const Fleet& fleet, AbFit* fit) {
+  int withoutArm = 0, withoutNodes = 0;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (c.timings.empty()) continue;
+    if (c.arm.empty()) {
+      ++withoutArm;
+    } else if (c.nNodes <= 0) {
+      ++withoutNodes;
+    } else {
+      ++fit->communicatorsPerArm[c.arm];
+    }
+  }
+  if (fleet.withoutArm > 0) {
+    fit->notes.push_back(std::to_string(fleet.withoutArm) +
+                         " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
+  }
+  if (withoutArm > 0) {
+    fit->notes.push_back(std::to_string(withoutArm) + " timed communicator(s) ran no experiment arm: left out");
+  }
+  if (withoutNodes > 0) {
+    fit->notes.push_back(std::to_string(withoutNodes) +
+                         " timed communicator(s) do not say their node count (no tuner entry): left out");
+  }
+  std::string seen;
+  for (const auto& [arm, n] : fit->communicatorsPerArm) seen += (seen.empty() ? "" : ", ") + arm;
+  if (fit->communicatorsPerArm.count(fit->control) == 0) {
+    return Status(StatusCode::kFailedPrecondition, "no timed communicator of the control arm '" + fit->control +
+                                                       "' (arms with timings: " + (seen.empty() ? "none" : seen) +
+                                                       "); name it with --control");
+  }
+  if (fit->communicatorsPerArm.size() < 2) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "only the control arm '" + fit->control + "' has timed communicators: nothing to fit");
+  }
+  return Status::ok();
+}
+
+// Cells an arm could not be challenged in for want of communicators, for one note per arm, node count and
+// collective, and for the refusal's advice.
+struct Thin {
+  std::map<std::tuple<std::string, int, int>, std::string> leftOut;  // (arm, nodes, collective) -> buckets
+  std::map<std::string, int> mostPerArm;                             // communicators in any one bucket
+};
+
+void noteThin(Thin& thin, const std::string& arm, const GroupKey& key, int control, int communicators) {
+  std::string& buckets = thin.leftOut[{arm, key.first, collectiveOfCell(key.second)}];
+  buckets += (buckets.empty() ? "" : ", ") + describeBucket(bucketOfCell(key.second)) + " (" + std::to_string(control) +
+             "/" + std::to_string(communicators) + ")";
+}
+
+// One cell's challenges: every arm with enough communicators there, against the control.
+CellFit challengesAt(const GroupKey& key, const std::map<std::string, ArmSide>& arms, const AbFitOptions& o, Thin& thin,
+                     AbFit* fit) {
+  static const ArmSide kNone;
+  auto found = arms.find(o.control);
+  const ArmSide& control = found == arms.end() ? kNone : found->second;
+  CellFit cf;
+  cf.nodes = key.first;
+  cf.cell = key.second;
+  cf.communicatorsControl = static_cast<int>(control.values.size());
+  for (const auto& [arm, side] : arms) {
+    if (arm == o.control) continue;
+    int n = static_cast<int>(side.values.size());
+    int& most = thin.mostPerArm[arm];
+    most = std::max(most, n);
+    if (cf.communicatorsControl < o.settings.minUnits || n < o.settings.minUnits) {
+      noteThin(thin, arm, key, cf.communicatorsControl, n);
+      continue;
+    }
+    StatusOr<stats::RatioInterval> vs =
+        stats::ratioOfGeometricMeans(control.values, side.values, o.settings.confidence);
+    if (!vs.isOk()) {
+      fit->notes.push_back(describeCell(key.second) + " on " + std::to_string(key.first) + " nodes: arm '" + arm +
+                           "' not compared: " + vs.status().message());
+      continue;
+    }
+    ArmChallenge challenge{arm, *vs, control.collectives, side.collectives, std::nullopt, ""};
+    challenge.configuration = configurationOf(side.decisions, &challenge.whyNoConfiguration);
+    cf.challenges.push_back(std::move(challenge));
+  }
+  return cf;
+}
+
+void addThinNotes(const Thin& thin, const AbFitOptions& o, AbFit* fit) {
+  for (const auto& [where, buckets] : thin.leftOut) {
+    const auto& [arm, nodes, collective] = where;
+    fit->notes.push_back("arm '" + arm + "' on " + std::to_string(nodes) + " nodes, " +
+                         tuner::collectiveName(collective) + ": left out where the control or the arm has fewer than " +
+                         std::to_string(o.settings.minUnits) + " communicators (control/arm): " + buckets);
+  }
+}
+
+// What to collect: who has too few communicators, and how to get more.
+Status tooLittleEvidence(const Thin& thin, int mostControl, const AbFitOptions& o) {
+  std::string arms, lacking;
+  for (const auto& [arm, most] : thin.mostPerArm) {
+    arms += std::string(arms.empty() ? "arm '" : ", '") + arm + "' " + (arms.empty() ? "has " : "") + "at most " +
+            std::to_string(most);
+    if (most < o.settings.minUnits) lacking += (lacking.empty() ? "'" : ", '") + arm + "'";
+  }
+  if (arms.empty()) arms = "no arm has any";
+  if (mostControl < o.settings.minUnits) {
+    lacking += (lacking.empty() ? "the control '" : " and the control '") + o.control + "'";
+  }
+  std::string advice = lacking.empty()
+                           ? "the arms and the control never reach it in the same bucket and node count: run "
+                             "the experiment longer (more communicators)"
+                           : "run the experiment longer (more communicators) or raise the weight of " + lacking;
+  std::string needed = std::to_string(o.settings.minUnits);
+  return Status(StatusCode::kFailedPrecondition,
+                "too little evidence to fit a policy: " + arms + " communicators per size bucket and node count (the " +
+                    "control '" + o.control + "' at most " + std::to_string(mostControl) + "); ab fit needs " + needed +
+                    " of an arm and " + needed + " of the control in the same bucket, each with at least " +
+                    std::to_string(o.minCollectives) + " collectives there: " + advice);
+}
+
+// The control arm's own rules: where the fitted policy has no rule NCCL decides, which is not what the control
+// ran if its policy decided by rules.
+void noteControlRules(const Groups& groups, AbFit* fit) {
+  uint64_t calls = 0, byRules = 0;
+  for (const CellFit& cf : fit->cells) {
+    const auto& arms = groups.at({cf.nodes, cf.cell});
+    auto control = arms.find(fit->control);
+    if (control == arms.end()) continue;
+    for (const auto& [decision, n] : control->second.decisions) {
+      calls += n;
+      if (decision.source == DecisionSource::kRule) byRules += n;
+    }
+  }
+  if (byRules == 0) return;
+  fit->notes.push_back(
+      format("the control arm '%s' decided %.0f%% of its calls in the fitted buckets by its own "
+             "policy's rules: where this policy has no rule NCCL decides, not that policy; put "
+             "these rules ahead of the control policy's to keep both",
+             fit->control.c_str(), 100.0 * static_cast<double>(byRules) / static_cast<double>(calls)));
+}
+
+// Winners, across every challenge of the fit at once; notes on winners that cannot be written as rules.
+void chooseWinners(const AbFitOptions& o, AbFit* fit) {
+  std::vector<stats::Challenge> challenges;
+  std::vector<std::pair<size_t, size_t>> at;  // (cell, challenge) of each
+  for (size_t i = 0; i < fit->cells.size(); ++i) {
+    for (size_t j = 0; j < fit->cells[i].challenges.size(); ++j) {
+      challenges.push_back(stats::Challenge{i, fit->cells[i].challenges[j].vsControl});
+      at.emplace_back(i, j);
+    }
+  }
+  fit->challenges = static_cast<int>(challenges.size());
+  std::vector<std::optional<size_t>> winners =
+      stats::selectWinners(challenges, fit->cells.size(), o.settings, stats::FalseWinControl::kFalseDiscoveryRate);
+  for (size_t i = 0; i < winners.size(); ++i) {
+    if (!winners[i]) continue;
+    CellFit& cf = fit->cells[i];
+    cf.winner = at[*winners[i]].second;
+    const ArmChallenge& w = cf.challenges[*cf.winner];
+    if (w.configuration) continue;
+    fit->notes.push_back(format(
+        "%s on %d nodes: arm '%s' beat the control (ratio %.3f) but what it ran there "
+        "cannot be written as a rule (%s): no rule",
+        describeCell(cf.cell).c_str(), cf.nodes, w.arm.c_str(), w.vsControl.ratio, w.whyNoConfiguration.c_str()));
+  }
+}
+
+}  // namespace
+
+StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
+  AbFit fit;
+  fit.experiment = fleet.experiment;
+  fit.control = options.control;
+  fit.options = options;
+  fit.errors = fleet.errors;
+  fit.policyName =
+      !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
+  Status arms = censusOfArms(fleet, &fit);
+  if (!arms.isOk()) return arms;
+  Groups groups = groupUnits(fleet, options.minCollectives);
+  Thin thin;
+  int mostControl = 0;
+  for (const auto& [key, sides] : groups) {
+    CellFit cf = challengesAt(key, sides, options, thin, &fit);
+    mostControl = std::max(mostControl, cf.communicatorsControl);
+    if (!cf.challenges.empty()) fit.cells.push_back(std::move(cf));
+  }
+  if (fit.cells.empty()) return tooLittleEvidence(thin, mostControl, options);
+  addThinNotes(thin, options, &fit);
+  chooseWinners(options, &fit);
+  noteControlRules(groups, &fit);
+  fit.rules = mergeRules(fit.cells);
+  return fit;
+}
+
+}  // namespace nccl_roce::fleet

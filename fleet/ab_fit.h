@@ -1,0 +1,107 @@
+// `nccl-roce ab fit`: a tuner policy from a live experiment's fleet statistics. Per node count, collective and
+// size bucket, every arm other than the control is a challenge to the control arm, with the communicator as the
+// unit (one value per communicator and cell: the geometric mean of its collectives there, as `nccl-roce ab`
+// computes it); communicators of different node counts never pool. An arm wins a cell when it is faster than
+// the control beyond the noise and by at least the minimum effect; among winners the fastest. Its rule is the
+// configuration that arm's tuner actually ran there, read from the decisions the statistics files hold; neighbouring
+// measured buckets with the same winner and configuration merge into one rule.
+//
+// False wins are controlled across every challenge of one fit by the false discovery rate (Benjamini-Hochberg, as
+// `sweep fit`): among the rules written, the expected share that are not really faster is at most
+// 1 - confidence, and with no real gain anywhere the fit writes no rule at least that often (calibrated in
+// tests/calibration/ab_fit_calibration_test.cc).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "fleet/fleet.h"
+#include "stats/ratio_interval.h"
+#include "stats/settings.h"
+
+namespace nccl_roce::fleet {
+
+// The fewest communicators of an arm, and of the control, in a size bucket for a challenge there. The calibration
+// (docs/ab-testing.md, "Fitting a policy from the fleet": 3 arms, 13 buckets, fleet noise) finds 8% gains in 92%
+// and 10% gains in 99% of the buckets that have one from this count on, and the share of false rules at or below
+// the nominal rate; with 8 per arm, 79% and a share of 6%. 5% gains need about 20 per arm.
+inline constexpr int kAbFitMinCommunicators = 10;
+
+// An arm's calls in a cell must have been decided this often by one rule-made configuration for that
+// configuration to be what the arm ran there.
+inline constexpr double kAbFitRuleShare = 0.9;
+
+struct AbFitOptions {
+  std::string control = "control";
+  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
+  // A rule needs the arm at least 2% faster: switching algorithms has costs a bucket's mean does not show
+  // (first-use connection set-up, buffers of other sizes), as in `sweep fit`.
+  stats::Settings settings{0.95, 0.02, kAbFitMinCommunicators};
+  std::string policyName;  // default: "<experiment>-fit"
+};
+
+// The configuration an arm's tuner ran in a cell when its rules decided it.
+struct ArmConfiguration {
+  int algorithm = -1, protocol = -1;  // -1: the rule left it to NCCL and NCCL's pick is unknown
+  int channels = 0;                   // 0: NCCL decides
+  std::string rule;                   // the arm policy's deciding rule
+  double share = 0;                   // of the arm's calls in the cell
+
+  bool sameChoice(const ArmConfiguration& o) const {
+    return algorithm == o.algorithm && protocol == o.protocol && channels == o.channels;
+  }
+  std::string describe() const;  // "Ring/LL", "Tree/Simple, 8 channels"
+};
+
+struct ArmChallenge {
+  std::string arm;
+  stats::RatioInterval vsControl;  // arm / control: below 1 means the arm is faster
+  uint64_t collectivesControl = 0, collectivesArm = 0;
+  std::optional<ArmConfiguration> configuration;  // none: what the arm ran there cannot be written as a rule
+  std::string whyNoConfiguration;
+};
+
+// One (node count, collective, size bucket) where the control and at least one arm had enough communicators.
+struct CellFit {
+  int nodes = 0;
+  uint64_t cell = 0;  // collective and bucket (fleet_records.h)
+  int communicatorsControl = 0;
+  std::vector<ArmChallenge> challenges;  // the arms with enough communicators here
+  std::optional<size_t> winner;          // into challenges: the fastest that beat the control beyond the noise
+  bool ruled() const { return winner && challenges[*winner].configuration.has_value(); }
+};
+
+// Neighbouring buckets of one node count and collective won by one arm with one configuration.
+struct FittedRule {
+  int nodes = 0, collective = 0, firstBucket = 0, lastBucket = 0;
+  std::string arm;
+  ArmConfiguration configuration;
+  std::vector<size_t> cells;  // into AbFit::cells, one per bucket, ascending
+};
+
+struct AbFit {
+  std::string experiment, control, policyName;
+  std::map<std::string, int> communicatorsPerArm;  // timed communicators with a known node count
+  std::vector<CellFit> cells;                      // by node count, then cell
+  std::vector<FittedRule> rules;
+  int challenges = 0;               // arm x cell comparisons made: the family the false discovery rate is over
+  std::vector<std::string> errors;  // from the fleet: communicators left out, named
+  std::vector<std::string> notes;   // groups left out, winners that cannot be rules, the control's own rules
+  AbFitOptions options;
+};
+
+// kFailedPrecondition with what to collect when nothing can be fitted: no control arm, no other arm, or no cell
+// where the control and some arm both have options.settings.minUnits communicators.
+StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options);
+
+// What an arm ran in a cell, from its calls' decisions there (over its communicators): the configuration its
+// rules chose for at least kAbFitRuleShare of the calls, else nullopt with the reason in *why.
+std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std::string* why);
+
+// The rules of a fit's cells: consecutive measured buckets merge when one arm won both with one configuration.
+std::vector<FittedRule> mergeRules(const std::vector<CellFit>& cells);
+
+}  // namespace nccl_roce::fleet

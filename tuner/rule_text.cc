@@ -1,0 +1,50 @@
+#include "tuner/rule_text.h"
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "tuner/nccl_names.h"
+#include "tuner/value_range_text.h"
+
+namespace nccl_roce::tuner {
+
+std::string tomlString(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += format("\\u%04x", byte);
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string tomlCommentText(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string policyCollectiveName(int collective) {
+  return toLower(collectiveName(collective));
+}
+
+std::string formatRule(const RuleText& r) {
+  std::string out = "[[rule]]\n";
+  if (!r.name.empty()) out += "name = " + tomlString(r.name) + "\n";
+  if (!r.collective.empty()) out += "collective = " + tomlString(r.collective) + "\n";
+  out += "size = " + tomlString(formatValueRange(r.bytes, RangeUnit::kBytes)) + "\n";
+  if (r.nodes > 0) out += "nodes = " + std::to_string(r.nodes) + "\n";
+  if (r.ranks > 0) out += "ranks = " + std::to_string(r.ranks) + "\n";
+  if (r.algorithm >= 0) out += "algorithm = " + tomlString(toLower(algorithmName(r.algorithm))) + "\n";
+  if (r.protocol >= 0) out += "protocol = " + tomlString(toLower(protocolName(r.protocol))) + "\n";
+  if (r.channels > 0) out += "channels = " + std::to_string(r.channels) + "\n";
+  return out;
+}
+
+}  // namespace nccl_roce::tuner
