@@ -5,9 +5,10 @@
 // 24 communicators per arm ("control", "candidate"), 2 ranks each, all-reduces of 16 KiB-128 MiB. The truth:
 // candidate is 7% faster in the 16K, 32K and 64K buckets, 4% slower in 32M and 64M, the same elsewhere.
 //   synthetic_fleet --exploration DIR [SEED]
-// Experiment "explore-allreduce": a control where NCCL decides (48 communicators) and three arms of 24 whose
-// policies force one configuration each by a rule over 16K..128M ("explore ring/ll", "explore ring/simple",
-// "explore tree/ll"), decided by the tuner's own decide() against a cost table where NCCL picks Ring/LL128. The
+// Experiment "explore-allreduce" ([experiment.explore], loaded as the plugin loads it): a control where NCCL
+// decides (48 communicators) and three generated arms of 24 whose rules force one configuration each over
+// 16K..128M ("explore ring/ll", "explore ring/simple", "explore tree/ll"), decided by the tuner's own decide()
+// against a cost table where NCCL picks Ring/LL128. The
 // truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
 // ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
 #include <cstdio>
@@ -27,7 +28,7 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_stats.h"
-#include "tuner/policy_toml.h"
+#include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
 
@@ -66,22 +67,40 @@ Experiment decodeLl(uint64_t seed) {
   return e;
 }
 
-// The explore arms' policies, parsed as the plugin parses them and compiled for the fleet's shape.
+// The experiment docs/ab-testing.md shows: its generated arms are the simulation's explore arms (and
+// explore-tree-simple, which the simulated fleet leaves without communicators).
+const char* const kExplorationExperiment = R"([experiment]
+name = "explore-allreduce"
+[[experiment.arm]]
+name = "control"
+policy = "nccl"
+weight = 70
+[experiment.explore]
+weight = 30
+collective = "allreduce"
+size = "16K..128M"
+algorithm = ["ring", "tree"]
+protocol = ["ll", "simple"]
+)";
+
+std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
+
+// The explore arms' policies as the plugin loads them from the experiment, compiled for the fleet's shape.
 Experiment exploration(uint64_t seed) {
-  Experiment e{"explore-allreduce", "0x00000000000e4b10", fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
+  auto active = tuner::loadPolicyText(kExplorationExperiment, "explore-allreduce.toml", nullptr);
+  if (!active->error().empty() || !active->experiment() || !active->experiment()->explore) std::abort();  // ours
+  const tuner::Experiment& experiment = *active->experiment();
+  Experiment e{experiment.name, hex(experiment.contentHash), fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
   e.spec.seed = seed;
   e.arms["control"] = Arm{"control", "nccl", "", nullptr, nullptr};
+  for (const tuner::ExperimentArm& generated : experiment.explore->arms) {
+    if (e.spec.communicatorsPerArm.count(generated.name) == 0) continue;
+    const auto& policy = generated.policy;
+    e.arms[generated.name] = Arm{generated.name, policy->name, hex(policy->contentHash), policy,
+                                 std::make_unique<tuner::CompiledPolicy>(policy, e.spec.ranks, e.spec.nodes)};
+  }
   for (const auto& explore : fleet::calibration::exploreArms()) {
-    std::string text = "[policy]\nname = \"" + explore.name + "\"\n[[rule]]\nname = \"" + explore.rule +
-                       "\"\ncollective = \"allreduce\"\nsize = \"16K..128M\"\nalgorithm = \"" +
-                       toLower(tuner::algorithmName(explore.algorithm)) + "\"\nprotocol = \"" +
-                       toLower(tuner::protocolName(explore.protocol)) + "\"\n";
-    tuner::PolicyDocument document = tuner::parsePolicyToml(text, explore.name + ".toml");
-    if (!document.ok() || !document.policy) std::abort();  // the program's own text
-    auto policy = std::make_shared<const tuner::Policy>(*document.policy);
-    e.arms[explore.name] =
-        Arm{explore.name, explore.name, format("0x%016llx", static_cast<unsigned long long>(tuner::fnv1a64(text))),
-            policy, std::make_unique<tuner::CompiledPolicy>(policy, e.spec.ranks, e.spec.nodes)};
+    if (e.arms.count(explore.name) == 0) std::abort();  // the simulation's arms are among the generated ones
   }
   return e;
 }
