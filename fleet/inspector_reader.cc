@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/file.h"
+#include "fleet/json_fields.h"
 #include "tuner/decision_stats.h"
 #include "tuner/nccl_names.h"
 
@@ -43,25 +44,13 @@ std::vector<std::pair<size_t, std::string>> topLevelObjects(const std::string& t
   return objects;
 }
 
-bool hexId(const json& value, uint64_t* out) {
-  if (!value.is_string()) return false;
-  const std::string& text = value.get_ref<const std::string&>();
-  if (text.size() < 3 || text.size() > 18 || text.compare(0, 2, "0x") != 0) return false;
-  size_t used = 0;
-  try {
-    *out = std::stoull(text.substr(2), &used, 16);
-  } catch (...) {
-    return false;
-  }
-  return used == text.size() - 2;
-}
-
 // One collective's record into its communicator's; false with *error when it does not read.
 bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, CommunicatorRecord>& records,
                    const std::string& file, std::string* error) {
   const json& header = o.contains("header") ? o["header"] : json();
   const json& metadata = o.contains("metadata") ? o["metadata"] : json();
-  std::string version = metadata.is_object() ? metadata.value("inspector_output_format_version", "") : "";
+  std::string version;
+  if (metadata.is_object()) stringField(metadata, "inspector_output_format_version", &version);
   if (version != kInspectorFormat) {
     *error = "Inspector output format '" + version + "', this version reads " + kInspectorFormat;
     return false;
@@ -69,27 +58,36 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
   if (!o.contains("coll_perf")) return true;  // point-to-point
   const json& perf = o["coll_perf"];
   uint64_t id = 0;
-  if (!header.is_object() || !hexId(header.value("id", json()), &id) || !header.value("rank", json()).is_number_integer() ||
-      !perf.is_object() || !perf.value("coll", json()).is_string() ||
-      !perf.value("coll_msg_size_bytes", json()).is_number_unsigned() ||
+  std::string idText;
+  int rank = -1, nRanks = 0, nNodes = 0;
+  if (!header.is_object() || !stringField(header, "id", &idText, false) || !hexId(idText, &id) ||
+      !intField(header, "rank", 0, INT32_MAX, &rank) || rank < 0 || !perf.is_object() ||
+      !perf.value("coll", json()).is_string() || !perf.value("coll_msg_size_bytes", json()).is_number_unsigned() ||
       !perf.value("coll_exec_time_us", json()).is_number()) {
     *error = "not an Inspector collective record (header.id, header.rank, coll_perf.coll, coll_msg_size_bytes, "
              "coll_exec_time_us)";
     return false;
   }
+  if (!intField(header, "n_ranks", 0, INT32_MAX, &nRanks) || !intField(header, "nnodes", 0, INT32_MAX, &nNodes)) {
+    *error = "header.n_ranks or header.nnodes is not a whole number";
+    return false;
+  }
   std::optional<int> collective = tuner::parseCollective(perf["coll"].get<std::string>());
   if (!collective) return true;  // AllGatherV and others the tuner never decides
-  CommunicatorRecord& r = records[{id, header["rank"].get<int>()}];
+  double ns = perf["coll_exec_time_us"].get<double>() * 1000.0;
+  if (!(ns >= 0) || ns >= 1e18) {  // negative, NaN, or centuries: not a duration (and past uint64_t's range)
+    *error = "coll_exec_time_us is not a duration";
+    return false;
+  }
+  CommunicatorRecord& r = records[{id, rank}];
   r.file = file;
   r.commId = id;
-  r.rank = header["rank"].get<int>();
-  r.nRanks = header.value("n_ranks", 0);
-  r.nNodes = header.value("nnodes", 0);
+  r.rank = rank;
+  r.nRanks = nRanks;
+  r.nNodes = nNodes;
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
   if (*collective == kAllGather || *collective == kReduceScatter) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  double us = perf["coll_exec_time_us"].get<double>();
-  if (!(us >= 0)) return true;
-  r.timings[cellOf(*collective, tuner::sizeBucket(bytes))].record(static_cast<uint64_t>(us * 1000.0));
+  r.timings[cellOf(*collective, tuner::sizeBucket(bytes))].record(static_cast<uint64_t>(ns));
   return true;
 }
 

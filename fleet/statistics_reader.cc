@@ -4,6 +4,7 @@
 
 #include "common/file.h"
 #include "common/strings.h"
+#include "fleet/json_fields.h"
 #include "tuner/decision_stats.h"
 #include "tuner/nccl_names.h"
 
@@ -15,28 +16,6 @@ using nlohmann::json;
 
 Status invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kParseError, file + ": " + what);
-}
-
-// A string member, or "" for null/absent when `optional`; false when present with another type.
-bool stringField(const json& object, const char* name, std::string* out, bool optional = true) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return optional;
-  if (!it->is_string()) return false;
-  *out = it->get<std::string>();
-  return true;
-}
-
-bool hexId(const std::string& text, uint64_t* out) {
-  if (text.size() < 3 || text.size() > 18 || text.compare(0, 2, "0x") != 0) return false;
-  uint64_t value = 0;
-  for (size_t i = 2; i < text.size(); ++i) {
-    char c = text[i];
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (digit < 0) return false;
-    value = value << 4 | static_cast<uint64_t>(digit);
-  }
-  *out = value;
-  return true;
 }
 
 // One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
@@ -134,8 +113,9 @@ Status readDecisions(const json& comm, const std::string& where, CommunicatorRec
 Status readTiming(const json& timing, const std::string& where, CommunicatorRecord& record) {
   if (!timing.is_object()) return invalid(where, "timing is not an object");
   auto histogram = timing.find("histogram");
+  int bins = 0;
   if (histogram == timing.end() || !histogram->is_object() || histogram->value("scheme", "") != "log" ||
-      histogram->value("bins", 0) != stats::LogHistogram::kBins ||
+      !intField(*histogram, "bins", 0, INT32_MAX, &bins) || bins != stats::LogHistogram::kBins ||
       histogram->value("relative_error", 0.0) != stats::LogHistogram::kRelativeError) {
     return invalid(where, "timing.histogram is not the 1% log scheme of 1024 bins this version reads");
   }
@@ -160,9 +140,12 @@ StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::strin
                            {"arm", &r.arm}, {"policy", &r.policy}, {"policy_hash", &r.policyHash}}) {
     if (!stringField(comm, name, out)) return invalid(where, std::string(name) + " is not a string");
   }
-  r.nRanks = comm.value("n_ranks", 0);
-  r.nNodes = comm.value("n_nodes", 0);
-  if (comm.contains("rank") && comm["rank"].is_number_integer()) r.rank = comm["rank"].get<int>();
+  // NCCL's communicators hold at most a few hundred thousand ranks; anything past int's range is not a count.
+  if (!intField(comm, "n_ranks", 0, INT32_MAX, &r.nRanks)) return invalid(where, "n_ranks is not a whole number");
+  if (!intField(comm, "n_nodes", 0, INT32_MAX, &r.nNodes)) return invalid(where, "n_nodes is not a whole number");
+  int rank = -1;
+  if (!intField(comm, "rank", 0, INT32_MAX, &rank)) return invalid(where, "rank is not a whole number");
+  if (rank >= 0) r.rank = rank;
   if (comm.contains("timing")) {
     Status status = readTiming(comm["timing"], where, r);
     if (!status.isOk()) return status;

@@ -82,6 +82,11 @@ TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
       {replaced("\"source\": \"rule\"", "\"source\": \"tuner\""), "source is not"},
       {replaced("\"rule\": \"decode-small\"", "\"rule\": 4"), "rule is neither null nor a string"},
       {replaced("\"decisions\": [", "\"decisions\": 5, \"was\": ["), "decisions is not a list"},
+      // Numbers no conversion may take: a fraction, one past int's range, a float past every integer's.
+      {replaced("\"n_ranks\": 16", "\"n_ranks\": 1.5"), "n_ranks is not a whole number"},
+      {replaced("\"n_nodes\": 2", "\"n_nodes\": 2147483648"), "n_nodes is not a whole number"},
+      {replaced("\"rank\": 0", "\"rank\": 6.6e86"), "rank is not a whole number"},
+      {replaced("\"bins\": 1024", "\"bins\": 1024.5"), "1024 bins"},
       {"[]", "schema"},
   };
   for (const auto& [text, why] : cases) {
@@ -120,6 +125,31 @@ TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnError) {
   EXPECT_THAT(truncated.status().message(), HasSubstr("cut.log: line 2"));
   auto empty = parseInspectorDump("", "empty.log");
   EXPECT_FALSE(empty.isOk());
+}
+
+// Found by fuzzing: nlohmann leaves a float such as 6.7e86 read as an int undefined. Every number is checked
+// for its type and range first, and a record that fails is an error naming the file and line.
+TEST(InspectorReader, NumbersOfTheWrongTypeOrRangeAreErrorsNotConversions) {
+  std::string good = testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41);
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {replaced("\"nnodes\":2", "\"nnodes\":666666666666666666666666666666666666666666661"), "header.nnodes"},
+      {replaced("\"n_ranks\":16", "\"n_ranks\":-3"), "header.n_ranks"},
+      {replaced("\"rank\":0", "\"rank\":0.5"), "header.rank"},
+      {replaced("\"coll_exec_time_us\":41", "\"coll_exec_time_us\":1e300"), "coll_exec_time_us is not a duration"},
+      {replaced("\"coll_exec_time_us\":41", "\"coll_exec_time_us\":-41"), "coll_exec_time_us is not a duration"},
+  };
+  for (const auto& [text, why] : cases) {
+    auto records = parseInspectorDump(text, "dump.log");
+    ASSERT_FALSE(records.isOk()) << why;
+    EXPECT_THAT(records.status().message(), HasSubstr("dump.log: line 1"));
+    EXPECT_THAT(records.status().message(), HasSubstr(why));
+  }
 }
 
 }  // namespace
