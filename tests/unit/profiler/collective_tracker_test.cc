@@ -151,8 +151,24 @@ TEST(CollectiveTracker, HostTimedTrackersSayWhereTheirTimeCameFrom) {
   EXPECT_STREQ(timingSourceName(t.entries()[0].key.source), "kernel_host");
 }
 
+TEST(CollectiveTracker, AHandleOfTheWrongKindIsDropped) {
+  CollectiveTracker t = tracker();
+  void* group = t.startGroup();
+  void* coll = t.startCollective(allReduce(1024, 1), group);
+  void* ch = t.startChannel(coll, 0, 100);
+  EXPECT_EQ(t.startChannel(ch, 0, 100), nullptr);     // a channel is no collective's parent
+  EXPECT_EQ(t.startChannel(group, 0, 100), nullptr);  // nor is a group
+  t.stopChannel(coll, 200);                           // a collective's handle stops no channel
+  EXPECT_EQ(t.dropped(Drop::kMissingParent), 3u);
+  t.stopChannel(ch, 200);
+  ASSERT_EQ(t.entries().size(), 1u);
+  EXPECT_EQ(t.entries()[0].histogram.count(), 1u);
+}
+
 TEST(CollectiveTracker, StatesItsMemory) {
-  EXPECT_LT(CollectiveTracker::bytesFor(16384), size_t{1} << 20);  // under 1 MiB before histograms
+  // 40 bytes per collective record; under 1 MiB for the default 16,384 before histograms (8 KiB per key).
+  EXPECT_EQ(CollectiveTracker::bytesFor(2) - CollectiveTracker::bytesFor(1), 40u);
+  EXPECT_LT(CollectiveTracker::bytesFor(16384), size_t{1} << 20);
 }
 
 }  // namespace
