@@ -3,6 +3,8 @@
 // them. The per-event implementation is inline, so each startEvent and recordState below is the whole event. NCCL dlsyms its
 // newest version first (2.31: v7, then v6, ...); from 2.28.3 it also looks here when NCCL_PROFILER_PLUGIN is
 // unset and this library is the net plugin. Every entry is noexcept.
+#include <type_traits>
+
 #include "common/inline.h"
 #include "plugin/nccl/profiler_v1.h"
 #include "plugin/nccl/profiler_v2.h"
@@ -33,18 +35,32 @@ ncclResult_t recordNothing(void* /*eHandle*/, ncclProfilerEventState_t /*eState*
   return ncclSuccess;
 }
 
-// The fields the implementation reads from a Coll descriptor, wherever the version keeps them. Before v5 a
-// collective's group is its parentObj; from v5 it is coll.parentGroup (parentObj is the CollApi event, which we
-// do not ask for). v3 has nMaxChannels where v4+ have nChannels.
-CollEvent collOf(const ncclProfilerEventDescr_v3_t& d) {
-  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nMaxChannels, d.parentObj};
-}
-CollEvent collOf(const ncclProfilerEventDescr_v4_t& d) {
-  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nChannels, d.parentObj};
-}
-template <typename Descr>  // v5 - v7
+// The fields the implementation reads from a Coll descriptor, wherever the version keeps them, read where it
+// uses them (profilerTryStartColl says why). Before v5 a collective's group is its parentObj; from v5 it is
+// coll.parentGroup (parentObj is the CollApi event, which we do not ask for). v3 has nMaxChannels where v4+
+// have nChannels.
+template <typename Descr>
+struct CollFields {
+  static constexpr bool kV3 = std::is_same_v<Descr, ncclProfilerEventDescr_v3_t>;
+  static constexpr bool kGroupIsParent = kV3 || std::is_same_v<Descr, ncclProfilerEventDescr_v4_t>;
+
+  const Descr& d;
+  const char* func() const { return d.coll.func; }
+  uint64_t count() const { return d.coll.count; }
+  const char* datatype() const { return d.coll.datatype; }
+  const char* algo() const { return d.coll.algo; }
+  const char* proto() const { return d.coll.proto; }
+  int nChannels() const {
+    if constexpr (kV3) return d.coll.nMaxChannels; else return d.coll.nChannels;
+  }
+  const void* group() const {
+    if constexpr (kGroupIsParent) return d.parentObj; else return d.coll.parentGroup;
+  }
+};
+template <typename Descr>
 CollEvent collOf(const Descr& d) {
-  return {d.coll.func, d.coll.count, d.coll.datatype, d.coll.algo, d.coll.proto, d.coll.nChannels, d.coll.parentGroup};
+  CollFields<Descr> f{d};
+  return {f.func(), f.count(), f.datatype(), f.algo(), f.proto(), f.nChannels(), f.group()};
 }
 
 // A channel's start stamp: the GPU's from v4; v3 has none, so the host clock's, now.
@@ -62,7 +78,7 @@ NCCL_ROCE_NOINLINE ncclResult_t startCollGeneral(void* context, void** eHandle, 
 }
 template <typename Descr>
 NCCL_ROCE_NOINLINE ncclResult_t startCollEvent(void* context, void** eHandle, const Descr& d) noexcept {
-  if (profilerTryStartColl(context, eHandle, collOf(d))) return ncclSuccess;
+  if (profilerTryStartColl(context, eHandle, CollFields<Descr>{d})) return ncclSuccess;
   return startCollGeneral(context, eHandle, d);
 }
 template <typename Descr>

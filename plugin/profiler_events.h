@@ -44,15 +44,19 @@ NCCL_ROCE_ALWAYS_INLINE void profilerStartGroup(void* context, void** eHandle) n
   *eHandle = context ? static_cast<ProfilerEventContext*>(context)->tracker->startGroup() : nullptr;
 }
 
-NCCL_ROCE_ALWAYS_INLINE bool profilerTryStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept {
+// `coll`: CollEvent's fields as functions (the exported tables pass a view of NCCL's descriptor), called where
+// they are used, the names first: with all seven loaded up front, the inlined event ran out of scratch
+// registers and saved five.
+template <typename Coll>
+NCCL_ROCE_ALWAYS_INLINE bool profilerTryStartColl(void* context, void** eHandle, const Coll& coll) noexcept {
   auto* c = static_cast<ProfilerEventContext*>(context);
   if (c == nullptr) {
     *eHandle = nullptr;
     return true;
   }
-  const profiler::CollShape* shape = c->names.find(coll.func, coll.datatype, coll.algo, coll.proto);
+  const profiler::CollShape* shape = c->names.find(coll.func(), coll.datatype(), coll.algo(), coll.proto());
   return shape != nullptr &&
-         c->tracker->tryStartCollective(shape->keyOf(coll.count, coll.nChannels), coll.group, *eHandle);
+         c->tracker->tryStartCollective(shape->keyOf(coll.count(), coll.nChannels()), coll.group(), *eHandle);
 }
 ncclResult_t profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept;
 

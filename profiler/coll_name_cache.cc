@@ -27,6 +27,7 @@ const CollShape& CollNameCache::lookup(const char* func, const char* datatype, c
   Entry* set = &entries_[setOf(func, datatype, algo, proto) * 2];
   set[1] = set[0];
   set[0] = {func, datatype, algo, proto, resolveCollShape(func, datatype, algo, proto, nRanks_)};
+  last_ = &set[0];
   return set[0].shape;
 }
 

@@ -35,17 +35,22 @@ CollShape resolveCollShape(const char* func, const char* datatype, const char* a
 class CollNameCache {
  public:
   explicit CollNameCache(int nRanks) : nRanks_(nRanks) {}
+  CollNameCache(const CollNameCache&) = delete;  // last_ points into it
+  CollNameCache& operator=(const CollNameCache&) = delete;
 
   // The shape of these names, resolving them on a miss.
   const CollShape& lookup(const char* func, const char* datatype, const char* algo, const char* proto);
-  // The same if cached, nullptr on a miss. Inline: once per collective. Two ways per set, so two combinations
-  // whose addresses hash alike (say one all-reduce on LL and on SIMPLE) both stay; a miss moves the set's first
-  // way to its second.
+  // The same if cached, nullptr on a miss. Inline: once per collective. The previous Coll event's entry is
+  // tried first, since consecutive collectives mostly share their names (every layer's all-reduce in a decode
+  // step has the same size, so the same algorithm and protocol); then the set the names hash to. Two ways per
+  // set, so two combinations whose addresses hash alike (say one all-reduce on LL and on SIMPLE) both stay; a
+  // miss moves the set's first way to its second.
   NCCL_ROCE_ALWAYS_INLINE const CollShape* find(const char* func, const char* datatype, const char* algo,
-                                                const char* proto) const {
-    const Entry* set = &entries_[setOf(func, datatype, algo, proto) * 2];
-    if (set[0].is(func, datatype, algo, proto)) return &set[0].shape;
-    if (set[1].is(func, datatype, algo, proto)) return &set[1].shape;
+                                                const char* proto) {
+    if (last_->is(func, datatype, algo, proto)) return &last_->shape;
+    Entry* set = &entries_[setOf(func, datatype, algo, proto) * 2];
+    if (set[0].is(func, datatype, algo, proto)) return &(last_ = &set[0])->shape;
+    if (set[1].is(func, datatype, algo, proto)) return &(last_ = &set[1])->shape;
     return nullptr;
   }
 
@@ -70,6 +75,7 @@ class CollNameCache {
   }
 
   Entry entries_[2 << kSetBits];
+  Entry* last_ = &entries_[0];  // the previous event's
   int nRanks_;
 };
 

@@ -35,6 +35,8 @@ CollectiveTracker::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
 CollectiveTracker::CollectiveTracker(const Config& config)
     : config_(config),
       slots_(powerOfTwoAtLeast(std::min(config.slots, EventHandle::kMaxSlots))),
+      slotMask_(slots_ - 1),
+      maxSticky_(slots_ / 4 * 3),
       sourceBits_(uint64_t{static_cast<uint8_t>(config.source)} << TimingKey::kSourceShift),
       groupBase_(EventHandle::base(HandleKind::kGroup, config.index)),
       collectiveBase_(EventHandle::base(HandleKind::kCollective, config.index)),
@@ -43,7 +45,6 @@ CollectiveTracker::CollectiveTracker(const Config& config)
   records_.reset(new Record[slots_]);
   for (uint32_t i = 0; i < slots_; ++i) {
     records_[i].generation = config.firstGeneration & EventHandle::kGenerationMask;  // no handle carries it
-    records_[i].sticky = records_[i].completedOnce = false;
   }
 }
 
@@ -66,8 +67,8 @@ void* CollectiveTracker::startCollective(uint64_t key, const void* group) {
 uint32_t CollectiveTracker::allocate() {
   // Oldest first, past sticky records; with at most three quarters sticky, a free one is near.
   uint32_t slot = nextRecord_;
-  for (uint32_t tries = 1; tries < slots_ && records_[slot].sticky; ++tries) slot = (slot + 1) & (slots_ - 1);
-  nextRecord_ = (slot + 1) & (slots_ - 1);
+  for (uint32_t tries = 1; tries < slots_ && records_[slot].sticky; ++tries) slot = (slot + 1) & slotMask_;
+  nextRecord_ = (slot + 1) & slotMask_;
   return slot;
 }
 

@@ -12,7 +12,10 @@
 // Collectives of one Group event (a kernel plan) after the first share its kernel: all of them are timed as a
 // batch. NCCL starts a plan's collectives right after its Group event, so only the latest group is remembered.
 // Thread safety: the user's thread and NCCL's proxy thread call in concurrently; a spin lock (never held
-// across anything slow) serialises them. Nothing allocates after construction except a new key's histogram.
+// across anything slow) serialises what both touch: the records and the histograms. What only the user's
+// thread touches (the next record, the latest group, the key table's keys, which it adds under the lock for
+// the readers of entries()) it reads without the lock. Nothing allocates after construction except a new
+// key's histogram.
 //
 // Each event has two versions. The general one (startCollective, startChannel, stopChannel) does everything,
 // out of line. The try one is inline (collective_tracker_events.h), for NCCL's entry points: it handles the
@@ -80,17 +83,17 @@ class CollectiveTracker {
   static size_t bytesFor(uint32_t slots);
 
  private:
-  // 40 bytes; a new collective rewrites only its masks, tag and the four bytes after it. Records start with
-  // the tracker's first generation, which no handle carries (handles start one past it), so an unused record
-  // matches none.
+  // 40 bytes. Records start with the tracker's first generation, which no handle carries (handles start one
+  // past it), so an unused record matches none.
   struct Record {
     uint64_t started = 0, stopped = 0;  // channel bit masks of the current round
-    uint64_t firstStart = 0, lastStop = 0;
+    uint64_t firstStart = 0;
+    uint64_t lastStop = 0;              // of the current round; past its start, a round has run before
     uint32_t generation = 0;            // handles match the record of their generation only
     uint8_t key = TimingTable::kNoKey;  // the key's index in table_
     uint8_t expected = 1;               // channels per round (0 as 1: a round ends at its first stop)
     uint8_t channelsStopped = 0;        // in this round (the bits of `stopped`, counted without a popcount call)
-    bool sticky : 1, completedOnce : 1;
+    bool sticky = false;
   };
   static constexpr uint32_t kMaskChannels = 64;  // channels a round can track; NCCL's MAXCHANNELS
 
@@ -123,6 +126,7 @@ class CollectiveTracker {
   mutable std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
   std::unique_ptr<Record[]> records_;
   uint32_t slots_ = 0;  // a power of two
+  uint32_t slotMask_ = 0, maxSticky_ = 0;  // slots_ - 1; three quarters of slots_
   uint32_t nextRecord_ = 0, sticky_ = 0;
   // Computed once: config_.source where TimingKey::packed() keeps it, and this tracker's handle owners.
   uint64_t sourceBits_ = 0;

@@ -18,32 +18,35 @@ NCCL_ROCE_ALWAYS_INLINE bool CollectiveTracker::tryStartCollective(uint64_t key,
     return true;
   }
   key |= sourceBits_;
-  if (!tryLock()) return false;
-  uint32_t slot = nextRecord_;
+  // The key table's keys, the next record and the group are the user's thread's alone: read without the lock.
   uint8_t keyIndex = table_.find(key);
-  if (records_[slot].sticky || keyIndex == TimingTable::kNoKey || (group != nullptr && group == group_)) {
+  if (keyIndex == TimingTable::kNoKey || (group != nullptr && group == group_)) return false;
+  uint32_t slot = nextRecord_;
+  if (!tryLock()) return false;
+  if (records_[slot].sticky) {  // set by the proxy thread
     unlock();
     return false;
   }
-  nextRecord_ = (slot + 1) & (slots_ - 1);
   EventHandle h = beginCollective(slot, keyIndex, key);
-  beginGroup(group, h);
   unlock();
+  nextRecord_ = (slot + 1) & slotMask_;
+  beginGroup(group, h);
   handle = h.pointer();
   return true;
 }
 
-// Only what a new collective reads before its first round: the round's stamps are set when it starts.
+// Only what a new collective reads before its first round (no round has run: lastStop 0); the round's start is
+// set when it starts.
 NCCL_ROCE_ALWAYS_INLINE EventHandle CollectiveTracker::beginCollective(uint32_t slot, uint8_t keyIndex, uint64_t key) {
   Record& r = records_[slot];
   uint32_t generation = (r.generation + 1) & EventHandle::kGenerationMask;
   auto channels = static_cast<uint8_t>(key >> TimingKey::kChannelsShift);
   r.started = r.stopped = 0;
+  r.lastStop = 0;
   r.generation = generation;
   r.key = keyIndex;
   r.expected = channels < kMaskChannels ? channels : kMaskChannels;
   r.channelsStopped = 0;
-  r.completedOnce = false;
   return collectiveBase_.at(slot, generation);
 }
 
@@ -54,7 +57,7 @@ NCCL_ROCE_ALWAYS_INLINE void CollectiveTracker::beginGroup(const void* group, Ev
 
 NCCL_ROCE_ALWAYS_INLINE CollectiveTracker::Record* CollectiveTracker::find(EventHandle h, uint32_t owner) {
   if (h.owner() != owner) return nullptr;
-  Record& r = records_[h.slot() & (slots_ - 1)];
+  Record& r = records_[h.slotWithin(slotMask_)];
   return r.generation == h.generation() ? &r : nullptr;
 }
 
@@ -84,7 +87,7 @@ NCCL_ROCE_ALWAYS_INLINE void* CollectiveTracker::channelStarted(const void* pare
     r->channelsStopped = 0;
   }
   if (r->started == 0) {  // a new round
-    if (r->completedOnce && !r->sticky && sticky_ < slots_ / 4 * 3) {
+    if (r->lastStop != 0 && !r->sticky && sticky_ < maxSticky_) {
       r->sticky = true;  // a second round without a new Coll event: a CUDA graph replays it
       ++sticky_;
     }
@@ -109,8 +112,9 @@ NCCL_ROCE_ALWAYS_INLINE void CollectiveTracker::channelStopped(EventHandle h, ui
     table_.drop(Drop::kMissingParent);
     return;
   }
-  uint64_t bit = uint64_t{1} << (h.channel() % kMaskChannels);  // ours are below 64; the rest match no bit
-  if ((r->started & ~r->stopped & bit) == 0) {  // not started in this round, or stopped already
+  uint32_t channel = h.channel() % kMaskChannels;  // ours are below 64; the rest match no bit
+  // Started in this round and not stopped yet (stopped bits are a subset of started ones).
+  if (((r->started ^ r->stopped) >> channel & 1) == 0) {
     table_.drop(Drop::kStopWithoutStart);
     return;
   }
@@ -120,7 +124,7 @@ NCCL_ROCE_ALWAYS_INLINE void CollectiveTracker::channelStopped(EventHandle h, ui
     r->channelsStopped = 0;
     return;
   }
-  r->stopped |= bit;
+  r->stopped |= uint64_t{1} << channel;
   if (stampNs > r->lastStop) r->lastStop = stampNs;
   if (++r->channelsStopped >= r->expected) finishRound(*r);
 }
@@ -128,8 +132,7 @@ NCCL_ROCE_ALWAYS_INLINE void CollectiveTracker::channelStopped(EventHandle h, ui
 NCCL_ROCE_ALWAYS_INLINE void CollectiveTracker::finishRound(Record& r) {
   table_.record(r.key, r.lastStop - r.firstStart);
   r.started = r.stopped = 0;
-  r.channelsStopped = 0;
-  r.completedOnce = true;
+  r.channelsStopped = 0;  // lastStop stays: the next round start sees that a round has run
 }
 
 }  // namespace nccl_roce::profiler

@@ -41,6 +41,8 @@ class EventHandle {
   HandleKind kind() const { return static_cast<HandleKind>(bits_ >> 62); }
   uint32_t tracker() const { return static_cast<uint32_t>(bits_ >> kOwnerShift) & (kMaxTrackers - 1); }
   uint32_t slot() const { return static_cast<uint32_t>(bits_ >> 36) & (kMaxSlots - 1); }
+  // The slot cut to a power-of-two range (mask < kMaxSlots): one mask instead of two.
+  uint32_t slotWithin(uint32_t mask) const { return static_cast<uint32_t>(bits_ >> 36) & mask; }
   uint32_t channel() const { return static_cast<uint32_t>(bits_ >> 28) & (kMaxChannels - 1); }
   uint32_t generation() const { return static_cast<uint32_t>(bits_) & kGenerationMask; }
   // The kind and the tracker together (the top 12 bits): one comparison with ownerOf(kind, tracker) tells

@@ -20,15 +20,16 @@ const char* dropName(Drop drop) {
 
 uint8_t TimingTable::indexOf(uint64_t packed) {
   size_t at = hashOf(packed);
-  for (; index_[at] != 0; at = (at + 1) % kIndexSize) {
-    if (packed_[index_[at] - 1u] == packed) return static_cast<uint8_t>(index_[at] - 1u);
+  for (; index_[at] != kNoKey; at = (at + 1) % kIndexSize) {
+    if (packed_[index_[at]] == packed) return index_[at];
   }
   if (used_ == kMaxKeys) return kNoKey;
   auto index = static_cast<size_t>(used_);
   histograms_[index].reset(new (std::nothrow) stats::LogHistogram());
   if (!histograms_[index]) return kNoKey;
   packed_[index] = packed;
-  index_[at] = static_cast<uint8_t>(++used_);
+  index_[at] = static_cast<uint8_t>(index);
+  ++used_;
   return static_cast<uint8_t>(index);
 }
 

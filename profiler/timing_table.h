@@ -39,9 +39,8 @@ class TimingTable {
   // always one hash and the first probe.
   NCCL_ROCE_ALWAYS_INLINE uint8_t find(uint64_t packed) const {
     for (size_t at = hashOf(packed);; at = (at + 1) % kIndexSize) {
-      uint8_t entry = index_[at];
-      if (entry == 0) return kNoKey;
-      if (packed_[entry - 1u] == packed) return static_cast<uint8_t>(entry - 1u);
+      uint8_t index = index_[at];
+      if (index == kNoKey || packed_[index] == packed) return index;
     }
   }
   uint64_t packedAt(uint8_t index) const { return packed_[index]; }  // index < kMaxKeys
@@ -71,11 +70,16 @@ class TimingTable {
   uint64_t dropped(Drop why) const { return drops_[static_cast<size_t>(why)]; }
 
  private:
-  // Open addressing over the packed keys: index + 1, 0 for empty; twice the keys, so probes stay short.
+  // Open addressing over the packed keys: their index, kNoKey for empty; twice the keys, so probes stay short.
   static constexpr size_t kIndexSize = 2 * kMaxKeys;
+  static std::array<uint8_t, kIndexSize> emptyIndex() {
+    std::array<uint8_t, kIndexSize> index;
+    index.fill(kNoKey);
+    return index;
+  }
   static size_t hashOf(uint64_t packed) { return static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 56) % kIndexSize; }
 
-  std::array<uint8_t, kIndexSize> index_{};
+  std::array<uint8_t, kIndexSize> index_ = emptyIndex();
   std::array<uint64_t, kMaxKeys> packed_{};
   std::array<std::unique_ptr<stats::LogHistogram>, kMaxKeys> histograms_;
   int used_ = 0;

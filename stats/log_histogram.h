@@ -27,11 +27,11 @@ namespace detail {
 class BinMap {
  public:
   BinMap();
-  NCCL_ROCE_ALWAYS_INLINE int binOf(uint64_t ns) const {
+  NCCL_ROCE_ALWAYS_INLINE size_t binOf(uint64_t ns) const {
     if (ns <= upperFloor_[0]) return 0;
     if (ns > upperFloor_[kBins - 1]) return kBins - 1;
-    int bin = firstBin_[sliceOf(static_cast<double>(static_cast<int64_t>(ns))) - firstSlice_];  // ns < 2^37 here
-    return ns > upperFloor_[static_cast<size_t>(bin)] ? bin + 1 : bin;
+    size_t bin = firstBin_[sliceOf(static_cast<double>(static_cast<int64_t>(ns))) - firstSlice_];  // ns < 2^37
+    return ns > upperFloor_[bin] ? bin + 1 : bin;
   }
   double upper(int bin) const { return upper_[static_cast<size_t>(bin)]; }
   uint64_t largest() const { return upperFloor_[kBins - 1]; }  // the largest integer the last bin holds
@@ -77,8 +77,7 @@ class LogHistogram {
   // the bin map at hand: what the profiler calls once per collective, having dropped durations past the range
   // already; keeping the map saves binMap()'s first-use check. Inline for that caller.
   NCCL_ROCE_ALWAYS_INLINE void recordInRange(uint64_t durationNs, const detail::BinMap& bins) {
-    int bin = bins.binOf(durationNs);
-    ++bins_[static_cast<size_t>(bin)];
+    ++bins_[bins.binOf(durationNs)];
     ++count_;
     sumNs_ += durationNs;
     if (durationNs < minNs_) minNs_ = durationNs;
@@ -104,7 +103,7 @@ class LogHistogram {
   // The bins that hold observations, as (bin, count), ascending: the serialised form.
   std::vector<std::pair<int, uint64_t>> nonEmptyBins() const;
 
-  static int binOf(uint64_t durationNs) { return detail::binMap().binOf(durationNs); }
+  static int binOf(uint64_t durationNs) { return static_cast<int>(detail::binMap().binOf(durationNs)); }
   static double representativeNs(int bin);
   static double upperBoundNs(int bin);  // kMinNs x gamma^bin
   static double largestNs();            // upperBoundNs(kBins - 1), computed once

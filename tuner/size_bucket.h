@@ -6,7 +6,7 @@
 
 namespace nccl_roce::tuner {
 
-// floor(log2(bytes)), 0 for 0 and 1.
-inline int sizeBucket(uint64_t bytes) { return bytes <= 1 ? 0 : 63 - __builtin_clzll(bytes); }
+// floor(log2(bytes)), 0 for 0 and 1 (| 1 changes no other floor(log2), and spares a branch).
+inline int sizeBucket(uint64_t bytes) { return 63 - __builtin_clzll(bytes | 1); }
 
 }  // namespace nccl_roce::tuner
