@@ -71,7 +71,8 @@ uint64_t startStampOf(const Descr& d) { return d.kernelCh.pTimer; }
 // The Coll and KernelCh events each in a function of its own, which startEvent jumps to (a tail call, not a
 // second call level): sharing one function with the Coll event, which needs many registers, made every event
 // save and restore them. Each tries the inline version and hands the event to the general one where that
-// gives up (plugin/profiler_events.h).
+// gives up (plugin/profiler_events.h). startCollGeneral is apart so that the CollEvent it builds for the
+// general version lives in its frame, not in startCollEvent's.
 template <typename Descr>
 NCCL_ROCE_NOINLINE ncclResult_t startCollGeneral(void* context, void** eHandle, const Descr& d) noexcept {
   return profilerStartColl(context, eHandle, collOf(d));

@@ -142,6 +142,8 @@ ncclResult_t profilerStartOther(void* context, void** eHandle, uint64_t type) no
   return ncclSuccess;
 }
 
+// The general version of profilerTryStopKernelCh: builds the process context if need be, and waits for the
+// tracker's lock.
 ncclResult_t profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
   EventHandle h(eHandle);
   if (h.kind() != HandleKind::kChannel) return ncclSuccess;

@@ -28,13 +28,16 @@ class EventHandle {
   // handle is nullptr (which NCCL reads as "no event").
   static constexpr EventHandle make(HandleKind kind, uint32_t tracker, uint32_t slot, uint32_t channel,
                                     uint32_t generation) {
-    return ofOwner(ownerOf(kind, tracker), slot, channel, generation);
-  }
-  // The same with kind and tracker as one owner (below), which a tracker computes once.
-  static constexpr EventHandle ofOwner(uint32_t owner, uint32_t slot, uint32_t channel, uint32_t generation) {
-    return EventHandle(uint64_t{owner} << kOwnerShift | uint64_t{slot & (kMaxSlots - 1)} << 36 |
+    return EventHandle(uint64_t{ownerOf(kind, tracker)} << kOwnerShift | uint64_t{slot & (kMaxSlots - 1)} << 36 |
                        uint64_t{channel & (kMaxChannels - 1)} << 28 | (generation & kGenerationMask));
   }
+  // A kind and tracker with slot, channel and generation 0: a tracker keeps one per kind and makes its handles
+  // with at(), which does not cut the fields again (the tracker passes them in range).
+  static constexpr EventHandle base(HandleKind kind, uint32_t tracker) { return make(kind, tracker, 0, 0, 0); }
+  EventHandle at(uint32_t slot, uint32_t generation) const {  // slot < kMaxSlots, generation <= kGenerationMask
+    return EventHandle(bits_ | uint64_t{slot} << 36 | generation);
+  }
+
   // What NCCL handed back (nullptr included).
   explicit EventHandle(const void* handle) : bits_(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle))) {}
 
@@ -50,13 +53,6 @@ class EventHandle {
   uint32_t owner() const { return static_cast<uint32_t>(bits_ >> kOwnerShift); }
   static constexpr uint32_t ownerOf(HandleKind kind, uint32_t tracker) {
     return uint32_t{static_cast<uint8_t>(kind)} << 10 | (tracker & (kMaxTrackers - 1));
-  }
-
-  // A kind and tracker with slot, channel and generation 0: a tracker keeps one per kind and makes its handles
-  // with at(), which does not cut the fields again (it passes them in range).
-  static constexpr EventHandle base(HandleKind kind, uint32_t tracker) { return make(kind, tracker, 0, 0, 0); }
-  EventHandle at(uint32_t slot, uint32_t generation) const {  // slot < kMaxSlots, generation <= kGenerationMask
-    return EventHandle(bits_ | uint64_t{slot} << 36 | generation);
   }
 
   // The handle of channel `channel` of this collective's handle: the same tracker, slot and generation.

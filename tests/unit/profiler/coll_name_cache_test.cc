@@ -80,6 +80,26 @@ TEST(CollNameCache, AnswersAsResolvingByNameDoes) {
   EXPECT_EQ(cache.lookup(nullptr, nullptr, nullptr, nullptr).key, 0u);
 }
 
+TEST(CollNameCache, FindAnswersWhatIsCachedAndLookupCachesWhatItResolves) {
+  static const char kFunc[] = "AllReduce", kType[] = "ncclFloat32", kAlgo[] = "RING", kLowLatency[] = "LL",
+                    kSimpleProto[] = "SIMPLE";
+  CollNameCache cache(16);
+  EXPECT_EQ(cache.find(kFunc, kType, kAlgo, kLowLatency), nullptr) << "nothing resolved yet";
+  const CollShape& ll = cache.lookup(kFunc, kType, kAlgo, kLowLatency);
+  const CollShape* found = cache.find(kFunc, kType, kAlgo, kLowLatency);
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->key, keyOf(kAllReduce, kRing, kLL));
+  EXPECT_EQ(found, &ll);
+  cache.lookup(kFunc, kType, kAlgo, kSimpleProto);
+  // Whichever was asked last, both are found: the previous event's entry is only tried first.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_NE(cache.find(kFunc, kType, kAlgo, kLowLatency), nullptr);
+    ASSERT_NE(cache.find(kFunc, kType, kAlgo, kSimpleProto), nullptr);
+  }
+  EXPECT_EQ(cache.find(kFunc, kType, kAlgo, kSimpleProto)->key, keyOf(kAllReduce, kRing, kSimple));
+  EXPECT_EQ(cache.find(kFunc, kType, kAlgo, kLowLatency)->key, keyOf(kAllReduce, kRing, kLL));
+}
+
 // NCCL's names are static strings, so an address answers for its text. Rewriting a string in place shows
 // whether the cache answered (the old text) or resolved again (the new).
 TEST(CollNameCache, RemembersByAddressAndKeepsTwoCombinationsThatHashAlike) {

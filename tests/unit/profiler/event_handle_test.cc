@@ -50,6 +50,20 @@ TEST(EventHandle, AChannelHandleKeepsItsCollectivesTrackerSlotAndGeneration) {
   EXPECT_EQ(ch.bits(), EventHandle::make(HandleKind::kChannel, 17, 4242, 37, 123456).bits());
 }
 
+TEST(EventHandle, ATrackersBaseMakesTheSameHandlesAsMake) {
+  EventHandle base = EventHandle::base(HandleKind::kCollective, 17);
+  EXPECT_EQ(base.at(4242, 123456).bits(), EventHandle::make(HandleKind::kCollective, 17, 4242, 0, 123456).bits());
+  EXPECT_EQ(base.at(65535, EventHandle::kGenerationMask).bits(),
+            EventHandle::make(HandleKind::kCollective, 17, 65535, 0, EventHandle::kGenerationMask).bits());
+  EXPECT_EQ(EventHandle::base(HandleKind::kGroup, 0).at(0, 1).kind(), HandleKind::kGroup);
+}
+
+TEST(EventHandle, SlotWithinCutsTheSlotToATrackersRange) {
+  EventHandle h = EventHandle::make(HandleKind::kChannel, 1023, 0xABCD, 255, EventHandle::kGenerationMask);
+  EXPECT_EQ(h.slotWithin(0x3fff), 0xABCDu & 0x3fff) << "neither the channel nor the tracker leak into it";
+  EXPECT_EQ(h.slotWithin(0xffff), 0xABCDu);
+}
+
 TEST(EventHandle, IsNeverNullAndNeverAUserSpacePointer) {
   EXPECT_NE(EventHandle::make(HandleKind::kGroup, 0, 0, 0, 0).pointer(), nullptr);
   EXPECT_EQ(EventHandle(nullptr).kind(), HandleKind::kNone);

@@ -40,6 +40,22 @@ TEST(TimingTable, AKeyKeepsItsIndexAndEachNewKeyGetsItsOwn) {
   EXPECT_EQ(e[1].histogram.count(), 1u);
 }
 
+// find() is what a Coll event runs: it answers keys seen before and adds none.
+TEST(TimingTable, FindAnswersKnownKeysAndAddsNone) {
+  TimingTable table;
+  EXPECT_EQ(table.find(allReduce(12).packed()), TimingTable::kNoKey);
+  EXPECT_EQ(table.find(allReduce(12).packed()), TimingTable::kNoKey) << "still not added";
+  uint8_t index = table.indexOf(allReduce(12).packed());
+  EXPECT_EQ(table.find(allReduce(12).packed()), index);
+  for (uint8_t bucket = 0; bucket < 64; ++bucket) table.indexOf(allReduce(bucket, 2).packed());  // probes collide
+  for (uint8_t bucket = 0; bucket < 64; ++bucket) {
+    uint8_t found = table.find(allReduce(bucket, 2).packed());
+    ASSERT_NE(found, TimingTable::kNoKey) << int{bucket};
+    EXPECT_EQ(table.packedAt(found), allReduce(bucket, 2).packed());
+  }
+  EXPECT_EQ(table.find(allReduce(12).packed()), index);
+}
+
 TEST(TimingTable, KeysPastTheLimitAreCountedAsDropped) {
   TimingTable table;
   for (int i = 0; i < TimingTable::kMaxKeys; ++i) {
