@@ -12,10 +12,11 @@
 // Collectives of one Group event (a kernel plan) after the first share its kernel: all of them are timed as a
 // batch. NCCL starts a plan's collectives right after its Group event, so only the latest group is remembered.
 // Thread safety: the user's thread and NCCL's proxy thread call in concurrently; a spin lock (never held
-// across anything slow) serialises what both touch: the records and the histograms. What only the user's
-// thread touches (the next record, the latest group, the key table's keys, which it adds under the lock for
-// the readers of entries()) it reads without the lock. Nothing allocates after construction except a new
-// key's histogram.
+// across anything slow) serialises what both touch: the records and the histograms. The user's thread is one
+// at a time (NCCL starts a communicator's Group and Coll events where it is used, and a communicator is not
+// used from two threads at once), so what only it touches (the next record, the latest group, the key table's
+// keys, which it adds under the lock for the readers of entries()) it reads without the lock. Nothing
+// allocates after construction except a new key's histogram.
 //
 // Each event has two versions. The general one (startCollective, startChannel, stopChannel) does everything,
 // out of line. The try one is inline (collective_tracker_events.h), for NCCL's entry points: it handles the

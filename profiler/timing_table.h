@@ -1,6 +1,7 @@
 // One communicator's collective durations: per TimingKey a LogHistogram (8 KiB, allocated when the key first
 // appears, never again), at most kMaxKeys keys, and counts of events that could not be used. Not locked: the
-// tracker that owns it serialises access.
+// tracker that owns it serialises access, except to the keys, which only the user's thread adds (indexOf) and
+// finds (find).
 #pragma once
 
 #include <array>

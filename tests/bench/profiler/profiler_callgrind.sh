@@ -3,8 +3,8 @@
 # recordEventState and all they call; the driver loop is not counted), by callgrind:
 #   on      per collective with timing on: Group start/stop, Coll start/stop, KernelCh start, KernelChStop, stop
 #   off     the same with timing off (init sets NCCL's activation mask to 0, so NCCL makes no call)
-#   replay  per replayed collective of a CUDA graph: KernelCh start, KernelChStop, stop (the 16 captures, about
-#           2,000 instructions in all, are counted too)
+#   replay  per replayed collective of a CUDA graph: KernelCh start, KernelChStop, stop (the 16 captures and
+#           their keys' new histograms are counted too: about 7 per replay at 20,000)
 # then the tracker's memory per communicator.
 # Usage: tests/bench/profiler/profiler_callgrind.sh [BUILD_DIR] [COLLECTIVES]
 set -euo pipefail
