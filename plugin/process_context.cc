@@ -1,6 +1,5 @@
 #include "plugin/process_context.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -24,24 +23,25 @@ SettingsResolver ProcessContext::resolverFor(SettingsResolver given) {
   return [this](const Environment& env, Logger& log) { return resolveServedSettings(env, log, policies_); };
 }
 
-ProcessContext* processContext() noexcept {
-  // The process-wide state of this library hangs off these two statics, both constant-initialised (nothing
-  // runs before main) and never destroyed.
-  static std::atomic<ProcessContext*> instance{nullptr};
-  static std::mutex building;
-  ProcessContext* context = instance.load(std::memory_order_acquire);
-  if (context != nullptr) return context;
+namespace detail {
+
+std::atomic<ProcessContext*> builtProcessContext{nullptr};
+
+ProcessContext* buildProcessContext() noexcept {
+  static std::mutex building;  // constant-initialised too
   try {
     std::lock_guard<std::mutex> lock(building);
-    context = instance.load(std::memory_order_relaxed);
+    ProcessContext* context = builtProcessContext.load(std::memory_order_relaxed);
     if (context == nullptr) {
       context = new ProcessContext(processEnvironment());
-      instance.store(context, std::memory_order_release);
+      builtProcessContext.store(context, std::memory_order_release);
     }
     return context;
   } catch (...) {
     return nullptr;
   }
 }
+
+}  // namespace detail
 
 }  // namespace nccl_roce::plugin

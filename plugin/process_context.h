@@ -12,6 +12,7 @@
 // which tunerInit (plugin/tuner_plugin.cc, the one place that returns an error to NCCL) turns into a failed init.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 
 #include "common/env.h"
@@ -60,9 +61,23 @@ class ProcessContext {
   MetricsTextfile metrics_;
 };
 
+namespace detail {
+// The context once built: constant-initialised (nothing runs before main), never destroyed.
+extern std::atomic<ProcessContext*> builtProcessContext;
+ProcessContext* buildProcessContext() noexcept;
+}  // namespace detail
+
 // This process's context over the process environment, built on first use and never destroyed: NCCL may call
 // in from atexit handlers after static destructors have run. nullptr when it cannot be built (out of memory);
-// the next call tries again, and callers meanwhile leave NCCL to its own behaviour.
-ProcessContext* processContext() noexcept;
+// the next call tries again, and callers meanwhile leave NCCL to its own behaviour. Inline: the profiler's
+// channel stops find their tracker through it, once per collective.
+inline ProcessContext* processContext() noexcept {
+  ProcessContext* context = detail::builtProcessContext.load(std::memory_order_acquire);
+  return context != nullptr ? context : detail::buildProcessContext();
+}
+// The same if built already (nullptr otherwise), without building it: for code that must make no call.
+inline ProcessContext* processContextIfBuilt() noexcept {
+  return detail::builtProcessContext.load(std::memory_order_acquire);
+}
 
 }  // namespace nccl_roce::plugin

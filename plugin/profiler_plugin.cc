@@ -6,46 +6,40 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "common/log.h"
 #include "plugin/metrics_textfile.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
+#include "plugin/profiler_events.h"
 #include "plugin/timing_statistics.h"
-#include "profiler/nccl_strings.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::plugin {
 
 namespace {
 
-using profiler::CollectiveInfo;
 using profiler::CollectiveTracker;
 using profiler::EventHandle;
 using profiler::HandleKind;
 
-constexpr int kCollAllGather = 2, kCollReduceScatter = 3;  // tuner indices (tuner/nccl_names.h)
+// One communicator's profiler context: what its events read (ProfilerEventContext), and its tracker's owner
+// and what its timings are reported with.
+struct ProfilerComm : ProfilerEventContext {
+  ProfilerComm(ProcessContext& p, std::shared_ptr<CollectiveTracker> t, int nRanks)
+      : ProfilerEventContext(t.get(), nRanks), process(&p), owner(std::move(t)) {}
 
-// One communicator's profiler context: its tracker and what its timings are reported with.
-struct ProfilerComm {
-  ProcessContext* process = nullptr;
-  std::shared_ptr<CollectiveTracker> tracker;
+  ProcessContext* process;
+  std::shared_ptr<CollectiveTracker> owner;  // of `tracker`; shared with the metrics textfile
   std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
-  ChannelClock clock = ChannelClock::kGpu;
-  int nRanks = 0;
-  profiler::NameCache collectives, algorithms, protocols, typeSizes;  // the user's thread only (Coll events)
   std::string statsPath;
   StatisticsEntry statsEntry;
   NcclLogger logger;
 };
 
-uint64_t hostNowNs() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+ProfilerComm* commOf(void* context) {
+  return static_cast<ProfilerComm*>(static_cast<ProfilerEventContext*>(context));
 }
-
-int typeSize(const char* datatype) { return static_cast<int>(profiler::dataTypeSize(datatype)); }
 
 bool timingRequested(const Environment& env) {
   auto stats = env.get("NCCL_ROCE_STATS");
@@ -53,43 +47,16 @@ bool timingRequested(const Environment& env) {
   return stats && !stats->empty() && !(profile && *profile == "0");
 }
 
-// The collective as the tuner counted it (its bytes x nRanks for AllGather and ReduceScatter): the key that joins
-// timings to decisions. Without nRanks (v1-v3) those two cannot be sized, so they are not timed.
-CollectiveInfo collectiveInfo(ProfilerComm& c, const CollEvent& e) {
-  CollectiveInfo info;
-  info.collective = c.collectives.lookup(e.func, profiler::collectiveIndex);
-  bool perRank = info.collective == kCollAllGather || info.collective == kCollReduceScatter;
-  if (perRank && c.nRanks <= 0) info.collective = -1;
-  info.bytes = e.count * static_cast<uint64_t>(c.typeSizes.lookup(e.datatype, typeSize)) *
-               static_cast<uint64_t>(perRank ? c.nRanks : 1);
-  info.algorithm = c.algorithms.lookup(e.algo, profiler::algorithmIndex);
-  info.protocol = c.protocols.lookup(e.proto, profiler::protocolIndex);
-  info.channels = e.nChannels;
-  return info;
-}
-
-// The tracker a channel handle names, for stopEvent and recordEventState, which get nothing else.
-template <typename F>
-void withChannelTracker(void* eHandle, F&& f) {
-  std::optional<EventHandle> h = EventHandle::decode(eHandle);
-  if (!h || h->kind != HandleKind::kChannel) return;  // groups and collectives need nothing at their stop
-  ProcessContext* process = processContext();
-  if (process != nullptr) process->trackers().with(h->tracker, f);
-}
-
 ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicator& comm, ChannelClock clock) {
-  auto c = std::make_unique<ProfilerComm>();
-  c->process = &process;
-  c->clock = clock;
-  c->nRanks = comm.nRanks;
   CollectiveTracker::Config config;
   config.source = clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
-  c->tracker = process.trackers().add(config);
-  if (!c->tracker) return nullptr;
+  std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
+  if (!tracker) return nullptr;
+  auto c = std::make_unique<ProfilerComm>(process, std::move(tracker), comm.nRanks);
   const Environment& env = process.environment();
   c->statsPath = StatisticsRegistry::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
   c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
-  c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker,
+  c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->owner,
                                                  process.statistics(), c->statsPath, c->statsEntry);
   process.metrics().add(c->timed, env);
   return c.release();
@@ -120,7 +87,7 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
       return ncclSuccess;
     }
     c->logger.setFunction(logFunction);
-    *context = c;
+    *context = static_cast<ProfilerEventContext*>(c);
     NCCL_ROCE_INFO(c->logger, kLogProfile | kLogInit, "profiler: timing comm 0x%016llx (%s clock), reported to %s",
                    static_cast<unsigned long long>(comm.commHash), clock == ChannelClock::kGpu ? "GPU" : "host",
                    c->statsPath.c_str());
@@ -142,54 +109,71 @@ ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCo
   return profilerInit(*process, context, eActivationMask, comm, clock, logFunction);
 }
 
-void profilerStartGroup(void* context, void** eHandle) noexcept {
-  *eHandle = context ? static_cast<ProfilerComm*>(context)->tracker->startGroup() : nullptr;
+uint64_t hostNowNs() noexcept {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
-void profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept {
-  auto* c = static_cast<ProfilerComm*>(context);
-  *eHandle = c ? c->tracker->startCollective(collectiveInfo(*c, coll), coll.group) : nullptr;
-}
-
-void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept {
-  auto* c = static_cast<ProfilerComm*>(context);
+ncclResult_t profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept {
+  auto* c = static_cast<ProfilerEventContext*>(context);
   if (c == nullptr) {
     *eHandle = nullptr;
-    return;
+    return ncclSuccess;
   }
-  if (c->clock != ChannelClock::kGpu) stampNs = hostNowNs();
-  *eHandle = c->tracker->startChannel(parent, static_cast<uint32_t>(channel), stampNs);
+  const profiler::CollShape& shape = c->names.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
+  *eHandle = c->tracker->startCollective(shape.keyOf(coll.count, coll.nChannels), coll.group);
+  return ncclSuccess;
 }
 
-void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
+ncclResult_t profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel,
+                                   uint64_t stampNs) noexcept {
+  auto* c = static_cast<ProfilerEventContext*>(context);
+  *eHandle = c ? c->tracker->startChannel(parent, static_cast<uint32_t>(channel), stampNs) : nullptr;
+  return ncclSuccess;
+}
+
+ncclResult_t profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
   *eHandle = nullptr;
   // Point-to-point is not timed, but NCCL starts its events whenever kernel channels are on.
   if (context != nullptr && type != ncclProfileP2p) {
-    static_cast<ProfilerComm*>(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+    static_cast<ProfilerEventContext*>(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
   }
+  return ncclSuccess;
+}
+
+// The general version of profilerTryStopKernelCh: builds the process context if need be, and waits for the
+// tracker's lock.
+ncclResult_t profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
+  EventHandle h(eHandle);
+  if (h.kind() != HandleKind::kChannel) return ncclSuccess;
+  ProcessContext* process = processContext();
+  if (process == nullptr) return ncclSuccess;
+  process->trackers().with(h.tracker(), [eHandle, stampNs](CollectiveTracker& tracker) {
+    tracker.stopChannel(eHandle, stampNs);
+  });
+  return ncclSuccess;
 }
 
 ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept { return ncclSuccess; }
 
 ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
-  withChannelTracker(eHandle, [eHandle](CollectiveTracker& tracker) {
+  EventHandle h(eHandle);
+  if (h.kind() != HandleKind::kChannel) return ncclSuccess;  // groups and collectives need nothing at their stop
+  ProcessContext* process = processContext();
+  if (process == nullptr) return ncclSuccess;
+  process->trackers().with(h.tracker(), [eHandle](CollectiveTracker& tracker) {
     if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
   });
   return ncclSuccess;
 }
 
-void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
-  withChannelTracker(eHandle, [eHandle, stampNs](CollectiveTracker& tracker) {
-    if (tracker.source() != profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, stampNs);
-  });
-}
-
 ncclResult_t profilerFinalize(void* context) noexcept {
-  auto* c = static_cast<ProfilerComm*>(context);
-  if (c == nullptr) return ncclSuccess;
+  if (context == nullptr) return ncclSuccess;
+  ProfilerComm* c = commOf(context);
   try {
     c->process->metrics().finish(c->timed);
-    c->process->trackers().remove(c->tracker);  // after this no proxy event reaches the tracker
+    c->process->trackers().remove(c->owner);  // after this no proxy event reaches the tracker
     StatisticsRegistry& statistics = c->process->statistics();
     Status written = statistics.report(c->statsPath, c->statsEntry, timingStatistics(*c->timed));
     if (!written.isOk()) {

@@ -1,5 +1,6 @@
 // The profiler plugin, implemented once; plugin/exports_profiler.cc reads each ABI version's (v1..v7) event
-// descriptors into the few fields used here.
+// descriptors into the few fields used here. Init and finalize are here; the per-event entry points, inline,
+// in plugin/profiler_events.h.
 // It times collectives per communicator from NCCL's Coll and KernelCh events (profiler/collective_tracker.h)
 // and reports them into the process's statistics file next to the tuner's decisions, and optionally as an
 // OpenMetrics textfile (plugin/metrics_textfile.h).
@@ -38,33 +39,8 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
 ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCommunicator& comm, ChannelClock clock,
                           ncclDebugLogger_t logFunction) noexcept;
 
-// A collective's Coll event: the fields the profiler reads, wherever a version keeps them.
-struct CollEvent {
-  const char* func = nullptr;
-  uint64_t count = 0;
-  const char* datatype = nullptr;
-  const char* algo = nullptr;
-  const char* proto = nullptr;
-  int nChannels = 0;             // v3: nMaxChannels
-  const void* group = nullptr;   // the Group event: coll.parentGroup from v5, parentObj before
-};
-
-// startEvent, one function per event type we time; the exported tables (plugin/exports_profiler.cc) read each
-// version's descriptor and call these. Each sets *eHandle (nullptr: no event, so NCCL sends no children).
-void profilerStartGroup(void* context, void** eHandle) noexcept;
-void profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept;
-// stampNs: the channel's GPU start stamp (v4+); ignored where the clock is the host's (v3).
-void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept;
-// Any other event type NCCL starts although the activation mask did not ask for it: counted as dropped.
-void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept;
-// recordEventState(KernelChStop) from v4 on: the channel's GPU stop stamp.
-void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept;
-// Nothing to do from v4 on: a channel's GPU stop stamp comes in its KernelChStop state, and a group or a
-// collective is timed by its channels, not by its host-side stop.
-ncclResult_t profilerStopEvent(void* eHandle) noexcept;
-// v3 (NCCL 2.26): a kernel channel stops, by the host clock, when NCCL's proxy thread stops its event.
-ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept;
 ncclResult_t profilerFinalize(void* context) noexcept;
+// The per-event entry points (startEvent, stopEvent, recordEventState) are in plugin/profiler_events.h.
 
 // The plugin's name in NCCL's logs ("PROFILER/Plugin: Plugin name set by env to nccl-roce").
 inline constexpr const char* kProfilerName = "nccl-roce";

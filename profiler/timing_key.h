@@ -21,11 +21,19 @@ struct TimingKey {
   uint8_t channels = 0;
   TimingSource source = TimingSource::kKernelGpu;
 
-  // One integer per key, for the table's lookups; bit 63 set, so never 0.
+  // One integer per key, for the table's lookups and the tracker's records; bit 63 set, so never 0. The
+  // per-collective path builds it from parts cached per communicator, so the fields' places are named.
+  static constexpr int kBucketShift = 8, kChannelsShift = 32, kSourceShift = 40;
+  static constexpr uint64_t kValid = uint64_t{1} << 63;
   uint64_t packed() const {
-    return uint64_t{static_cast<uint8_t>(collective)} | uint64_t{bucket} << 8 |
+    return uint64_t{static_cast<uint8_t>(collective)} | uint64_t{bucket} << kBucketShift |
            uint64_t{static_cast<uint8_t>(algorithm)} << 16 | uint64_t{static_cast<uint8_t>(protocol)} << 24 |
-           uint64_t{channels} << 32 | uint64_t{static_cast<uint8_t>(source)} << 40 | uint64_t{1} << 63;
+           uint64_t{channels} << kChannelsShift | uint64_t{static_cast<uint8_t>(source)} << kSourceShift | kValid;
+  }
+  static TimingKey unpack(uint64_t packed) {
+    auto byte = [packed](int shift) { return static_cast<uint8_t>(packed >> shift); };
+    return {static_cast<int8_t>(byte(0)), byte(kBucketShift), static_cast<int8_t>(byte(16)),
+            static_cast<int8_t>(byte(24)), byte(kChannelsShift), static_cast<TimingSource>(byte(kSourceShift))};
   }
 };
 

@@ -18,28 +18,25 @@ const char* dropName(Drop drop) {
   return "incomplete";
 }
 
-stats::LogHistogram* TimingTable::histogramFor(const TimingKey& key) {
-  uint64_t packed = key.packed();
-  size_t at = static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 56) % kIndexSize;
-  for (; index_[at] != 0; at = (at + 1) % kIndexSize) {
-    Slot& slot = slots_[index_[at] - 1u];
-    if (slot.packed == packed) return slot.histogram.get();
+uint8_t TimingTable::indexOf(uint64_t packed) {
+  size_t at = hashOf(packed);
+  for (; index_[at] != kNoKey; at = (at + 1) % kIndexSize) {
+    if (packed_[index_[at]] == packed) return index_[at];
   }
-  if (used_ == kMaxKeys) return nullptr;
-  Slot& slot = slots_[static_cast<size_t>(used_)];
-  slot.histogram.reset(new (std::nothrow) stats::LogHistogram());
-  if (!slot.histogram) return nullptr;
-  slot.packed = packed;
-  slot.key = key;
-  index_[at] = static_cast<uint8_t>(++used_);
-  return slot.histogram.get();
+  if (used_ == kMaxKeys) return kNoKey;
+  auto index = static_cast<size_t>(used_);
+  histograms_[index].reset(new (std::nothrow) stats::LogHistogram());
+  if (!histograms_[index]) return kNoKey;
+  packed_[index] = packed;
+  index_[at] = static_cast<uint8_t>(index);
+  ++used_;
+  return static_cast<uint8_t>(index);
 }
 
 std::vector<TimingTable::Entry> TimingTable::entries() const {
   std::vector<Entry> out;
-  for (int i = 0; i < used_; ++i) {
-    const Slot& slot = slots_[static_cast<size_t>(i)];
-    if (slot.histogram->count() != 0) out.push_back({slot.key, *slot.histogram});
+  for (size_t i = 0; i < static_cast<size_t>(used_); ++i) {
+    if (histograms_[i]->count() != 0) out.push_back({TimingKey::unpack(packed_[i]), *histograms_[i]});
   }
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key.packed() < b.key.packed(); });
   return out;

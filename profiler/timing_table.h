@@ -1,6 +1,7 @@
 // One communicator's collective durations: per TimingKey a LogHistogram (8 KiB, allocated when the key first
 // appears, never again), at most kMaxKeys keys, and counts of events that could not be used. Not locked: the
-// tracker that owns it serialises access.
+// tracker that owns it serialises access, except to the keys, which only the user's thread adds (indexOf) and
+// finds (find).
 #pragma once
 
 #include <array>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/inline.h"
 #include "profiler/timing_key.h"
 #include "stats/log_histogram.h"
 
@@ -28,25 +30,37 @@ const char* dropName(Drop drop);  // "unknown_event", ... as in the statistics f
 class TimingTable {
  public:
   static constexpr int kMaxKeys = 128;  // 1 MiB of histograms at most
+  static constexpr uint8_t kNoKey = 0xff;  // indexOf() once kMaxKeys keys exist
 
-  // The histogram of `key`, allocated when the key first appears (the only allocation) and kept as long as the
-  // table; nullptr once kMaxKeys keys exist. Keys whose histogram stays empty are not listed by entries().
-  stats::LogHistogram* histogramFor(const TimingKey& key);
-  // Records one duration into a histogram of this table (nullptr: too many keys). False when it was dropped.
+  // The index of a key (TimingKey::packed()) in this table, its histogram allocated when the key first appears
+  // (the only allocation) and kept as long as the table; kNoKey once kMaxKeys keys exist. Keys whose histogram
+  // stays empty are not listed by entries().
+  uint8_t indexOf(uint64_t packed);
+  // The same for a key seen before, kNoKey for a new one. Inline, since it runs once per collective: nearly
+  // always one hash and the first probe.
+  NCCL_ROCE_ALWAYS_INLINE uint8_t find(uint64_t packed) const {
+    for (size_t at = hashOf(packed);; at = (at + 1) % kIndexSize) {
+      uint8_t index = index_[at];
+      if (index == kNoKey || packed_[index] == packed) return index;
+    }
+  }
+  uint64_t packedAt(uint8_t index) const { return packed_[index]; }  // index < kMaxKeys
+
+  // Records one duration for the key at `index` (kNoKey: dropped as too many keys). False when it was dropped.
   // Inline: once per collective.
-  bool record(stats::LogHistogram* histogram, uint64_t durationNs) {
-    if (durationNs > largestNs_) {
+  NCCL_ROCE_ALWAYS_INLINE bool record(uint8_t index, uint64_t durationNs) {
+    if (durationNs > bins_->largest()) {
       drop(Drop::kTimerWrapped);
       return false;
     }
-    if (histogram == nullptr) {
+    if (index >= kMaxKeys) {
       drop(Drop::kTooManyKeys);
       return false;
     }
-    histogram->record(durationNs);
+    histograms_[index]->recordInRange(durationNs, *bins_);
     return true;
   }
-  bool record(const TimingKey& key, uint64_t durationNs) { return record(histogramFor(key), durationNs); }
+  bool record(const TimingKey& key, uint64_t durationNs) { return record(indexOf(key.packed()), durationNs); }
   void drop(Drop why, uint64_t count = 1) { drops_[static_cast<size_t>(why)] += count; }
 
   struct Entry {
@@ -57,18 +71,21 @@ class TimingTable {
   uint64_t dropped(Drop why) const { return drops_[static_cast<size_t>(why)]; }
 
  private:
-  struct Slot {
-    uint64_t packed = 0;
-    TimingKey key;
-    std::unique_ptr<stats::LogHistogram> histogram;
-  };
-  // Open addressing over the packed keys: slot number + 1, 0 for empty; twice the keys, so probes stay short.
+  // Open addressing over the packed keys: their index, kNoKey for empty; twice the keys, so probes stay short.
   static constexpr size_t kIndexSize = 2 * kMaxKeys;
-  std::array<uint8_t, kIndexSize> index_{};
-  std::array<Slot, kMaxKeys> slots_;
+  static std::array<uint8_t, kIndexSize> emptyIndex() {
+    std::array<uint8_t, kIndexSize> index;
+    index.fill(kNoKey);
+    return index;
+  }
+  static size_t hashOf(uint64_t packed) { return static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 56) % kIndexSize; }
+
+  std::array<uint8_t, kIndexSize> index_ = emptyIndex();
+  std::array<uint64_t, kMaxKeys> packed_{};
+  std::array<std::unique_ptr<stats::LogHistogram>, kMaxKeys> histograms_;
   int used_ = 0;
   std::array<uint64_t, kNumDrops> drops_{};
-  uint64_t largestNs_ = static_cast<uint64_t>(stats::LogHistogram::largestNs());  // the histogram's range
+  const stats::detail::BinMap* bins_ = &stats::detail::binMap();  // kept, so recording skips its first-use check
 };
 
 }  // namespace nccl_roce::profiler

@@ -23,16 +23,10 @@ class TrackerRegistry {
   std::shared_ptr<CollectiveTracker> add(CollectiveTracker::Config config);
   void remove(const std::shared_ptr<CollectiveTracker>& tracker);
 
+  class Pin;
   // Runs f(tracker) while the tracker named by `index` cannot be removed; false when the slot is empty.
   template <typename F>
-  bool with(uint32_t index, F&& f) {
-    Slot& slot = slots_[index % kSlots];
-    slot.users.fetch_add(1);
-    CollectiveTracker* tracker = slot.tracker.load();
-    if (tracker != nullptr) f(*tracker);
-    slot.users.fetch_sub(1);
-    return tracker != nullptr;
-  }
+  bool with(uint32_t index, F&& f);
 
   // Snapshots of every live tracker (for the metrics textfile).
   template <typename F>
@@ -51,5 +45,31 @@ class TrackerRegistry {
   std::array<Slot, kSlots> slots_;
   std::atomic<uint32_t> nextGeneration_{1};
 };
+
+// The tracker named by `index`, kept from being removed while the pin lives; nullptr when the slot is empty.
+// Inline: every channel stop takes one.
+class TrackerRegistry::Pin {
+ public:
+  Pin(TrackerRegistry& registry, uint32_t index) : slot_(registry.slots_[index % kSlots]) {
+    slot_.users.fetch_add(1);
+    tracker_ = slot_.tracker.load();
+  }
+  ~Pin() { slot_.users.fetch_sub(1); }
+  Pin(const Pin&) = delete;
+  Pin& operator=(const Pin&) = delete;
+
+  CollectiveTracker* tracker() const { return tracker_; }
+
+ private:
+  Slot& slot_;
+  CollectiveTracker* tracker_;
+};
+
+template <typename F>
+bool TrackerRegistry::with(uint32_t index, F&& f) {
+  Pin pin(*this, index);
+  if (pin.tracker() != nullptr) f(*pin.tracker());
+  return pin.tracker() != nullptr;
+}
 
 }  // namespace nccl_roce::profiler

@@ -17,12 +17,15 @@ const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kR
 namespace detail {
 
 BinMap::BinMap() {
-  for (int i = 0; i < kBins; ++i) upper_[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
-  firstSlice_ = sliceOf(upper_[0]);
-  uint64_t lastSlice = sliceOf(upper_[kBins - 1]);
-  firstBin_.resize(lastSlice - firstSlice_ + 1);
+  for (size_t i = 0; i < kBins; ++i) {
+    upper_[i] = std::pow(kGamma, static_cast<double>(i)) * LogHistogram::kMinNs;
+    upperFloor_[i] = static_cast<uint64_t>(std::floor(upper_[i]));
+  }
+  firstSlice_ = sliceOf(static_cast<double>(upperFloor_[0] + 1));
+  uint64_t lastSlice = sliceOf(static_cast<double>(upperFloor_[kBins - 1]));
   int bin = 0;
-  for (uint64_t slice = firstSlice_; slice <= lastSlice; ++slice) {
+  // kSlices covers the range (tests/unit/stats pin every bin's bounds); the bound only keeps the table safe.
+  for (uint64_t slice = firstSlice_; slice <= lastSlice && slice - firstSlice_ < kSlices; ++slice) {
     double lowest = lowestOf(slice);
     while (bin < kBins - 1 && lowest > upper_[static_cast<size_t>(bin)]) ++bin;
     firstBin_[slice - firstSlice_] = static_cast<uint16_t>(bin);

@@ -14,28 +14,33 @@
 #include <optional>
 #include <vector>
 
+#include "common/inline.h"
+
 namespace nccl_roce::stats {
 
 namespace detail {
 // Bins found without log(), since the profiler bins every collective. A double's exponent and top six mantissa
 // bits cut each octave into 64 slices, each narrower than a bin (at most 1.6% wide against a bin's 2%), so a
 // slice meets at most two bins: a table gives the bin of the slice's lowest value, and one comparison with that
-// bin's upper bound settles it.
+// bin's upper bound settles it. The comparisons are in integers: for an integer n, n > upper exactly when
+// n > floor(upper).
 class BinMap {
  public:
   BinMap();
-  int binOf(double d) const {
-    if (!(d > upper_[0])) return 0;
-    if (d > upper_[kBins - 1]) return kBins - 1;
-    int bin = firstBin_[sliceOf(d) - firstSlice_];
-    return d > upper_[static_cast<size_t>(bin)] ? bin + 1 : bin;
+  NCCL_ROCE_ALWAYS_INLINE size_t binOf(uint64_t ns) const {
+    if (ns <= upperFloor_[0]) return 0;
+    if (ns > upperFloor_[kBins - 1]) return kBins - 1;
+    size_t bin = firstBin_[sliceOf(static_cast<double>(static_cast<int64_t>(ns))) - firstSlice_];  // ns < 2^37
+    return ns > upperFloor_[bin] ? bin + 1 : bin;
   }
   double upper(int bin) const { return upper_[static_cast<size_t>(bin)]; }
+  uint64_t largest() const { return upperFloor_[kBins - 1]; }  // the largest integer the last bin holds
 
   static constexpr int kBins = 1024;
 
  private:
   static constexpr int kSliceBits = 6;
+  static constexpr int kSlices = 2048;  // 30 octaves from kMinNs to the last bin, 64 slices each (1,928 used)
   static uint64_t sliceOf(double d) {
     uint64_t bits;
     std::memcpy(&bits, &d, sizeof bits);
@@ -43,8 +48,9 @@ class BinMap {
   }
   static double lowestOf(uint64_t slice);
 
-  std::array<double, kBins> upper_{};  // kMinNs x gamma^i: bin i holds (upper[i-1], upper[i]]
-  std::vector<uint16_t> firstBin_;     // by slice, from the slice of kMinNs
+  std::array<double, kBins> upper_{};         // kMinNs x gamma^i: bin i holds (upper[i-1], upper[i]]
+  std::array<uint64_t, kBins> upperFloor_{};  // floor(upper_[i])
+  std::array<uint16_t, kSlices> firstBin_{};  // by slice, from the slice of floor(kMinNs) + 1
   uint64_t firstSlice_ = 0;
 };
 
@@ -62,16 +68,21 @@ class LogHistogram {
   static constexpr int kBins = detail::BinMap::kBins;  // up to 0.1 us x gamma^1023, about 77 s
   static double gamma();                       // (1 + kRelativeError) / (1 - kRelativeError)
 
-  // Inline: the profiler records one duration per collective.
   void record(uint64_t durationNs) {
-    int bin = binOf(durationNs);
-    ++bins_[static_cast<size_t>(bin)];
+    const detail::BinMap& bins = detail::binMap();
+    recordInRange(durationNs, bins);
+    if (durationNs > bins.largest()) ++above_;
+  }
+  // The same for a duration within the histogram's range (at most bins.largest(): nothing counts as above), with
+  // the bin map at hand: what the profiler calls once per collective, having dropped durations past the range
+  // already; keeping the map saves binMap()'s first-use check. Inline for that caller.
+  NCCL_ROCE_ALWAYS_INLINE void recordInRange(uint64_t durationNs, const detail::BinMap& bins) {
+    ++bins_[bins.binOf(durationNs)];
     ++count_;
     sumNs_ += durationNs;
     if (durationNs < minNs_) minNs_ = durationNs;
     if (durationNs > maxNs_) maxNs_ = durationNs;
-    if (durationNs < kMinNs) ++below_;
-    if (bin == kBins - 1 && static_cast<double>(durationNs) > largestNs()) ++above_;
+    if (durationNs < static_cast<uint64_t>(kMinNs)) ++below_;  // an integer comparison (kMinNs is whole)
   }
   // Adds `count` observations in bin `bin` (0 .. kBins-1); what merging and reading files use.
   void addToBin(int bin, uint64_t count);
@@ -92,7 +103,7 @@ class LogHistogram {
   // The bins that hold observations, as (bin, count), ascending: the serialised form.
   std::vector<std::pair<int, uint64_t>> nonEmptyBins() const;
 
-  static int binOf(uint64_t durationNs) { return detail::binMap().binOf(static_cast<double>(durationNs)); }
+  static int binOf(uint64_t durationNs) { return static_cast<int>(detail::binMap().binOf(durationNs)); }
   static double representativeNs(int bin);
   static double upperBoundNs(int bin);  // kMinNs x gamma^bin
   static double largestNs();            // upperBoundNs(kBins - 1), computed once

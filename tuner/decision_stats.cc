@@ -23,8 +23,6 @@ size_t slotOf(uint64_t key, size_t mask) { return static_cast<size_t>((key * 0x9
 
 }  // namespace
 
-int sizeBucket(uint64_t bytes) { return bytes <= 1 ? 0 : 63 - __builtin_clzll(bytes); }
-
 DecisionStats::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
   while (flag_.test_and_set(std::memory_order_acquire)) {
   }

@@ -11,11 +11,9 @@
 
 #include "tuner/decide.h"
 #include "tuner/policy.h"
+#include "tuner/size_bucket.h"
 
 namespace nccl_roce::tuner {
-
-// floor(log2(bytes)), 0 for 0 and 1.
-int sizeBucket(uint64_t bytes);
 
 // What the statistics file says of a size bucket: {"bucket": "64K-128K", "size_min": 65536, "size_max": 131071}.
 void writeSizeBucket(int bucket, nlohmann::ordered_json& out);

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Instructions per collective in the profiler's entry points (the exported table's startEvent, stopEvent and
-# recordEventState and all they call; the driver loop is not counted), timing on and off, by callgrind.
+# recordEventState and all they call; the driver loop is not counted), by callgrind:
+#   on      per collective with timing on: Group start/stop, Coll start/stop, KernelCh start, KernelChStop, stop
+#   off     the same with timing off (init sets NCCL's activation mask to 0, so NCCL makes no call)
+#   replay  per replayed collective of a CUDA graph: KernelCh start, KernelChStop, stop (the 16 captures and
+#           their keys' new histograms are counted too: about 7 per replay at 20,000)
+# then the tracker's memory per communicator.
 # Usage: tests/bench/profiler/profiler_callgrind.sh [BUILD_DIR] [COLLECTIVES]
 set -euo pipefail
 build=${1:-build}
@@ -8,14 +13,15 @@ collectives=${2:-20000}
 driver="$build/tests/bench/profiler/profiler_call_driver"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '| timing | collectives | instructions per collective |\n|---|---|---|\n'
-for timing in on off; do
+printf '| mode | collectives | instructions per collective |\n|---|---|---|\n'
+for mode in on off replay; do
   # Each entry point once: they never call one another, so the toggles never nest.
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
     --toggle-collect='*startEvent<*' --toggle-collect='nccl_roce::plugin::profilerStopEvent*' \
-    --toggle-collect='*recordState<*' "$driver" "$collectives" "$timing" >/dev/null 2>"$out/log" ||
+    --toggle-collect='*recordState<*' "$driver" "$collectives" "$mode" >/dev/null 2>"$out/log" ||
     { cat "$out/log" >&2; exit 1; }
   total=$(grep -E '^(summary|totals):' "$out/cg" | head -1 | awk '{print $2}')
-  printf '| %s | %s | %s |\n' "$timing" "$collectives" \
+  printf '| %s | %s | %s |\n' "$mode" "$collectives" \
     "$(awk -v t="$total" -v c="$collectives" 'BEGIN{printf "%.1f", t/c}')"
 done
+"$driver" memory

@@ -151,8 +151,80 @@ TEST(CollectiveTracker, HostTimedTrackersSayWhereTheirTimeCameFrom) {
   EXPECT_STREQ(timingSourceName(t.entries()[0].key.source), "kernel_host");
 }
 
+// NCCL's entry points call the inline try versions, which do the common case and, where the general version
+// would make a call, give up having changed nothing; the entry point then calls the general version.
+TEST(CollectiveTracker, TryVersionsDoTheCommonCaseAndLeaveTheRestToTheGeneralOnes) {
+  CollectiveTracker t = tracker();
+  uint64_t key = collectiveKey(allReduce(65536, 1));
+  void* handle = &handle;
+  EXPECT_FALSE(t.tryStartCollective(key, t.startGroup(), handle)) << "a new key: its histogram is allocated";
+  EXPECT_EQ(handle, &handle) << "nothing done";
+  void* first = t.startCollective(key, t.startGroup());
+  void* group = t.startGroup();
+  void* second = nullptr;
+  ASSERT_TRUE(t.tryStartCollective(key, group, second));
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);
+  void* third = &third;
+  EXPECT_FALSE(t.tryStartCollective(key, group, third)) << "a second collective of one group: a batch";
+  EXPECT_TRUE(t.tryStartCollective(0, group, third));
+  EXPECT_EQ(third, nullptr) << "a collective that is not timed gets no handle";
+  void* channel = nullptr;
+  ASSERT_TRUE(t.tryStartChannel(second, 0, 1000, channel));
+  EXPECT_TRUE(t.tryStopChannel(channel, 31000));
+  void* orphan = &orphan;
+  EXPECT_TRUE(t.tryStartChannel(&orphan, 0, 1000, orphan)) << "odd events are done (counted) by try versions";
+  EXPECT_EQ(orphan, nullptr);
+  EXPECT_TRUE(t.tryStopChannel(channel, 32000));
+  EXPECT_EQ(t.dropped(Drop::kMissingParent), 1u);
+  EXPECT_EQ(t.dropped(Drop::kStopWithoutStart), 1u);
+  std::vector<TimingTable::Entry> e = t.entries();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].histogram.count(), 1u);
+  EXPECT_EQ(e[0].histogram.minNs(), 30000u);
+}
+
+TEST(CollectiveTracker, TheTryVersionLeavesTheRecordOfAReplayedGraphInPlace) {
+  CollectiveTracker t = tracker(4);
+  uint64_t key = collectiveKey(allReduce(4096, 1));
+  void* captured = t.startCollective(key, t.startGroup());
+  runRound(t, captured, 1, 0, 20000);
+  runRound(t, captured, 1, 100000, 120000);  // replayed: its record is kept
+  int gaveUp = 0;
+  for (int i = 0; i < 8; ++i) {
+    void* h = nullptr;
+    if (!t.tryStartCollective(key, t.startGroup(), h)) {
+      ++gaveUp;
+      h = t.startCollective(key, t.startGroup());
+    }
+    runRound(t, h, 1, 0, 30000);
+  }
+  EXPECT_EQ(gaveUp, 2) << "each time the ring came round to the kept record";
+  runRound(t, captured, 1, 500000, 520000);
+  std::vector<TimingTable::Entry> e = t.entries();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].histogram.count(), 3u + 8u);
+  EXPECT_EQ(totalDropped(t), 0u);
+}
+
+TEST(CollectiveTracker, AHandleOfTheWrongKindIsDropped) {
+  CollectiveTracker t = tracker();
+  void* group = t.startGroup();
+  void* coll = t.startCollective(allReduce(1024, 1), group);
+  void* ch = t.startChannel(coll, 0, 100);
+  EXPECT_EQ(t.startChannel(ch, 0, 100), nullptr);     // a channel is no collective's parent
+  EXPECT_EQ(t.startChannel(group, 0, 100), nullptr);  // nor is a group
+  t.stopChannel(coll, 200);                           // a collective's handle stops no channel
+  EXPECT_EQ(t.dropped(Drop::kMissingParent), 3u);
+  t.stopChannel(ch, 200);
+  ASSERT_EQ(t.entries().size(), 1u);
+  EXPECT_EQ(t.entries()[0].histogram.count(), 1u);
+}
+
 TEST(CollectiveTracker, StatesItsMemory) {
-  EXPECT_LT(CollectiveTracker::bytesFor(16384), size_t{1} << 20);  // under 1 MiB before histograms
+  // 40 bytes per collective record; under 1 MiB for the default 16,384 before histograms (8 KiB per key).
+  EXPECT_EQ(CollectiveTracker::bytesFor(2) - CollectiveTracker::bytesFor(1), 40u);
+  EXPECT_LT(CollectiveTracker::bytesFor(16384), size_t{1} << 20);
 }
 
 }  // namespace

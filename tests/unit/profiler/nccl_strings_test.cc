@@ -34,17 +34,5 @@ TEST(NcclStrings, NamesAsNcclWritesThem) {
   EXPECT_EQ(dataTypeSizeOfCode(12), 0u);
 }
 
-TEST(NameCache, AnswersRepeatedPointersAndResolvesNewOnes) {
-  NameCache cache;
-  static const char ring[] = "RING";
-  static const char tree[] = "TREE";
-  EXPECT_EQ(cache.lookup(ring, algorithmIndex), 1);
-  EXPECT_EQ(cache.lookup(ring, algorithmIndex), 1);
-  EXPECT_EQ(cache.lookup(tree, algorithmIndex), 0);
-  EXPECT_EQ(cache.lookup(nullptr, algorithmIndex), -1);
-  for (int i = 0; i < 20; ++i) cache.lookup(i % 2 ? ring : tree, algorithmIndex);  // wraps its entries
-  EXPECT_EQ(cache.lookup(ring, algorithmIndex), 1);
-}
-
 }  // namespace
 }  // namespace nccl_roce::profiler

@@ -94,6 +94,28 @@ TEST(LogHistogram, ValuesOutsideTheRangeAreKeptAndCounted) {
   EXPECT_EQ(h.nonEmptyBins().back().first, LogHistogram::kBins - 1);
 }
 
+// What the profiler calls once per collective, having dropped durations past the range: the same bins and
+// statistics as record().
+TEST(LogHistogram, RecordingInRangeWithAKeptBinMapEqualsRecording) {
+  const detail::BinMap& bins = detail::binMap();
+  LogHistogram kept, plain;
+  for (uint64_t v = 1; v <= bins.largest(); v = v * 5 / 3 + 1) {
+    kept.recordInRange(v, bins);
+    plain.record(v);
+  }
+  kept.recordInRange(bins.largest(), bins);
+  plain.record(bins.largest());
+  EXPECT_EQ(kept.nonEmptyBins(), plain.nonEmptyBins());
+  EXPECT_EQ(kept.count(), plain.count());
+  EXPECT_EQ(kept.sumNs(), plain.sumNs());
+  EXPECT_EQ(kept.minNs(), plain.minNs());
+  EXPECT_EQ(kept.maxNs(), plain.maxNs());
+  EXPECT_EQ(kept.below(), plain.below());
+  EXPECT_EQ(plain.above(), 0u) << "the range's largest value is in it";
+  plain.record(bins.largest() + 1);
+  EXPECT_EQ(plain.above(), 1u);
+}
+
 TEST(LogHistogram, AnEmptyHistogramHasNoQuantiles) {
   LogHistogram h;
   EXPECT_FALSE(h.quantileNs(0.5));
