@@ -52,14 +52,21 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   config.source = clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
-  auto c = std::make_unique<ProfilerComm>(process, std::move(tracker), comm.nRanks);
-  const Environment& env = process.environment();
-  c->statsPath = StatisticsRegistry::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
-  c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
-  c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->owner,
-                                                 process.statistics(), c->statsPath, c->statsEntry);
-  process.metrics().add(c->timed, env);
-  return c.release();
+  try {
+    auto c = std::make_unique<ProfilerComm>(process, tracker, comm.nRanks);
+    const Environment& env = process.environment();
+    c->statsPath = StatisticsRegistry::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
+    c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
+    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->owner,
+                                                   process.statistics(), c->statsPath, c->statsEntry);
+    process.metrics().add(c->timed, env);
+    return c.release();
+  } catch (...) {
+    // The registry names the tracker by a raw pointer: take it out before the last owner goes, so a late
+    // event's handle finds an empty slot instead of freed memory.
+    process.trackers().remove(tracker);
+    throw;
+  }
 }
 
 }  // namespace

@@ -16,8 +16,10 @@
 #include "common/env.h"
 #include "plugin/env_plugin.h"
 #include "plugin/process_context.h"
+#include "plugin/profiler_plugin.h"
 #include "plugin/tuner_plugin.h"
 #include "tests/support/scoped_env.h"
+#include "tests/support/temp_dir.h"
 
 // The replacements below pair operator new with malloc and operator delete with free, which is correct; GCC's
 // -Wmismatched-new-delete cannot see through the replacement once inlined (sanitizer builds inline more).
@@ -141,6 +143,34 @@ TEST(AllocationFailure, EnvPluginKeepsTheUsersValuesWhateverFails) {
     ASSERT_NE(socketValue, nullptr) << "allocation " << after << ": the user's value was lost";
     EXPECT_STREQ(socketValue, "lo") << "allocation " << after;
   }
+}
+
+// A profiler init that fails half-way leaves no tracker behind in the registry: the registry names trackers by
+// raw pointer, and a late event's handle must find an empty slot, never the freed tracker.
+TEST(AllocationFailure, AProfilerInitThatFailsHalfWayLeavesNoTrackerBehind) {
+  testing::TempDir dir;
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_STATS", dir.join("stats")}});
+  ProcessContext process(env);
+  ProfilerCommunicator comm{0x51a7, 0x51a7, "comm", 2, 16, 0};
+  process.policies().active(env);  // the policy labels the timings: loaded outside the failure window (above)
+  int timed = 0, untimed = 0;
+  for (long after = 0; after < 60; ++after) {
+    void* context = nullptr;
+    int mask = -1;
+    ncclResult_t init;
+    {
+      FailingAllocations failing(after);
+      init = profilerInit(process, &context, &mask, comm, ChannelClock::kGpu, nullptr);
+    }
+    EXPECT_EQ(init, ncclSuccess) << "allocation " << after;
+    int live = 0;
+    process.trackers().forEach([&](profiler::CollectiveTracker&) { ++live; });
+    EXPECT_EQ(live, context ? 1 : 0) << "allocation " << after;
+    (context ? timed : untimed)++;
+    if (context) profilerFinalize(context);
+  }
+  EXPECT_GT(untimed, 0) << "failures were injected after the tracker was registered";
+  EXPECT_GT(timed, 0) << "once allocations succeed, the communicator is timed";
 }
 
 }  // namespace
