@@ -14,6 +14,13 @@ using ::testing::HasSubstr;
 using testing::CommEntry;
 using testing::TimedKey;
 
+// `text` with its first `from` replaced by `to`: a hand-edited file.
+std::string replacedIn(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   CommEntry comm;
   comm.arm = "candidate";
@@ -62,12 +69,7 @@ TEST(StatisticsReader, AnEntryWithoutDecisionsReadsWithNone) {
 
 TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
   std::string good = testing::statisticsFile({CommEntry{}});
-  auto replaced = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return text.replace(at, from.size(), to);
-  };
+  auto replaced = [&](const std::string& from, const std::string& to) { return replacedIn(good, from, to); };
   const std::pair<std::string, std::string> cases[] = {
       {good.substr(0, good.size() / 2), "not valid JSON"},                          // truncated by a full disk
       {replaced("nccl-roce.stats/2", "nccl-roce.stats/1"), "schema"},               // another version
@@ -131,12 +133,7 @@ TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnError) {
 // for its type and range first, and a record that fails is an error naming the file and line.
 TEST(InspectorReader, NumbersOfTheWrongTypeOrRangeAreErrorsNotConversions) {
   std::string good = testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41);
-  auto replaced = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return text.replace(at, from.size(), to);
-  };
+  auto replaced = [&](const std::string& from, const std::string& to) { return replacedIn(good, from, to); };
   const std::pair<std::string, std::string> cases[] = {
       {replaced("\"nnodes\":2", "\"nnodes\":666666666666666666666666666666666666666666661"), "header.nnodes"},
       {replaced("\"n_ranks\":16", "\"n_ranks\":-3"), "header.n_ranks"},
