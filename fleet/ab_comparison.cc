@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "fleet/arm_census.h"
 #include "tuner/decision_stats.h"
 
 namespace nccl_roce::fleet {
@@ -23,10 +24,10 @@ Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_
     stats::Unit unit;
     unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
     for (const auto& [cell, histogram] : c.timings) {
-      if (collectiveOfCell(cell) != collective || histogram.count() < minCollectives) continue;
-      std::optional<double> mean = histogram.geometricMeanNs();
-      if (!mean || !(*mean > 0)) continue;
-      unit.values[cell] = *mean / 1000.0;
+      if (collectiveOfCell(cell) != collective) continue;
+      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+      if (!value) continue;
+      unit.values[cell] = *value;
       side.collectives[cell] += histogram.count();
     }
     if (!unit.values.empty()) side.units.push_back(std::move(unit));
@@ -91,31 +92,14 @@ StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
   report.control = options.control;
   report.options = options;
   report.errors = fleet.errors;
+  ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/false);
+  report.notes = census.notes;
+  Status arms = checkArms(census, options.control, "nothing to compare");
+  if (!arms.isOk()) return arms;
+  report.communicatorsPerArm = census.communicatorsPerArm;
   std::set<int> collectives;
   for (const FleetCommunicator& c : fleet.communicators) {
-    if (c.timings.empty()) continue;
-    ++report.communicatorsPerArm[c.arm];
     for (const auto& [cell, histogram] : c.timings) collectives.insert(collectiveOfCell(cell));
-  }
-  if (fleet.withoutArm > 0) {
-    report.notes.push_back(std::to_string(fleet.withoutArm) +
-                           " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
-  }
-  if (report.communicatorsPerArm.count("") != 0) {
-    report.notes.push_back(std::to_string(report.communicatorsPerArm[""]) +
-                           " timed communicator(s) ran no experiment arm: left out");
-    report.communicatorsPerArm.erase("");
-  }
-  std::string seen;
-  for (const auto& [arm, n] : report.communicatorsPerArm) seen += (seen.empty() ? "" : ", ") + arm;
-  if (report.communicatorsPerArm.count(options.control) == 0) {
-    return Status(StatusCode::kFailedPrecondition, "no timed communicator of the control arm '" + options.control +
-                                                       "' (arms with timings: " + (seen.empty() ? "none" : seen) +
-                                                       "); name it with --control");
-  }
-  if (report.communicatorsPerArm.size() < 2) {
-    return Status(StatusCode::kFailedPrecondition,
-                  "only the control arm '" + options.control + "' has timed communicators: nothing to compare");
   }
   for (const auto& [arm, n] : report.communicatorsPerArm) {
     if (arm == options.control) continue;

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "fleet/arm_census.h"
 #include "stats/winner_selection.h"
 #include "tuner/nccl_names.h"
 
@@ -28,11 +29,10 @@ Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.arm.empty() || c.nNodes <= 0) continue;
     for (const auto& [cell, histogram] : c.timings) {
-      if (histogram.count() < minCollectives) continue;
-      std::optional<double> mean = histogram.geometricMeanNs();
-      if (!mean || !(*mean > 0)) continue;
+      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+      if (!value) continue;
       ArmSide& side = groups[{c.nNodes, cell}][c.arm];
-      side.values.push_back(*mean / 1000.0);
+      side.values.push_back(*value);
       side.collectives += histogram.count();
       auto decided = c.decisions.find(cell);
       if (decided == c.decisions.end()) continue;
@@ -40,44 +40,6 @@ Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
     }
   }
   return groups;
-}
-
-// The arms present, with notes on communicators that cannot count; an error when there is nothing to compare.
-Status censusOfArms(const Fleet& fleet, AbFit* fit) {
-  int withoutArm = 0, withoutNodes = 0;
-  for (const FleetCommunicator& c : fleet.communicators) {
-    if (c.timings.empty()) continue;
-    if (c.arm.empty()) {
-      ++withoutArm;
-    } else if (c.nNodes <= 0) {
-      ++withoutNodes;
-    } else {
-      ++fit->communicatorsPerArm[c.arm];
-    }
-  }
-  if (fleet.withoutArm > 0) {
-    fit->notes.push_back(std::to_string(fleet.withoutArm) +
-                         " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
-  }
-  if (withoutArm > 0) {
-    fit->notes.push_back(std::to_string(withoutArm) + " timed communicator(s) ran no experiment arm: left out");
-  }
-  if (withoutNodes > 0) {
-    fit->notes.push_back(std::to_string(withoutNodes) +
-                         " timed communicator(s) do not say their node count (no tuner entry): left out");
-  }
-  std::string seen;
-  for (const auto& [arm, n] : fit->communicatorsPerArm) seen += (seen.empty() ? "" : ", ") + arm;
-  if (fit->communicatorsPerArm.count(fit->control) == 0) {
-    return Status(StatusCode::kFailedPrecondition, "no timed communicator of the control arm '" + fit->control +
-                                                       "' (arms with timings: " + (seen.empty() ? "none" : seen) +
-                                                       "); name it with --control");
-  }
-  if (fit->communicatorsPerArm.size() < 2) {
-    return Status(StatusCode::kFailedPrecondition,
-                  "only the control arm '" + fit->control + "' has timed communicators: nothing to fit");
-  }
-  return Status::ok();
 }
 
 // Cells an arm could not be challenged in for want of communicators, for one note per arm, node count and
@@ -216,7 +178,10 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   fit.errors = fleet.errors;
   fit.policyName =
       !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
-  Status arms = censusOfArms(fleet, &fit);
+  ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);
+  fit.notes = census.notes;
+  fit.communicatorsPerArm = census.communicatorsPerArm;
+  Status arms = checkArms(census, fit.control, "nothing to fit");
   if (!arms.isOk()) return arms;
   Groups groups = groupUnits(fleet, options.minCollectives);
   Thin thin;

@@ -1,0 +1,33 @@
+// What `nccl-roce ab` and `ab fit` both need before comparing arms: which arms have timed communicators, why
+// others cannot count, and each communicator's one value per cell (the communicator is the unit).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "fleet/fleet.h"
+
+namespace nccl_roce::fleet {
+
+struct ArmCensus {
+  std::map<std::string, int> communicatorsPerArm;  // timed communicators that count, per arm
+  std::vector<std::string> notes;                  // those left out, and why
+};
+
+// Timed communicators per arm. Those without an arm are left out with a note, and with `needNodeCount` (ab fit
+// groups by node count) so are those whose records give none.
+ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount);
+
+// kFailedPrecondition when no timed communicator of `control`, or of any other arm, counts; `purpose` ends the
+// message ("nothing to compare").
+Status checkArms(const ArmCensus& census, const std::string& control, const std::string& purpose);
+
+// A communicator's value in a cell: the geometric mean of its collectives there in microseconds (from its merged
+// histogram, within 1%), when it timed at least `minCollectives` of them.
+std::optional<double> communicatorValueUs(const stats::LogHistogram& histogram, uint64_t minCollectives);
+
+}  // namespace nccl_roce::fleet
