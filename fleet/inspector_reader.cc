@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kAllGather = 2, kReduceScatter = 3;  // tuner indices
-
 // The top-level JSON objects of `text`, each with the line it starts on: braces counted outside strings.
 std::vector<std::pair<size_t, std::string>> topLevelObjects(const std::string& text, std::string* error) {
   std::vector<std::pair<size_t, std::string>> objects;
@@ -86,7 +84,7 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
   r.nRanks = nRanks;
   r.nNodes = nNodes;
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
-  if (*collective == kAllGather || *collective == kReduceScatter) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
+  if (tuner::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
   r.timings[cellOf(*collective, tuner::sizeBucket(bytes))].record(static_cast<uint64_t>(ns));
   return true;
 }

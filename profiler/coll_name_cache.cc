@@ -1,21 +1,16 @@
 #include "profiler/coll_name_cache.h"
 
 #include "profiler/nccl_strings.h"
+#include "tuner/nccl_names.h"
 
 namespace nccl_roce::profiler {
-
-namespace {
-
-constexpr int kCollAllGather = 2, kCollReduceScatter = 3;  // tuner indices (tuner/nccl_names.h)
-
-}  // namespace
 
 CollShape resolveCollShape(const char* func, const char* datatype, const char* algo, const char* proto, int nRanks) {
   TimingKey key;
   key.collective = static_cast<int8_t>(collectiveIndex(func));
   if (key.collective < 0) return {};
   // The tuner counts AllGather and ReduceScatter by their total bytes: without nRanks they cannot be sized.
-  bool perRank = key.collective == kCollAllGather || key.collective == kCollReduceScatter;
+  bool perRank = tuner::sizedOverRanks(key.collective);
   if (perRank && nRanks <= 0) return {};
   key.algorithm = static_cast<int8_t>(algorithmIndex(algo));
   key.protocol = static_cast<int8_t>(protocolIndex(proto));

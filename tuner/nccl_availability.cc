@@ -51,7 +51,7 @@ ValueRange nodesOffered(int algorithm) {
 std::string collectiveList(uint32_t collectives) {
   std::string out;
   // All-reduce first, as the docs list them.
-  for (int c : {kCollAllReduce, 2, 3, 0, 1}) {
+  for (int c : {kCollAllReduce, kCollAllGather, kCollReduceScatter, 0, 1}) {
     if (collectives & (1u << c)) out += (out.empty() ? "" : ", ") + std::string(collectiveName(c));
   }
   return out;

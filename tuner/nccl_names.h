@@ -11,7 +11,11 @@ namespace nccl_roce::tuner {
 inline constexpr int kNumCollectives = 5;  // Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
 inline constexpr int kMaxAlgorithms = 7;   // NCCL >= 2.23 (PAT); 6 before
 inline constexpr int kNumProtocols = 3;    // LL, LL128, Simple
-inline constexpr int kCollAllReduce = 4;
+inline constexpr int kCollAllGather = 2, kCollReduceScatter = 3, kCollAllReduce = 4;
+
+// Whether the tuner is given this collective's bytes over all ranks (AllGather, ReduceScatter) where NCCL's
+// profiler events and Inspector report one rank's: those are multiplied by nRanks to join the tuner's buckets.
+inline bool sizedOverRanks(int collective) { return collective == kCollAllGather || collective == kCollReduceScatter; }
 
 const char* collectiveName(int collective);  // "AllReduce"
 const char* algorithmName(int algorithm);    // "Tree", "NVLSTree"; "any" for -1
