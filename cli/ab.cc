@@ -24,20 +24,9 @@ struct AbCliOptions {
   fleet::AbOptions ab;
 };
 
-bool parseRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
-  size_t dash = text.find('-');
-  if (dash == std::string::npos) return false;
-  StatusOr<uint64_t> a = parseByteSize(text.substr(0, dash));
-  StatusOr<uint64_t> b = parseByteSize(text.substr(dash + 1));
-  if (!a.isOk() || !b.isOk() || *a > *b) return false;
-  *lo = *a;
-  *hi = *b;
-  return true;
-}
-
 int runAb(AbCliOptions o) {
   const char* command = "ab";
-  if (!parseRange(o.range, &o.ab.rangeLo, &o.ab.rangeHi)) {
+  if (!parseSizeRange(o.range, &o.ab.rangeLo, &o.ab.rangeHi)) {
     std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
     return 2;
   }

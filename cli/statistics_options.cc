@@ -1,5 +1,7 @@
 #include "cli/statistics_options.h"
 
+#include "common/strings.h"
+
 namespace nccl_roce::cli {
 
 void addStatisticsOptions(CLI::App& command, stats::Settings& settings, const std::string& units,
@@ -16,6 +18,17 @@ void addStatisticsOptions(CLI::App& command, stats::Settings& settings, const st
                      "Fewest " + units + " per side for a verdict (at least " + std::to_string(minUnitsFloor) + ")")
       ->check(CLI::Range(minUnitsFloor, 1000000))
       ->capture_default_str();
+}
+
+bool parseSizeRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
+  size_t dash = text.find('-');
+  if (dash == std::string::npos) return false;
+  StatusOr<uint64_t> a = parseByteSize(text.substr(0, dash));
+  StatusOr<uint64_t> b = parseByteSize(text.substr(dash + 1));
+  if (!a.isOk() || !b.isOk() || *a > *b) return false;
+  *lo = *a;
+  *hi = *b;
+  return true;
 }
 
 }  // namespace nccl_roce::cli

@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <string>
+
 #include "stats/settings.h"
 
 namespace nccl_roce::cli {
@@ -12,5 +15,8 @@ namespace nccl_roce::cli {
 // minUnitsFloor: the fewest units the command's calibration accepts.
 void addStatisticsOptions(CLI::App& command, stats::Settings& settings, const std::string& units,
                           int minUnitsFloor);
+
+// --range of `sweep compare` and `ab`: "LO-HI" with sizes such as 16K-64M, inclusive; false when it is not.
+bool parseSizeRange(const std::string& text, uint64_t* lo, uint64_t* hi);
 
 }  // namespace nccl_roce::cli

@@ -37,17 +37,6 @@ StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
   return sweep::readPerfLogs(paths);
 }
 
-bool parseRange(const std::string& text, uint64_t* lo, uint64_t* hi) {
-  size_t dash = text.find('-');
-  if (dash == std::string::npos) return false;
-  StatusOr<uint64_t> a = parseByteSize(text.substr(0, dash));
-  StatusOr<uint64_t> b = parseByteSize(text.substr(dash + 1));
-  if (!a.isOk() || !b.isOk() || *a > *b) return false;
-  *lo = *a;
-  *hi = *b;
-  return true;
-}
-
 std::string labelFor(const std::string& spec) {
   std::string first = spec.substr(0, spec.find(','));
   while (first.size() > 1 && first.back() == '/') first.pop_back();
@@ -57,7 +46,7 @@ std::string labelFor(const std::string& spec) {
 
 int runCompare(CompareCliOptions o) {
   const char* command = "sweep compare";
-  if (!parseRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi)) {
+  if (!parseSizeRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi)) {
     std::fprintf(stderr, "nccl-roce %s: --range '%s' is not LO-HI with sizes such as 16K-64M\n", command,
                  o.range.c_str());
     return 2;
