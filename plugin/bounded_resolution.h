@@ -1,8 +1,9 @@
 // The resolution behind the env and net plugins, with a deadline. It runs inside NCCL's init, and a device
 // whose verbs or sysfs calls block (firmware stuck in a command, a driver reset) would otherwise hold that
 // init for as long as the kernel lets the call hang. So it runs on a worker thread and the caller waits at
-// most the deadline; past it the caller goes on without a result. The late worker is left to finish on its
-// own, which is safe because:
+// most the deadline; past it the caller goes on without a result. A worker on time is joined before the caller
+// returns (nothing of ours runs after NCCL's dlclose); the late worker is left to finish on its own, which is
+// safe because:
 // - it owns everything it touches (its copy of the resolver, its log lines, its result), shared with the
 //   caller through one reference-counted job, so nothing it uses is freed under it. The Environment is the
 //   exception: it must outlive the worker (the process environment does);

@@ -3,6 +3,9 @@
 // net plugin leaves the environment alone. The late resolution, released afterwards, changes nothing and
 // writes nothing to NCCL's logger. The resolution is the real one (gid::resolve) over a fake machine whose
 // substituted verbs table blocks in ibv_open_device.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,11 +16,13 @@
 #include <thread>
 
 #include "gid/resolve.h"
+#include "plugin/bounded_resolution.h"
 #include "plugin/env_plugin.h"
 #include "plugin/net_plugin.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/fixtures/fake_verbs.h"
 #include "tests/fixtures/resolver_world.h"
+#include "tests/support/capturing_logger.h"
 #include "tests/support/nccl_log_capture.h"
 
 namespace nccl_roce::plugin {
@@ -173,6 +178,31 @@ TEST_F(StalledDevice, TheNetPluginLeavesTheEnvironmentAlone) {
   release();
   ASSERT_TRUE(workerFinished());
   EXPECT_TRUE(set.empty()) << "the late result is dropped";
+}
+
+// NCCL may dlclose the library as soon as init returns: a worker that finished on time must be gone by then, not
+// still running our code on its way out. Its thread-exit work is made slow here (a thread_local whose destructor
+// sleeps), so a worker left behind would still be listed in /proc/self/task when the caller returns.
+struct SlowThreadExit {
+  ~SlowThreadExit() { std::this_thread::sleep_for(200ms); }
+  void touch() {}
+};
+
+TEST(BoundedResolution, AResolutionOnTimeLeavesNoThreadRunning) {
+  std::atomic<long> workerTid{0};
+  SettingsResolver resolver = [&workerTid](const Environment&, Logger&) {
+    static thread_local SlowThreadExit slowExit;
+    slowExit.touch();
+    workerTid = ::syscall(SYS_gettid);
+    return ServedSettings{};
+  };
+  MapEnvironment env;
+  testing::CapturingLogger log;
+  ServedSettings served = resolveWithin(resolver, env, 10s, log);
+  EXPECT_TRUE(served.failure.empty()) << served.failure;
+  ASSERT_NE(workerTid.load(), 0);
+  EXPECT_NE(::access(("/proc/self/task/" + std::to_string(workerTid.load())).c_str(), F_OK), 0)
+      << "the worker thread is still alive after resolveWithin returned";
 }
 
 }  // namespace
