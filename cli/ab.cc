@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/fleet_inputs.h"
-#include "cli/statistics_options.h"
+#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
 #include "fleet/ab_report.h"
@@ -42,7 +42,7 @@ int runAb(AbCliOptions o) {
   if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return 2;
   for (const std::string& e : report->errors) std::fprintf(stderr, "nccl-roce ab: error: %s\n", e.c_str());
   bool slower = false;
-  for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == stats::Verdict::kSlower;
+  for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == verdicts::Verdict::kSlower;
   return o.failOnSlower && slower ? 1 : 0;
 }
 
@@ -63,7 +63,7 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
                  "Collectives a communicator needs in a size bucket to count there")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  addStatisticsOptions(*ab, o->ab.settings, "communicators", 2);
+  addVerdictOptions(*ab, o->ab.settings, "communicators", 2);
   ab->add_option("--format", o->format, "Report format")
       ->check(CLI::IsMember({"markdown", "json"}))
       ->capture_default_str();

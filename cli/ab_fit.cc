@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/fleet_inputs.h"
 #include "cli/generated_policy.h"
-#include "cli/statistics_options.h"
+#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
 #include "fleet/ab_fit_policy_text.h"
 #include "fleet/ab_fit_report.h"
@@ -83,7 +83,7 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
                   "Collectives a communicator needs in a size bucket to count there")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  addStatisticsOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
+  addVerdictOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
   fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
   fit->footer(
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "

@@ -9,7 +9,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/inspector_reader.h"
-#include "fleet/statistics_reader.h"
+#include "fleet/telemetry_reader.h"
 
 namespace nccl_roce::cli {
 
@@ -69,7 +69,7 @@ Status readInputs(const std::vector<std::string>& files, std::vector<fleet::Comm
     StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
     if (!text.isOk()) return text.status();
     bool fromInspector = looksLikeInspector(*text);
-    auto records = fromInspector ? fleet::parseInspectorDump(*text, file) : fleet::parseStatisticsFile(*text, file);
+    auto records = fromInspector ? fleet::parseInspectorDump(*text, file) : fleet::parseTelemetryFile(*text, file);
     if (!records.isOk()) return records.status();
     auto& into = fromInspector ? inspector : statistics;
     into.insert(into.end(), records->begin(), records->end());

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/statistics_options.h"
+#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"
@@ -82,7 +82,7 @@ int runCompare(CompareCliOptions o) {
   }
   int status = 0;
   for (const sweep::SeriesComparison& s : comparison.series) {
-    const stats::RangeComparison& range = s.result.range;
+    const verdicts::RangeComparison& range = s.result.range;
     if (range.verdict == sweep::Verdict::kInsufficient) {
       std::fprintf(stderr, "nccl-roce %s: %s: no verdict over %s-%s: %s\n", command, s.key.describe().c_str(),
                    formatByteSize(range.lo).c_str(), formatByteSize(range.hi).c_str(), range.whyNoInterval.c_str());
@@ -106,7 +106,7 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
   compare->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
-  addStatisticsOptions(*compare, o->compare.statistics, "replicates", 2);
+  addVerdictOptions(*compare, o->compare.statistics, "replicates", 2);
   compare->add_option("--format", o->format, "Report format")
       ->check(CLI::IsMember({"markdown", "json"}))
       ->capture_default_str();

@@ -5,14 +5,14 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/arm_census.h"
-#include "tuner/decision_stats.h"
+#include "tuner/decision_counts.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
 
 struct Side {
-  std::vector<stats::Unit> units;
+  std::vector<verdicts::Unit> units;
   std::map<uint64_t, uint64_t> collectives;
 };
 
@@ -21,7 +21,7 @@ Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_
   Side side;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.arm != arm) continue;
-    stats::Unit unit;
+    verdicts::Unit unit;
     unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
     for (const auto& [cell, histogram] : c.timings) {
       if (collectiveOfCell(cell) != collective) continue;
@@ -42,7 +42,7 @@ std::vector<uint64_t> summaryCells(const Side& a, const Side& b, uint64_t lo, ui
     bool common = true;
     for (const Side* side : {&a, &b}) {
       size_t measured = 0;
-      for (const stats::Unit& u : side->units) measured += u.values.count(cell);
+      for (const verdicts::Unit& u : side->units) measured += u.values.count(cell);
       common &= measured > 0 && measured * 2 >= side->units.size();
     }
     if (common) cells.push_back(cell);
@@ -51,10 +51,10 @@ std::vector<uint64_t> summaryCells(const Side& a, const Side& b, uint64_t lo, ui
 }
 
 // The units that measured every one of `cells`, restricted to them.
-std::vector<stats::Unit> withAll(const std::vector<stats::Unit>& units, const std::vector<uint64_t>& cells) {
-  std::vector<stats::Unit> out;
-  for (const stats::Unit& u : units) {
-    stats::Unit kept{u.name, {}};
+std::vector<verdicts::Unit> withAll(const std::vector<verdicts::Unit>& units, const std::vector<uint64_t>& cells) {
+  std::vector<verdicts::Unit> out;
+  for (const verdicts::Unit& u : units) {
+    verdicts::Unit kept{u.name, {}};
     for (uint64_t cell : cells) {
       auto it = u.values.find(cell);
       if (it != u.values.end()) kept.values.emplace(cell, it->second);
@@ -75,11 +75,11 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collect
   c.communicatorsArm = static_cast<int>(candidate.units.size());
   c.collectivesControl = control.collectives;
   c.collectivesArm = candidate.collectives;
-  c.cells = stats::compareUnits(control.units, candidate.units, lo, hi, o.settings);
+  c.cells = verdicts::compareUnits(control.units, candidate.units, lo, hi, o.settings);
   std::vector<uint64_t> cells = summaryCells(control, candidate, lo, hi);
-  std::vector<stats::Unit> a = withAll(control.units, cells), b = withAll(candidate.units, cells);
+  std::vector<verdicts::Unit> a = withAll(control.units, cells), b = withAll(candidate.units, cells);
   c.leftOutOfSummary = static_cast<int>(control.units.size() + candidate.units.size() - a.size() - b.size());
-  c.summary = stats::compareUnits(a, b, lo, hi, o.settings).range;
+  c.summary = verdicts::compareUnits(a, b, lo, hi, o.settings).range;
   if (cells.empty()) c.summary.whyNoInterval = "no size bucket in range was measured by half the communicators of each arm";
   return c;
 }

@@ -15,8 +15,8 @@
 
 #include "common/status.h"
 #include "fleet/fleet.h"
-#include "stats/settings.h"
-#include "stats/unit_comparison.h"
+#include "verdicts/settings.h"
+#include "verdicts/unit_comparison.h"
 
 namespace nccl_roce::fleet {
 
@@ -24,17 +24,17 @@ struct AbOptions {
   std::string control = "control";
   uint64_t rangeLo = 16 << 10, rangeHi = 64 << 20;  // bytes, inclusive: the summary's range
   uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
-  stats::Settings settings;
+  verdicts::Settings settings;
 };
 
 struct ArmComparison {
   std::string arm;
   int collective = 0;
   int communicatorsControl = 0, communicatorsArm = 0;
-  stats::UnitComparison cells;  // per (collective, bucket), every communicator that measured it
+  verdicts::UnitComparison cells;  // per (collective, bucket), every communicator that measured it
   // The summary over the range: the buckets at least half the communicators of each side measured, over the
   // communicators that measured all of them (the others are counted in `leftOutOfSummary`).
-  stats::RangeComparison summary;
+  verdicts::RangeComparison summary;
   int leftOutOfSummary = 0;
   std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell
 };

@@ -7,7 +7,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/arm_census.h"
-#include "stats/winner_selection.h"
+#include "verdicts/winner_selection.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
@@ -74,8 +74,8 @@ CellFit challengesAt(const GroupKey& key, const std::map<std::string, ArmSide>& 
       noteThin(thin, arm, key, cf.communicatorsControl, n);
       continue;
     }
-    StatusOr<stats::RatioInterval> vs =
-        stats::ratioOfGeometricMeans(control.values, side.values, o.settings.confidence);
+    StatusOr<verdicts::RatioInterval> vs =
+        verdicts::ratioOfGeometricMeans(control.values, side.values, o.settings.confidence);
     if (!vs.isOk()) {
       fit->notes.push_back(describeCell(key.second) + " on " + std::to_string(key.first) + " nodes: arm '" + arm +
                            "' not compared: " + vs.status().message());
@@ -144,17 +144,17 @@ void noteControlRules(const Groups& groups, AbFit* fit) {
 
 // Winners, across every challenge of the fit at once; notes on winners that cannot be written as rules.
 void chooseWinners(const AbFitOptions& o, AbFit* fit) {
-  std::vector<stats::Challenge> challenges;
+  std::vector<verdicts::Challenge> challenges;
   std::vector<std::pair<size_t, size_t>> at;  // (cell, challenge) of each
   for (size_t i = 0; i < fit->cells.size(); ++i) {
     for (size_t j = 0; j < fit->cells[i].challenges.size(); ++j) {
-      challenges.push_back(stats::Challenge{i, fit->cells[i].challenges[j].vsControl});
+      challenges.push_back(verdicts::Challenge{i, fit->cells[i].challenges[j].vsControl});
       at.emplace_back(i, j);
     }
   }
   fit->challenges = static_cast<int>(challenges.size());
   std::vector<std::optional<size_t>> winners =
-      stats::selectWinners(challenges, fit->cells.size(), o.settings, stats::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, fit->cells.size(), o.settings, verdicts::FalseWinControl::kFalseDiscoveryRate);
   for (size_t i = 0; i < winners.size(); ++i) {
     if (!winners[i]) continue;
     CellFit& cf = fit->cells[i];

@@ -19,8 +19,8 @@
 
 #include "common/status.h"
 #include "fleet/fleet.h"
-#include "stats/ratio_interval.h"
-#include "stats/settings.h"
+#include "verdicts/ratio_interval.h"
+#include "verdicts/settings.h"
 
 namespace nccl_roce::fleet {
 
@@ -39,7 +39,7 @@ struct AbFitOptions {
   uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
   // A rule needs the arm at least 2% faster: switching algorithms has costs a bucket's mean does not show
   // (first-use connection set-up, buffers of other sizes), as in `sweep fit`.
-  stats::Settings settings{0.95, 0.02, kAbFitMinCommunicators};
+  verdicts::Settings settings{0.95, 0.02, kAbFitMinCommunicators};
   std::string policyName;  // default: "<experiment>-fit"
 };
 
@@ -58,7 +58,7 @@ struct ArmConfiguration {
 
 struct ArmChallenge {
   std::string arm;
-  stats::RatioInterval vsControl;  // arm / control: below 1 means the arm is faster
+  verdicts::RatioInterval vsControl;  // arm / control: below 1 means the arm is faster
   uint64_t collectivesControl = 0, collectivesArm = 0;
   std::optional<ArmConfiguration> configuration;  // none: what the arm ran there cannot be written as a rule
   std::string whyNoConfiguration;

@@ -56,7 +56,7 @@ std::vector<std::string> unchanged(const AbFit& fit) {
 }
 
 std::string header(const AbFit& fit) {
-  const stats::Settings& st = fit.options.settings;
+  const verdicts::Settings& st = fit.options.settings;
   std::string experiment = tuner::tomlCommentText(fit.experiment);  // names from the statistics files
   std::string out = "# Fitted by `nccl-roce ab fit` from the fleet statistics of " +
                     (experiment.empty() ? std::string("an experiment") : "experiment '" + experiment + "'") +

@@ -72,7 +72,7 @@ ordered_json ruleJson(const FittedRule& r) {
 }  // namespace
 
 std::string abFitToMarkdown(const AbFit& fit) {
-  const stats::Settings& st = fit.options.settings;
+  const verdicts::Settings& st = fit.options.settings;
   std::string out = "# nccl-roce ab fit: experiment '" + fit.experiment + "' against '" + fit.control + "'\n\n";
   out += "Timed communicators per arm:";
   for (const auto& [arm, n] : fit.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";

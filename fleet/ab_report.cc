@@ -13,24 +13,24 @@ namespace {
 
 std::string bucketName(uint64_t cell) { return describeBucket(bucketOfCell(cell)); }
 
-std::string intervalText(const std::optional<stats::RatioInterval>& i, const std::string& why) {
+std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const std::string& why) {
   return i ? format("%.3f [%.3f, %.3f]", i->ratio, i->low, i->high) : "- (" + why + ")";
 }
 
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
-  const stats::RangeComparison& s = c.summary;
+  const verdicts::RangeComparison& s = c.summary;
   return format("**Summary %s-%s** (%zu size buckets; %d communicator(s) without all of them left out): ",
                 formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
                 c.leftOutOfSummary) +
-         intervalText(s.interval, s.whyNoInterval) + ": **" + stats::verdictName(s.verdict) + "**\n";
+         intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
 }
 
-nlohmann::ordered_json intervalJson(const std::optional<stats::RatioInterval>& i, stats::Verdict v, const std::string& why) {
+nlohmann::ordered_json intervalJson(const std::optional<verdicts::RatioInterval>& i, verdicts::Verdict v, const std::string& why) {
   nlohmann::ordered_json j;
   j["ratio"] = i ? nlohmann::ordered_json(i->ratio) : nlohmann::ordered_json(nullptr);
   j["low"] = i ? nlohmann::ordered_json(i->low) : nlohmann::ordered_json(nullptr);
   j["high"] = i ? nlohmann::ordered_json(i->high) : nlohmann::ordered_json(nullptr);
-  j["verdict"] = stats::verdictName(v);
+  j["verdict"] = verdicts::verdictName(v);
   if (!i) j["why_no_interval"] = why;
   return j;
 }
@@ -58,11 +58,11 @@ std::string abToMarkdown(const AbReport& r) {
     out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + tuner::collectiveName(c.collective) + "\n\n";
     out += "| size bucket | communicators (control / arm) | collectives (control / arm) | ratio [interval] | verdict |\n"
            "|---|---|---|---|---|\n";
-    for (const stats::CellComparison& cell : c.cells.cells) {
+    for (const verdicts::CellComparison& cell : c.cells.cells) {
       out += "| " + bucketName(cell.cell) + " | " + std::to_string(cell.nA) + " / " + std::to_string(cell.nB) + " | " +
              std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
              std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
-             intervalText(cell.interval, cell.whyNoInterval) + " | " + stats::verdictName(cell.verdict) + " |\n";
+             intervalText(cell.interval, cell.whyNoInterval) + " | " + verdicts::verdictName(cell.verdict) + " |\n";
     }
     out += "\n" + summaryLine(r, c);
   }
@@ -86,7 +86,7 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
     cj["arm"] = c.arm;
     cj["collective"] = tuner::collectiveName(c.collective);
     cj["buckets"] = nlohmann::ordered_json::array();
-    for (const stats::CellComparison& cell : c.cells.cells) {
+    for (const verdicts::CellComparison& cell : c.cells.cells) {
       nlohmann::ordered_json b = intervalJson(cell.interval, cell.verdict, cell.whyNoInterval);
       b["bucket"] = bucketName(cell.cell);
       b["communicators_control"] = cell.nA;
@@ -125,19 +125,19 @@ std::string abToSvg(const AbReport& r) {
                   yOf(1.0), width - right, yOf(1.0));
     size_t n = c.cells.cells.size();
     for (size_t i = 0; i < n; ++i) {
-      const stats::CellComparison& cell = c.cells.cells[i];
+      const verdicts::CellComparison& cell = c.cells.cells[i];
       double x = left + (i + 0.5) * (width - left - right) / static_cast<double>(std::max<size_t>(n, 1));
       svg += format("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, y0 + top + panelHeight - 14,
                     bucketName(cell.cell).c_str());
       if (!cell.interval) continue;
-      const char* colour = cell.verdict == stats::Verdict::kFaster   ? "#1a7f37"
-                           : cell.verdict == stats::Verdict::kSlower ? "#cf222e"
+      const char* colour = cell.verdict == verdicts::Verdict::kFaster   ? "#1a7f37"
+                           : cell.verdict == verdicts::Verdict::kSlower ? "#cf222e"
                                                                      : "#57606a";
       svg += format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x,
                     yOf(cell.interval->low), x, yOf(cell.interval->high), colour);
       svg += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %.3f [%.3f, %.3f] %s</title></circle>\n",
                     x, yOf(cell.interval->ratio), colour, bucketName(cell.cell).c_str(), cell.interval->ratio,
-                    cell.interval->low, cell.interval->high, stats::verdictName(cell.verdict));
+                    cell.interval->low, cell.interval->high, verdicts::verdictName(cell.verdict));
     }
     y0 += panelHeight + top;
   }

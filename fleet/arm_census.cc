@@ -44,7 +44,7 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
   return Status::ok();
 }
 
-std::optional<double> communicatorValueUs(const stats::LogHistogram& histogram, uint64_t minCollectives) {
+std::optional<double> communicatorValueUs(const profiler::LogHistogram& histogram, uint64_t minCollectives) {
   if (histogram.count() < minCollectives) return std::nullopt;
   std::optional<double> mean = histogram.geometricMeanNs();
   if (!mean || !(*mean > 0)) return std::nullopt;

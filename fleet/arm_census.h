@@ -28,6 +28,6 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
 
 // A communicator's value in a cell: the geometric mean of its collectives there in microseconds (from its merged
 // histogram, within 1%), when it timed at least `minCollectives` of them.
-std::optional<double> communicatorValueUs(const stats::LogHistogram& histogram, uint64_t minCollectives);
+std::optional<double> communicatorValueUs(const profiler::LogHistogram& histogram, uint64_t minCollectives);
 
 }  // namespace nccl_roce::fleet

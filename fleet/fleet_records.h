@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "stats/log_histogram.h"
+#include "profiler/log_histogram.h"
 
 namespace nccl_roce::fleet {
 
@@ -30,7 +30,7 @@ enum class DecisionSource {
 };
 const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
 
-// One line of a communicator's "decisions" (tuner/decision_stats.h), less its cell and count: what ran and who
+// One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran and who
 // chose it. `ab fit` reads from these what a winning arm's tuner did, to write it as a rule.
 struct TunerDecision {
   int algorithm = -1, protocol = -1;  // tuner indices; -1: unknown (NCCL's pick could not be read)
@@ -54,7 +54,7 @@ struct CommunicatorRecord {
   bool fromStatistics = false;
   std::string experiment, experimentHash, arm, policy, policyHash;
   // Durations per cell, over every choice (algorithm, protocol, channels) the communicator made there.
-  std::map<uint64_t, stats::LogHistogram> timings;
+  std::map<uint64_t, profiler::LogHistogram> timings;
   // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
   // entries).
   std::map<uint64_t, DecisionCounts> decisions;

@@ -6,7 +6,7 @@
 
 #include "common/file.h"
 #include "fleet/json_fields.h"
-#include "tuner/decision_stats.h"
+#include "tuner/decision_counts.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {

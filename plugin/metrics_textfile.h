@@ -17,7 +17,7 @@
 
 #include "common/env.h"
 #include "common/status.h"
-#include "plugin/timing_statistics.h"
+#include "plugin/timing_records.h"
 
 namespace nccl_roce::plugin {
 

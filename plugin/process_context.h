@@ -5,7 +5,7 @@
 // own environment and resolution.
 //
 // The profiler plugin's trackers live here too (its stop events carry only a handle, which names a tracker in
-// this registry), with the metrics textfile; it writes its timings into the same StatisticsRegistry entries as
+// this registry), with the metrics textfile; it writes its timings into the same TelemetryFiles entries as
 // the tuner's decisions.
 //
 // A policy pinned by content digest (NCCL_ROCE_POLICY_DIGEST) is part of what PolicyRegistry loads: a refusal,
@@ -22,7 +22,7 @@
 #include "plugin/net_plugin.h"
 #include "plugin/policy_registry.h"
 #include "plugin/served_settings.h"
-#include "plugin/statistics_file.h"
+#include "plugin/telemetry_file.h"
 #include "profiler/tracker_registry.h"
 
 namespace nccl_roce::plugin {
@@ -43,7 +43,7 @@ class ProcessContext {
 
   const Environment& environment() const { return env_; }
   PolicyRegistry& policies() { return policies_; }
-  StatisticsRegistry& statistics() { return statistics_; }
+  TelemetryFiles& statistics() { return statistics_; }
   EnvPlugin& envPlugin() { return envPlugin_; }
   NetPlugin& netPlugin() { return netPlugin_; }
   profiler::TrackerRegistry& trackers() { return trackers_; }
@@ -54,7 +54,7 @@ class ProcessContext {
 
   const Environment& env_;
   PolicyRegistry policies_;
-  StatisticsRegistry statistics_;
+  TelemetryFiles statistics_;
   EnvPlugin envPlugin_;
   NetPlugin netPlugin_;
   profiler::TrackerRegistry trackers_;

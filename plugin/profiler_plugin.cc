@@ -13,7 +13,7 @@
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
 #include "plugin/profiler_events.h"
-#include "plugin/timing_statistics.h"
+#include "plugin/timing_records.h"
 
 namespace nccl_roce::plugin {
 
@@ -33,7 +33,7 @@ struct ProfilerComm : ProfilerEventContext {
   std::shared_ptr<CollectiveTracker> owner;  // of `tracker`; shared with the metrics textfile
   std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
   std::string statsPath;
-  StatisticsEntry statsEntry;
+  TelemetryEntry statsEntry;
   NcclLogger logger;
 };
 
@@ -55,7 +55,7 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   try {
     auto c = std::make_unique<ProfilerComm>(process, tracker, comm.nRanks);
     const Environment& env = process.environment();
-    c->statsPath = StatisticsRegistry::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
+    c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
     c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
     c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->owner,
                                                    process.statistics(), c->statsPath, c->statsEntry);
@@ -181,8 +181,8 @@ ncclResult_t profilerFinalize(void* context) noexcept {
   try {
     c->process->metrics().finish(c->timed);
     c->process->trackers().remove(c->owner);  // after this no proxy event reaches the tracker
-    StatisticsRegistry& statistics = c->process->statistics();
-    Status written = statistics.report(c->statsPath, c->statsEntry, timingStatistics(*c->timed));
+    TelemetryFiles& statistics = c->process->statistics();
+    Status written = statistics.report(c->statsPath, c->statsEntry, timingRecords(*c->timed));
     if (!written.isOk()) {
       NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
     }

@@ -11,7 +11,7 @@
 #include "plugin/process_context.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
-#include "tuner/decision_stats.h"
+#include "tuner/decision_counts.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::plugin {
@@ -35,10 +35,10 @@ struct CommunicatorTuner {
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
   // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
-  std::shared_ptr<tuner::DecisionStats> stats;  // shared with the profiler's rule lookup
-  StatisticsRegistry* statistics = nullptr;
+  std::shared_ptr<tuner::DecisionCounts> stats;  // shared with the profiler's rule lookup
+  TelemetryFiles* statistics = nullptr;
   std::string statsPath;
-  StatisticsEntry statsEntry;
+  TelemetryEntry statsEntry;
   NcclLogger logger;
 };
 
@@ -78,13 +78,13 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
   return true;
 }
 
-void setUpStatistics(CommunicatorTuner& c, StatisticsRegistry& statistics, const Environment& env) {
+void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Environment& env) {
   auto prefix = env.get("NCCL_ROCE_STATS");
   if (!prefix || prefix->empty()) return;
-  c.statsPath = StatisticsRegistry::pathFor(*prefix, static_cast<long>(::getpid()));
+  c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
   c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
   c.statistics = &statistics;
-  c.stats = std::make_shared<tuner::DecisionStats>();
+  c.stats = std::make_shared<tuner::DecisionCounts>();
   statistics.attachRules(c.statsPath, c.statsEntry,
                          [stats = c.stats, policy = c.assignment.policy](int coll, int bucket, int algo, int proto) {
                            int rule = stats->ruleFor(coll, bucket, algo, proto);
@@ -125,7 +125,7 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
 }
 
 void reportStatistics(CommunicatorTuner& c) {
-  tuner::DecisionStats::Totals totals = c.stats->totals();
+  tuner::DecisionCounts::Totals totals = c.stats->totals();
   Status written = c.statistics->report(c.statsPath, c.statsEntry, statisticsOf(c));
   if (!written.isOk()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());

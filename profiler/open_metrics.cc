@@ -55,12 +55,12 @@ std::string labels(const std::string& node, const CommunicatorTimings& c, const 
   return out;
 }
 
-void histogram(std::string& out, const std::string& labelText, const stats::LogHistogram& h) {
+void histogram(std::string& out, const std::string& labelText, const profiler::LogHistogram& h) {
   std::vector<std::pair<int, uint64_t>> bins = h.nonEmptyBins();
   size_t next = 0;
   uint64_t cumulative = 0;
   for (double bound : exportedBucketBoundsSeconds()) {
-    while (next < bins.size() && stats::LogHistogram::representativeNs(bins[next].first) <= bound * 1e9) {
+    while (next < bins.size() && profiler::LogHistogram::representativeNs(bins[next].first) <= bound * 1e9) {
       cumulative += bins[next++].second;
     }
     out += std::string(kDuration) + "_bucket{" + labelText + ",le=" + quoted(number(bound)) + "} " +

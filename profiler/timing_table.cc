@@ -25,7 +25,7 @@ uint8_t TimingTable::indexOf(uint64_t packed) {
   }
   if (used_ == kMaxKeys) return kNoKey;
   auto index = static_cast<size_t>(used_);
-  histograms_[index].reset(new (std::nothrow) stats::LogHistogram());
+  histograms_[index].reset(new (std::nothrow) profiler::LogHistogram());
   if (!histograms_[index]) return kNoKey;
   packed_[index] = packed;
   index_[at] = static_cast<uint8_t>(index);

@@ -11,7 +11,7 @@
 
 #include "common/inline.h"
 #include "profiler/timing_key.h"
-#include "stats/log_histogram.h"
+#include "profiler/log_histogram.h"
 
 namespace nccl_roce::profiler {
 
@@ -65,7 +65,7 @@ class TimingTable {
 
   struct Entry {
     TimingKey key;
-    stats::LogHistogram histogram;
+    profiler::LogHistogram histogram;
   };
   std::vector<Entry> entries() const;  // copies, in key order
   uint64_t dropped(Drop why) const { return drops_[static_cast<size_t>(why)]; }
@@ -82,10 +82,10 @@ class TimingTable {
 
   std::array<uint8_t, kIndexSize> index_ = emptyIndex();
   std::array<uint64_t, kMaxKeys> packed_{};
-  std::array<std::unique_ptr<stats::LogHistogram>, kMaxKeys> histograms_;
+  std::array<std::unique_ptr<profiler::LogHistogram>, kMaxKeys> histograms_;
   int used_ = 0;
   std::array<uint64_t, kNumDrops> drops_{};
-  const stats::detail::BinMap* bins_ = &stats::detail::binMap();  // kept, so recording skips its first-use check
+  const detail::BinMap* bins_ = &detail::binMap();  // kept, so recording skips its first-use check
 };
 
 }  // namespace nccl_roce::profiler

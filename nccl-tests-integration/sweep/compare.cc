@@ -10,7 +10,7 @@ namespace {
 
 std::set<uint64_t> sizesOf(const Series& series) {
   std::set<uint64_t> sizes;
-  for (const stats::Unit& run : series.runs) {
+  for (const verdicts::Unit& run : series.runs) {
     for (const auto& [size, time] : run.values) sizes.insert(size);
   }
   return sizes;
@@ -18,7 +18,7 @@ std::set<uint64_t> sizesOf(const Series& series) {
 
 void noteUneven(const Series& series, const char* side, std::vector<std::string>* out) {
   for (uint64_t size : sizesOf(series)) {
-    size_t measured = stats::valuesAt(series.runs, size).size();
+    size_t measured = verdicts::valuesAt(series.runs, size).size();
     if (measured < series.runs.size()) {
       out->push_back(formatByteSize(size) + ": " + side + " has " + std::to_string(measured) + " of " +
                      std::to_string(series.runs.size()) + " replicates");
@@ -27,9 +27,9 @@ void noteUneven(const Series& series, const char* side, std::vector<std::string>
 }
 
 void findExtremes(SeriesComparison* out, const CompareOptions& options) {
-  const stats::CellComparison* worst = nullptr;
-  const stats::CellComparison* best = nullptr;
-  for (const stats::CellComparison& c : out->result.cells) {
+  const verdicts::CellComparison* worst = nullptr;
+  const verdicts::CellComparison* best = nullptr;
+  for (const verdicts::CellComparison& c : out->result.cells) {
     if (c.cell < options.rangeLo || c.cell > options.rangeHi || !(c.geomeanA > 0)) continue;
     if (!worst || c.ratio > worst->ratio) worst = &c;
     if (!best || c.ratio < best->ratio) best = &c;
@@ -52,7 +52,7 @@ SeriesComparison compareSeries(const Series& a, const Series& b, const CompareOp
   for (uint64_t size : sizesB) {
     if (!sizesA.count(size)) out.onlyInB.push_back(size);
   }
-  out.result = stats::compareUnits(a.runs, b.runs, options.rangeLo, options.rangeHi, options.statistics);
+  out.result = verdicts::compareUnits(a.runs, b.runs, options.rangeLo, options.rangeHi, options.statistics);
   findExtremes(&out, options);
   return out;
 }

@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "nccl-tests-integration/sweep/sample_set.h"
-#include "stats/settings.h"
-#include "stats/unit_comparison.h"
+#include "verdicts/settings.h"
+#include "verdicts/unit_comparison.h"
 
 namespace nccl_roce::sweep {
 
-using stats::Verdict;
+using verdicts::Verdict;
 
 struct CompareOptions {
   Placement placement = Placement::kOutOfPlace;
   // Per size and per summary: when there is no difference, a faster or slower verdict at most 1 - confidence
   // of the time. Defaults: 95%, 1% minimum effect, 2 replicates per side.
-  stats::Settings statistics;
+  verdicts::Settings statistics;
   uint64_t rangeLo = uint64_t{16} << 10;  // inference range, inclusive
   uint64_t rangeHi = uint64_t{64} << 20;
 };
@@ -29,7 +29,7 @@ struct CompareOptions {
 struct SeriesComparison {
   SeriesKey key;
   int runsA = 0, runsB = 0;
-  stats::UnitComparison result;  // cells are message sizes; the range is the inference range
+  verdicts::UnitComparison result;  // cells are message sizes; the range is the inference range
   std::vector<uint64_t> onlyInA, onlyInB;
   // Sizes that not every replicate measured ("replicates with different size lists").
   std::vector<std::string> unevenSizes;

@@ -23,12 +23,12 @@ std::string time(double us) { return fixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 
 
 std::string percent(double fraction) { return fixed(std::fabs(fraction) * 100, 1) + "%"; }
 
-std::string interval(const std::optional<stats::RatioInterval>& i) {
+std::string interval(const std::optional<verdicts::RatioInterval>& i) {
   return i ? fixed(i->low, 3) + "-" + fixed(i->high, 3) : "-";
 }
 
 std::string summarySentence(const SeriesComparison& s, double confidence) {
-  const stats::RangeComparison& r = s.result.range;
+  const verdicts::RangeComparison& r = s.result.range;
   std::string range = formatByteSize(r.lo) + "-" + formatByteSize(r.hi);
   std::string out = "Inference range " + range + " (" + std::to_string(r.cells.size()) + " sizes): ";
   if (!r.interval) return out + "no verdict: " + r.whyNoInterval + ".";
@@ -64,7 +64,7 @@ std::string describeRatio(double ratio, Verdict verdict) {
 
 std::string comparisonToMarkdown(const Comparison& c) {
   const CompareOptions& o = c.options;
-  const stats::Settings& st = o.statistics;
+  const verdicts::Settings& st = o.statistics;
   std::string level = fixed(st.confidence * 100, 0) + "%";
   std::string out = "# nccl-tests A/B: " + c.labelA + " (A) vs " + c.labelB + " (B)\n\n";
   out += "Metric: " + std::string(placementName(o.placement)) +
@@ -84,7 +84,7 @@ std::string comparisonToMarkdown(const Comparison& c) {
     out += "| size | A (us) | A n | B (us) | B n | B/A | " + level + " CI | verdict |\n";
     out += "|---:|---:|---:|---:|---:|---:|:---:|:---|\n";
     std::map<std::string, std::vector<std::string>> whyNot;  // reason -> sizes, said once below the table
-    for (const stats::CellComparison& z : s.result.cells) {
+    for (const verdicts::CellComparison& z : s.result.cells) {
       bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
       std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
       std::string verdict = verdictName(z.verdict);
@@ -119,13 +119,13 @@ std::string comparisonToMarkdown(const Comparison& c) {
 
 namespace {
 
-json intervalJson(const std::optional<stats::RatioInterval>& i) {
+json intervalJson(const std::optional<verdicts::RatioInterval>& i) {
   return i ? json({i->low, i->high}) : json(nullptr);
 }
 
 json optionalSize(const std::optional<uint64_t>& size) { return size ? json(*size) : json(nullptr); }
 
-json sizeJson(const stats::CellComparison& z, const CompareOptions& o) {
+json sizeJson(const verdicts::CellComparison& z, const CompareOptions& o) {
   json out = {{"size", z.cell},
               {"a", {{"geomean_us", z.geomeanA}, {"replicates", z.nA}}},
               {"b", {{"geomean_us", z.geomeanB}, {"replicates", z.nB}}},
@@ -138,7 +138,7 @@ json sizeJson(const stats::CellComparison& z, const CompareOptions& o) {
 }
 
 json summaryJson(const SeriesComparison& s) {
-  const stats::RangeComparison& r = s.result.range;
+  const verdicts::RangeComparison& r = s.result.range;
   json out = {{"range", {r.lo, r.hi}},
               {"sizes", sizesToJson(r.cells)},
               {"uneven_sizes", sizesToJson(r.unevenCells)},
@@ -162,7 +162,7 @@ json comparisonToJson(const Comparison& c) {
   json series = json::array();
   for (const SeriesComparison& s : c.series) {
     json sizes = json::array();
-    for (const stats::CellComparison& z : s.result.cells) sizes.push_back(sizeJson(z, o));
+    for (const verdicts::CellComparison& z : s.result.cells) sizes.push_back(sizeJson(z, o));
     series.push_back({{"collective", s.key.collective},
                       {"type", s.key.type},
                       {"redop", s.key.redop},

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "common/strings.h"
-#include "stats/unit_comparison.h"
-#include "stats/winner_selection.h"
+#include "verdicts/unit_comparison.h"
+#include "verdicts/winner_selection.h"
 
 namespace nccl_roce::sweep {
 
@@ -120,29 +120,29 @@ std::vector<SeriesInput> seriesToFit(const SampleSet& defaults, const std::map<F
 
 // Every configuration at every size the default measured at least minUnits times, as challenges to the default.
 void collectChallenges(std::vector<SeriesInput>& inputs, const FitOptions& options,
-                       std::vector<stats::Challenge>* challenges, std::vector<ChallengeSource>* sources) {
-  const stats::Settings& st = options.statistics;
+                       std::vector<verdicts::Challenge>* challenges, std::vector<ChallengeSource>* sources) {
+  const verdicts::Settings& st = options.statistics;
   size_t group = 0;
   for (size_t si = 0; si < inputs.size(); ++si) {
     SeriesInput& in = inputs[si];
     std::set<uint64_t> sizes;
-    for (const stats::Unit& run : in.defaults->runs) {
+    for (const verdicts::Unit& run : in.defaults->runs) {
       for (const auto& [size, time] : run.values) sizes.insert(size);
     }
     for (uint64_t size : sizes) {
-      std::vector<double> defaults = stats::valuesAt(in.defaults->runs, size);
+      std::vector<double> defaults = verdicts::valuesAt(in.defaults->runs, size);
       if (size == 0 || static_cast<int>(defaults.size()) < st.minUnits) continue;  // 0-byte rows move no data
       SizeDecision d;
       d.size = size;
-      d.defaultUs = d.timeUs = stats::geometricMean(defaults);
+      d.defaultUs = d.timeUs = verdicts::geometricMean(defaults);
       d.defaultReplicates = d.replicates = static_cast<int>(defaults.size());
       in.out.sizes.push_back(d);
       for (size_t ci = 0; ci < in.forced.size(); ++ci) {
-        std::vector<double> times = stats::valuesAt(in.forced[ci]->runs, size);
+        std::vector<double> times = verdicts::valuesAt(in.forced[ci]->runs, size);
         if (static_cast<int>(times.size()) < st.minUnits) continue;
-        StatusOr<stats::RatioInterval> vs = stats::ratioOfGeometricMeans(defaults, times, st.confidence);
+        StatusOr<verdicts::RatioInterval> vs = verdicts::ratioOfGeometricMeans(defaults, times, st.confidence);
         if (!vs.isOk()) continue;
-        challenges->push_back(stats::Challenge{group, *vs});
+        challenges->push_back(verdicts::Challenge{group, *vs});
         sources->push_back(ChallengeSource{si, in.out.sizes.size() - 1, ci});
       }
       ++group;
@@ -150,7 +150,7 @@ void collectChallenges(std::vector<SeriesInput>& inputs, const FitOptions& optio
   }
 }
 
-void record(SizeDecision* d, const ForcedConfig& config, const stats::RatioInterval& vs, bool chosen) {
+void record(SizeDecision* d, const ForcedConfig& config, const verdicts::RatioInterval& vs, bool chosen) {
   if (chosen) {
     d->choice = config;
     d->timeUs = d->defaultUs * vs.ratio;
@@ -214,12 +214,12 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   if (!result.errors.empty()) return result;
 
   std::vector<SeriesInput> inputs = seriesToFit(defaults, forced, options, &result);
-  std::vector<stats::Challenge> challenges;
+  std::vector<verdicts::Challenge> challenges;
   std::vector<ChallengeSource> sources;
   collectChallenges(inputs, options, &challenges, &sources);
   size_t groups = challenges.empty() ? 0 : challenges.back().group + 1;
   std::vector<std::optional<size_t>> winners =
-      stats::selectWinners(challenges, groups, options.statistics, stats::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, groups, options.statistics, verdicts::FalseWinControl::kFalseDiscoveryRate);
   result.challenges = static_cast<int>(challenges.size());
   for (size_t i = 0; i < challenges.size(); ++i) {
     const ChallengeSource& at = sources[i];

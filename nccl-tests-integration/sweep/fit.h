@@ -18,8 +18,8 @@
 #include "nccl-tests-integration/sweep/forced_config.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 #include "nccl-tests-integration/sweep/sample_set.h"
-#include "stats/ratio_interval.h"
-#include "stats/settings.h"
+#include "verdicts/ratio_interval.h"
+#include "verdicts/settings.h"
 
 namespace nccl_roce::sweep {
 
@@ -32,7 +32,7 @@ struct FitOptions {
   Placement placement = Placement::kOutOfPlace;
   // A configuration replaces the default only when faster beyond the noise AND by at least minEffect: switching
   // algorithms has costs the sweep does not see (first-use connection set-up, other sizes' buffers).
-  stats::Settings statistics{0.95, 0.02, kFitMinReplicates};
+  verdicts::Settings statistics{0.95, 0.02, kFitMinReplicates};
   std::optional<int> nodes;  // overrides the device list (e.g. ranks on one host with distinct NCCL_HOSTID)
   std::string policyName = "fitted";
 };

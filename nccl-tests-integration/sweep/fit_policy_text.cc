@@ -57,7 +57,7 @@ std::string evidence(const FitBucket& b) {
 
 std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   std::string out;
-  const stats::Settings& st = o.statistics;
+  const verdicts::Settings& st = o.statistics;
   out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
   out += "# Per measured size, the fastest configuration (geometric mean " + std::string(placementName(o.placement)) +
          " time over replicates) that\n# beats NCCL's default beyond the noise and by at least " +

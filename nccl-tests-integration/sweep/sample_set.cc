@@ -54,7 +54,7 @@ SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
           it = (other == run.environment.end() || other->second != it->second) ? set.environment.erase(it) : ++it;
         }
       }
-      std::map<SeriesKey, stats::Unit*> unitOf;  // this run's unit in each series it has rows of
+      std::map<SeriesKey, verdicts::Unit*> unitOf;  // this run's unit in each series it has rows of
       int skippedWrong = 0, skippedHalf = 0, repeated = 0;
       for (const PerfRow& row : run.rows) {
         const std::optional<PerfHalf>& half = placement == Placement::kInPlace ? row.inPlace : row.outOfPlace;
@@ -67,12 +67,12 @@ SampleSet collectSamples(const std::vector<PerfLog>& logs, Placement placement,
           continue;
         }
         SeriesKey key{run.collective, row.type, row.redop, row.root.value_or(-1), run.ranks().value_or(0)};
-        stats::Unit*& unit = unitOf[key];
+        verdicts::Unit*& unit = unitOf[key];
         if (unit == nullptr) {
           Series& series = set.series[key];
           series.key = key;
           series.nodes = std::max(series.nodes, run.nodes().value_or(0));
-          series.runs.push_back(stats::Unit{where(log, run), {}});
+          series.runs.push_back(verdicts::Unit{where(log, run), {}});
           unit = &series.runs.back();
         }
         if (!unit->values.emplace(row.size, *half->timeUs).second) ++repeated;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "nccl-tests-integration/sweep/perf_log.h"
-#include "stats/unit_comparison.h"
+#include "verdicts/unit_comparison.h"
 
 namespace nccl_roce::sweep {
 
@@ -40,7 +40,7 @@ struct SeriesKey {
 
 struct Series {
   SeriesKey key;
-  std::vector<stats::Unit> runs;  // per run that contributed rows: size -> time (us); named "file:line"
+  std::vector<verdicts::Unit> runs;  // per run that contributed rows: size -> time (us); named "file:line"
   int nodes = 0;                  // distinct hosts in those runs' device lists (0: unknown)
 };
 

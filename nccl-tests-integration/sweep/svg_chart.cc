@@ -89,15 +89,15 @@ std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double 
   std::string out;
   const double x0 = kLeft, x1 = kWidth - kRight;
   out += text(kWidth / 2, top + 25, s.key.describe() + ": " + c.labelA + " (A) vs " + c.labelB + " (B)", "middle", 15);
-  std::vector<const stats::CellComparison*> cells;  // those with times to plot
-  for (const stats::CellComparison& z : s.result.cells) {
+  std::vector<const verdicts::CellComparison*> cells;  // those with times to plot
+  for (const verdicts::CellComparison& z : s.result.cells) {
     if (z.geomeanA > 0 && z.geomeanB > 0) cells.push_back(&z);
   }
   if (cells.empty()) return out + text(kWidth / 2, top + 80, "no size measured on both sides");
 
   uint64_t minSize = cells.front()->cell, maxSize = cells.back()->cell;
   double minTime = 1e300, maxTime = 0, minRatio = 1, maxRatio = 1;
-  for (const stats::CellComparison* z : cells) {
+  for (const verdicts::CellComparison* z : cells) {
     minTime = std::min({minTime, z->geomeanA, z->geomeanB});
     maxTime = std::max({maxTime, z->geomeanA, z->geomeanB});
     minRatio = std::min(minRatio, z->interval ? z->interval->low : z->ratio);
@@ -154,7 +154,7 @@ std::string seriesPanels(const Comparison& c, const SeriesComparison& s, double 
          "transform=\"rotate(-90 20 " + num((rTop + rBottom) / 2) + ")\">B / A</text>\n";
 
   std::vector<std::pair<double, double>> a, b, ratio;
-  for (const stats::CellComparison* z : cells) {
+  for (const verdicts::CellComparison* z : cells) {
     double px = x.at(static_cast<double>(std::max<uint64_t>(z->cell, 1)));
     a.emplace_back(px, y.at(z->geomeanA));
     b.emplace_back(px, y.at(z->geomeanB));

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 namespace {
 
@@ -94,4 +94,4 @@ MethodResult clusterBootstrap(const std::vector<Unit>& a, const std::vector<Unit
   return out;
 }
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "stats/unit_comparison.h"
+#include "verdicts/unit_comparison.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 struct SimpleInterval {
   double estimate = 1, low = 1, high = 1;
@@ -32,4 +32,4 @@ MethodResult clusterBootstrap(const std::vector<Unit>& a, const std::vector<Unit
                               const std::vector<uint64_t>& cells, double confidence, int resamples,
                               std::mt19937_64& rng);
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

@@ -7,14 +7,14 @@
 #include <cstring>
 #include <string>
 
-#include "stats/multiple_testing.h"
-#include "stats/verdict.h"
-#include "stats/winner_selection.h"
+#include "verdicts/multiple_testing.h"
+#include "verdicts/verdict.h"
+#include "verdicts/winner_selection.h"
 #include "tests/calibration/bootstrap_methods.h"
 #include "tests/calibration/fit_simulation.h"
 #include "tests/calibration/simulation.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 namespace {
 
 const Settings kCompare{0.95, 0.01, 2};
@@ -175,14 +175,14 @@ void fitTable(int trials) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration
 
 int main(int argc, char** argv) {
   int trials = 2000;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--trials") == 0) trials = std::atoi(argv[i + 1]);
   }
-  using namespace nccl_roce::stats::calibration;
+  using namespace nccl_roce::verdicts::calibration;
   methodsTable(trials);
   robustnessTable(trials);
   powerTable(trials);

@@ -13,7 +13,7 @@
 #include "tests/calibration/simulation.h"
 #include "tests/unit/sweep/synthetic_sweep.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 namespace {
 
 constexpr double kNominal = 0.05;  // 1 - the default 95% confidence
@@ -193,4 +193,4 @@ TEST(FitCalibration, FalseRulesStayRareAndRealGainsAreFound) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

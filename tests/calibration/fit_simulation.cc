@@ -4,7 +4,7 @@
 
 #include "tuner/nccl_names.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 namespace {
 
@@ -123,4 +123,4 @@ FitOutcome judgeFit(const sweep::FitResult& fit, const FitScenario& scenario) {
   return judgeChoices(chosen, scenario);
 }
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

@@ -11,7 +11,7 @@
 #include "nccl-tests-integration/sweep/perf_log.h"
 #include "tests/calibration/simulation.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 struct FitScenario {
   std::vector<uint64_t> sizes;                   // 1 KiB .. 512 MiB
@@ -41,4 +41,4 @@ struct FitOutcome {
 FitOutcome judgeChoices(const std::vector<std::optional<size_t>>& chosen, const FitScenario& scenario);
 FitOutcome judgeFit(const sweep::FitResult& fit, const FitScenario& scenario);
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

@@ -32,14 +32,14 @@ Tally run(FleetSpec spec, int fleets, double minEffect) {
     EXPECT_TRUE(report.isOk()) << report.status().toString();
     if (!report.isOk()) return t;
     for (const ArmComparison& c : report->comparisons) {
-      for (const stats::CellComparison& cell : c.cells.cells) {
+      for (const verdicts::CellComparison& cell : c.cells.cells) {
         int bucket = bucketOfCell(cell.cell);
         double truth = spec.effect(c.arm, bucket);
-        bool differs = cell.verdict == stats::Verdict::kFaster || cell.verdict == stats::Verdict::kSlower;
+        bool differs = cell.verdict == verdicts::Verdict::kFaster || cell.verdict == verdicts::Verdict::kSlower;
         ++t.cells;
         t.nullCells += truth == 1.0;
         if (truth == 1.0 && differs) ++t.falseCells;
-        if (cell.verdict == stats::Verdict::kFaster) ++t.faster[bucket];
+        if (cell.verdict == verdicts::Verdict::kFaster) ++t.faster[bucket];
         if (cell.interval) {
           ++t.intervals;
           t.covered += cell.interval->low <= truth && truth <= cell.interval->high;
@@ -47,7 +47,7 @@ Tally run(FleetSpec spec, int fleets, double minEffect) {
       }
       if (spec.effects.count(c.arm) != 0) continue;  // a summary over real effects has no false verdict to count
       ++t.summaries;
-      t.falseSummaries += c.summary.verdict == stats::Verdict::kFaster || c.summary.verdict == stats::Verdict::kSlower;
+      t.falseSummaries += c.summary.verdict == verdicts::Verdict::kFaster || c.summary.verdict == verdicts::Verdict::kSlower;
     }
   }
   return t;

@@ -65,7 +65,7 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.arm = arm;
     r.policy = arm;
     r.policyHash = arm == "control" ? "0x1" : "0x2";
-    stats::LogHistogram& h = r.timings[cellOf(kAllReduce, bucket)];
+    profiler::LogHistogram& h = r.timings[cellOf(kAllReduce, bucket)];
     for (uint64_t d : durations) h.record(d);
   });
   std::vector<CommunicatorRecord> out;

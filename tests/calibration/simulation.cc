@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 std::string Noise::describe() const {
   char text[160];
@@ -42,4 +42,4 @@ std::vector<uint64_t> sweepSizes() {
 
 double modelTimeUs(uint64_t size) { return 20.0 + static_cast<double>(size) / 40e3; }
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

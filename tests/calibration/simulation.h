@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "stats/unit_comparison.h"
+#include "verdicts/unit_comparison.h"
 
-namespace nccl_roce::stats::calibration {
+namespace nccl_roce::verdicts::calibration {
 
 struct Noise {
   double runSigma = 0.03;   // log-scale spread of a unit's factor at every cell
@@ -49,4 +49,4 @@ struct Rate {
   double slack(double nominal) const { return 3 * std::sqrt(nominal * (1 - nominal) / static_cast<double>(trials)); }
 };
 
-}  // namespace nccl_roce::stats::calibration
+}  // namespace nccl_roce::verdicts::calibration

@@ -1,5 +1,5 @@
 // Writes the statistics files of a simulated fleet, one per process (communicator rank), through the plugin's
-// own writers (plugin/timing_statistics.h, plugin/statistics_file.h, tuner/decision_stats.h), so `nccl-roce ab`
+// own writers (plugin/timing_records.h, plugin/telemetry_file.h, tuner/decision_counts.h), so `nccl-roce ab`
 // and `nccl-roce ab fit` can be shown on data with a known truth (docs/ab-testing.md):
 //   synthetic_fleet DIR [SEED]          (DIR is created when missing)
 // 24 communicators per arm ("control", "candidate"), 2 ranks each, all-reduces of 16 KiB-128 MiB. The truth:
@@ -21,13 +21,13 @@
 
 #include "common/log.h"
 #include "common/strings.h"
-#include "plugin/statistics_file.h"
-#include "plugin/timing_statistics.h"
+#include "plugin/telemetry_file.h"
+#include "plugin/timing_records.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
-#include "tuner/decision_stats.h"
+#include "tuner/decision_counts.h"
 #include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
@@ -52,7 +52,7 @@ struct Experiment {
 // One rank of one communicator: its profiler tracker and, when written, its tuner's decisions.
 struct Process {
   std::shared_ptr<profiler::CollectiveTracker> tracker;
-  std::shared_ptr<tuner::DecisionStats> decisions = std::make_shared<tuner::DecisionStats>();
+  std::shared_ptr<tuner::DecisionCounts> decisions = std::make_shared<tuner::DecisionCounts>();
   std::string arm;
 };
 
@@ -154,13 +154,13 @@ Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, si
     p.arm = arm;
     run(p, e.arms.at(arm), bucket, durations, e.decisions);
   });
-  plugin::StatisticsRegistry statistics;
+  plugin::TelemetryFiles statistics;
   std::set<uint64_t> ids;
   for (const auto& [key, p] : processes) {
     auto [commId, rank] = key;
     const Arm& arm = e.arms.at(p.arm);
     std::string path = dir + format("/pod-%016llx-rank%d.json", static_cast<unsigned long long>(commId), rank);
-    plugin::StatisticsEntry entry = statistics.claim(path, commId, "profiler");
+    plugin::TelemetryEntry entry = statistics.claim(path, commId, "profiler");
     statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
       return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
     });
@@ -171,7 +171,7 @@ Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, si
     labels.rank = rank;
     plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
     Status written = statistics.report(path, entry, tunerFields(e, arm, p));
-    if (written.isOk()) written = statistics.report(path, entry, plugin::timingStatistics(timed));
+    if (written.isOk()) written = statistics.report(path, entry, plugin::timingRecords(timed));
     if (!written.isOk()) return written;
     ids.insert(commId);
   }

@@ -18,7 +18,7 @@
 
 #include "plugin/nccl/profiler_v6.h"
 #include "profiler/collective_tracker.h"
-#include "stats/log_histogram.h"
+#include "profiler/log_histogram.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -76,7 +76,7 @@ void runChannel(const Profiler& p, void* coll, uint64_t startNs, uint64_t durati
 
 int printMemory() {
   std::printf("CollectiveTracker::bytesFor(16384) = %zu bytes; LogHistogram per key = %zu bytes\n",
-              nccl_roce::profiler::CollectiveTracker::bytesFor(16384), sizeof(nccl_roce::stats::LogHistogram));
+              nccl_roce::profiler::CollectiveTracker::bytesFor(16384), sizeof(nccl_roce::profiler::LogHistogram));
   return 0;
 }
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stats/log_histogram.h"
+#include "profiler/log_histogram.h"
 
 namespace nccl_roce::fleet::testing {
 
@@ -60,7 +60,7 @@ std::string statisticsFile(const std::vector<CommEntry>& comms) {
     timing["dropped"] = {{"unknown_event", 0}, {"missing_parent", 0}};
     timing["collectives"] = nlohmann::ordered_json::array();
     for (const TimedKey& k : c.keys) {
-      stats::LogHistogram h;
+      profiler::LogHistogram h;
       for (uint64_t i = 0; i < k.count; ++i) h.record(static_cast<uint64_t>(k.microseconds * 1000));
       nlohmann::ordered_json key;
       key["collective"] = k.collective;

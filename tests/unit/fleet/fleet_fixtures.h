@@ -14,7 +14,7 @@ struct TimedKey {
   uint64_t count = 20;
 };
 
-// One line of the tuner's "decisions", as tuner/decision_stats.cc writes it.
+// One line of the tuner's "decisions", as tuner/decision_counts.cc writes it.
 struct DecisionLine {
   std::string collective = "AllReduce";
   uint64_t sizeMin = 65536;

@@ -6,7 +6,7 @@
 #include "fleet/ab_comparison.h"
 #include "fleet/fleet.h"
 #include "fleet/inspector_reader.h"
-#include "fleet/statistics_reader.h"
+#include "fleet/telemetry_reader.h"
 #include "tests/unit/fleet/fleet_fixtures.h"
 
 namespace nccl_roce::fleet {
@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 using testing::CommEntry;
 
 std::vector<CommunicatorRecord> records(const std::vector<CommEntry>& comms, const std::string& file) {
-  auto r = parseStatisticsFile(testing::statisticsFile(comms), file);
+  auto r = parseTelemetryFile(testing::statisticsFile(comms), file);
   EXPECT_TRUE(r.isOk()) << r.status().toString();
   return r.isOk() ? *r : std::vector<CommunicatorRecord>();
 }
@@ -132,11 +132,11 @@ TEST(AbComparison, ACommunicatorCountsOnceHoweverManyCollectivesItRan) {
   auto report = compareArms(*fleet, AbOptions{});
   ASSERT_TRUE(report.isOk()) << report.status().toString();
   ASSERT_EQ(report->comparisons.size(), 1u);
-  const stats::CellComparison& cell = report->comparisons[0].cells.cells.at(0);
+  const verdicts::CellComparison& cell = report->comparisons[0].cells.cells.at(0);
   EXPECT_EQ(cell.nA, 3);
   EXPECT_EQ(cell.nB, 3);
   EXPECT_NEAR(cell.ratio, std::cbrt(30.0 * 31 * 32) / std::cbrt(40.0 * 41 * 42), 0.01);
-  EXPECT_EQ(cell.verdict, stats::Verdict::kFaster);
+  EXPECT_EQ(cell.verdict, verdicts::Verdict::kFaster);
 }
 
 }  // namespace

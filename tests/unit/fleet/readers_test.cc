@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fleet/inspector_reader.h"
-#include "fleet/statistics_reader.h"
+#include "fleet/telemetry_reader.h"
 #include "tests/unit/fleet/fleet_fixtures.h"
 
 namespace nccl_roce::fleet {
@@ -25,7 +25,7 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   CommEntry comm;
   comm.arm = "candidate";
   comm.keys = {TimedKey{"AllReduce", 65536, 40, 20}, TimedKey{"AllGather", 1 << 20, 90, 5}};
-  auto records = parseStatisticsFile(testing::statisticsFile({comm}), "pod-a.json");
+  auto records = parseTelemetryFile(testing::statisticsFile({comm}), "pod-a.json");
   ASSERT_TRUE(records.isOk()) << records.status().toString();
   ASSERT_EQ(records->size(), 1u);
   const CommunicatorRecord& r = (*records)[0];
@@ -33,7 +33,7 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   EXPECT_EQ(r.arm, "candidate");
   EXPECT_EQ(r.experiment, "decode-ll");
   EXPECT_EQ(r.rank, 0);
-  const stats::LogHistogram& allReduce = r.timings.at(cellOf(4, 16));
+  const profiler::LogHistogram& allReduce = r.timings.at(cellOf(4, 16));
   EXPECT_EQ(allReduce.count(), 20u);
   EXPECT_NEAR(*allReduce.geometricMeanNs(), 40000, 400);
   EXPECT_EQ(r.timings.at(cellOf(2, 20)).count(), 5u);
@@ -44,7 +44,7 @@ TEST(StatisticsReader, ReadsTheTunersDecisionsPerCellWhoMadeThemAndHowOften) {
   comm.decisions = {testing::DecisionLine{"AllReduce", 65536, "Ring", "LL", 0, "rule", "explore ring/ll", 90},
                     testing::DecisionLine{"AllReduce", 65536, "Ring", "LL128", 0, "nccl", "", 10},
                     testing::DecisionLine{"AllReduce", 1 << 20, "", "", 8, "unavailable", "explore tree/ll", 5}};
-  auto records = parseStatisticsFile(testing::statisticsFile({comm}), "pod-a.json");
+  auto records = parseTelemetryFile(testing::statisticsFile({comm}), "pod-a.json");
   ASSERT_TRUE(records.isOk()) << records.status().toString();
   const CommunicatorRecord& r = (*records)[0];
   EXPECT_EQ(r.nNodes, 2);
@@ -62,7 +62,7 @@ TEST(StatisticsReader, AnEntryWithoutDecisionsReadsWithNone) {
   size_t at = text.find("\"decisions\"");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, std::string("\"decisions\"").size(), "\"other\"");  // a profiler-only entry
-  auto records = parseStatisticsFile(text, "pod-a.json");
+  auto records = parseTelemetryFile(text, "pod-a.json");
   ASSERT_TRUE(records.isOk()) << records.status().toString();
   EXPECT_TRUE((*records)[0].decisions.empty());
 }
@@ -92,7 +92,7 @@ TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
       {"[]", "schema"},
   };
   for (const auto& [text, why] : cases) {
-    auto records = parseStatisticsFile(text, "pod-a.json");
+    auto records = parseTelemetryFile(text, "pod-a.json");
     ASSERT_FALSE(records.isOk()) << why;
     EXPECT_THAT(records.status().message(), HasSubstr("pod-a.json"));
     EXPECT_THAT(records.status().message(), HasSubstr(why));

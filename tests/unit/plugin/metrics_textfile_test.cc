@@ -19,7 +19,7 @@ using ::testing::Not;
 
 // One communicator's tracker with `n` all-reduces of 64 KiB on Ring/LL, 50 us each.
 struct TrackedComm {
-  explicit TrackedComm(StatisticsRegistry& statistics, uint64_t commId = 0x77) {
+  explicit TrackedComm(TelemetryFiles& statistics, uint64_t commId = 0x77) {
     profiler::CommunicatorTimings labels;
     labels.commId = commId;
     labels.nNodes = 2;
@@ -27,7 +27,7 @@ struct TrackedComm {
     labels.arm = "candidate";
     labels.policy = "decode";
     tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
-    timed = std::make_shared<TimedCommunicator>(labels, tracker, statistics, "unused", StatisticsEntry{commId, 0});
+    timed = std::make_shared<TimedCommunicator>(labels, tracker, statistics, "unused", TelemetryEntry{commId, 0});
   }
   void run(int n) {
     for (int i = 0; i < n; ++i) {
@@ -48,7 +48,7 @@ std::string contents(const std::string& path) {
 TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
   testing::TempDir dir;
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
-  StatisticsRegistry statistics;
+  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::milliseconds(20));
   TrackedComm comm(statistics);
   metrics.add(comm.timed, env);
@@ -69,7 +69,7 @@ TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
 TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack) {
   testing::TempDir dir;
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
-  StatisticsRegistry statistics;
+  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::hours(1));  // only explicit writes
   TrackedComm comm(statistics);
   metrics.add(comm.timed, env);
@@ -87,7 +87,7 @@ TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack
 TEST(MetricsTextfile, NothingIsWrittenWithoutTheVariable) {
   testing::TempDir dir;
   MapEnvironment env;
-  StatisticsRegistry statistics;
+  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::milliseconds(1));
   TrackedComm comm(statistics);
   metrics.add(comm.timed, env);

@@ -33,11 +33,11 @@ std::vector<PerfLog> replicates(const std::vector<double>& noise, std::function<
   return logs;
 }
 
-const stats::CellComparison& at(const SeriesComparison& s, uint64_t size) {
-  for (const stats::CellComparison& z : s.result.cells) {
+const verdicts::CellComparison& at(const SeriesComparison& s, uint64_t size) {
+  for (const verdicts::CellComparison& z : s.result.cells) {
     if (z.cell == size) return z;
   }
-  static stats::CellComparison none;
+  static verdicts::CellComparison none;
   ADD_FAILURE() << "size " << size << " not compared";
   return none;
 }
@@ -57,7 +57,7 @@ TEST(Compare, CandidateTwentyPercentFasterFrom16KTo1M) {
   EXPECT_EQ(s.runsA, 3);
   EXPECT_EQ(s.runsB, 3);
   EXPECT_EQ(s.result.cells.size(), 24u);
-  for (const stats::CellComparison& z : s.result.cells) {
+  for (const verdicts::CellComparison& z : s.result.cells) {
     SCOPED_TRACE(z.cell);
     bool inFasterBand = z.cell >= 16 * kK && z.cell <= kM;
     EXPECT_EQ(z.nA, 3);
@@ -68,7 +68,7 @@ TEST(Compare, CandidateTwentyPercentFasterFrom16KTo1M) {
     EXPECT_GE(z.interval->high, z.ratio);
   }
   // 16K..64M holds 13 sizes, 7 of them 0.8: geometric mean 0.8^(7/13).
-  const stats::RangeComparison& r = s.result.range;
+  const verdicts::RangeComparison& r = s.result.range;
   EXPECT_EQ(r.cells.size(), 13u);
   EXPECT_EQ(r.faster, 7);
   EXPECT_EQ(r.noDifference, 6);
@@ -136,7 +136,7 @@ TEST(Compare, IdenticalReplicatesGiveNoVerdictFromDegenerateData) {
   std::vector<PerfLog> a = replicates({1.0, 1.0, 1.0}, same);  // one log copied three times
   Comparison c = compare(a, replicates({1.0, 1.0, 1.0}, [](uint64_t) { return 0.5; }));
   const SeriesComparison& s = c.series.at(0);
-  for (const stats::CellComparison& z : s.result.cells) {
+  for (const verdicts::CellComparison& z : s.result.cells) {
     EXPECT_EQ(z.verdict, Verdict::kInsufficient) << z.cell;
     EXPECT_NE(z.whyNoInterval.find("identical"), std::string::npos);
   }
@@ -235,7 +235,7 @@ TEST(Compare, PublishedAwsDefaultRunsAgainstTheOfiTuner) {
   const SeriesComparison& s = c.series[0];
   EXPECT_EQ(s.result.cells.size(), 32u);
   // 64K out-of-place: A 107.4 and 106.8 us, B 135.8 us.
-  const stats::CellComparison& k64 = at(s, 64 * kK);
+  const verdicts::CellComparison& k64 = at(s, 64 * kK);
   EXPECT_DOUBLE_EQ(k64.geomeanA, std::sqrt(107.4 * 106.8));
   EXPECT_NEAR(k64.ratio, 135.8 / std::sqrt(107.4 * 106.8), 1e-12);
   EXPECT_EQ(k64.verdict, Verdict::kInsufficient);
@@ -257,7 +257,7 @@ TEST(Compare, APublishedSweepAgainstItselfShowsNoDifference) {
   std::vector<PerfLog> a{testing::parsePublishedLog("aws-p5_2node_h100x16_efa_allreduce_default-run-a.txt"),
                          testing::parsePublishedLog("aws-p5_2node_h100x16_efa_allreduce_default-run-b.txt")};
   Comparison c = compare(a, a);
-  for (const stats::CellComparison& z : c.series.at(0).result.cells) {
+  for (const verdicts::CellComparison& z : c.series.at(0).result.cells) {
     EXPECT_DOUBLE_EQ(z.ratio, 1.0);
     EXPECT_EQ(z.verdict, Verdict::kNoDifference) << z.cell;
   }

@@ -1,0 +1,187 @@
+#include "fleet/telemetry_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/file.h"
+#include "common/strings.h"
+#include "fleet/json_fields.h"
+#include "tuner/decision_counts.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+using nlohmann::json;
+
+Status invalid(const std::string& file, const std::string& what) {
+  return Status(StatusCode::kParseError, file + ": " + what);
+}
+
+// One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
+Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
+  std::string collective;
+  if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
+  std::optional<int> index = tuner::parseCollective(collective);
+  if (!index) return invalid(where, "unknown collective '" + collective + "'");
+  auto min = key.find("size_min");
+  if (min == key.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  auto count = key.find("count");
+  auto bins = key.find("bins");
+  if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
+  if (bins == key.end() || !bins->is_array()) return invalid(where, "no bins");
+  profiler::LogHistogram histogram;
+  uint64_t total = 0;
+  for (const json& bin : *bins) {
+    if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
+        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins)) {
+      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) + ", count]");
+    }
+    histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
+    total += bin[1].get<uint64_t>();
+  }
+  if (total != count->get<uint64_t>()) {
+    return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
+                              std::to_string(count->get<uint64_t>()));
+  }
+  uint64_t cell = cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()));
+  record.timings[cell].merge(histogram);
+  return Status::ok();
+}
+
+// A name that is null (unknown) or one `parse` knows; false for anything else.
+template <typename Parse>
+bool nameOrNull(const json& object, const char* name, Parse parse, int* out) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return true;  // -1: unknown
+  if (!it->is_string()) return false;
+  std::optional<int> index = parse(it->get<std::string>());
+  if (!index) return false;
+  *out = *index;
+  return true;
+}
+
+std::optional<DecisionSource> sourceNamed(const std::string& name) {
+  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
+    if (name == decisionSourceName(s)) return s;
+  }
+  return std::nullopt;
+}
+
+// One line of "decisions": its cell, what ran, who chose it and how many calls.
+Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
+  std::string collective, source;
+  if (!d.is_object() || !stringField(d, "collective", &collective, false)) return invalid(where, "no collective");
+  std::optional<int> index = tuner::parseCollective(collective);
+  if (!index) return invalid(where, "unknown collective '" + collective + "'");
+  auto min = d.find("size_min");
+  if (min == d.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  TunerDecision decision;
+  if (!nameOrNull(d, "algorithm", tuner::parseAlgorithm, &decision.algorithm)) {
+    return invalid(where, "algorithm is neither null nor one of " + tuner::algorithmChoices());
+  }
+  if (!nameOrNull(d, "protocol", tuner::parseProtocol, &decision.protocol)) {
+    return invalid(where, "protocol is neither null nor one of " + tuner::protocolChoices());
+  }
+  auto channels = d.find("channels");
+  if (channels == d.end() || !channels->is_number_unsigned() || channels->get<uint64_t>() > 64) {
+    return invalid(where, "channels is not a whole number 0..64");
+  }
+  decision.channels = channels->get<int>();
+  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
+  if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
+  decision.source = *from;
+  if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");
+  auto count = d.find("count");
+  if (count == d.end() || !count->is_number_unsigned()) return invalid(where, "no count");
+  record.decisions[cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))][decision] += count->get<uint64_t>();
+  return Status::ok();
+}
+
+// "decisions" is written by the tuner; an entry only the profiler filled has none.
+Status readDecisions(const json& comm, const std::string& where, CommunicatorRecord& record) {
+  auto decisions = comm.find("decisions");
+  if (decisions == comm.end()) return Status::ok();
+  if (!decisions->is_array()) return invalid(where, "decisions is not a list");
+  for (size_t i = 0; i < decisions->size(); ++i) {
+    Status status = readDecision((*decisions)[i], where + " decisions[" + std::to_string(i) + "]", record);
+    if (!status.isOk()) return status;
+  }
+  return Status::ok();
+}
+
+Status readTiming(const json& timing, const std::string& where, CommunicatorRecord& record) {
+  if (!timing.is_object()) return invalid(where, "timing is not an object");
+  auto histogram = timing.find("histogram");
+  int bins = 0;
+  if (histogram == timing.end() || !histogram->is_object() || histogram->value("scheme", "") != "log" ||
+      !intField(*histogram, "bins", 0, INT32_MAX, &bins) || bins != profiler::LogHistogram::kBins ||
+      histogram->value("relative_error", 0.0) != profiler::LogHistogram::kRelativeError) {
+    return invalid(where, "timing.histogram is not the 1% log scheme of 1024 bins this version reads");
+  }
+  auto keys = timing.find("collectives");
+  if (keys == timing.end() || !keys->is_array()) return invalid(where, "timing.collectives is not a list");
+  for (size_t i = 0; i < keys->size(); ++i) {
+    Status status = readKey((*keys)[i], where + " timing.collectives[" + std::to_string(i) + "]", record);
+    if (!status.isOk()) return status;
+  }
+  return Status::ok();
+}
+
+StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::string& where, const std::string& file) {
+  CommunicatorRecord r;
+  r.file = file;
+  r.fromStatistics = true;
+  std::string id;
+  if (!comm.is_object() || !stringField(comm, "comm_id", &id, false) || !hexId(id, &r.commId)) {
+    return invalid(where, "comm_id is not a hex id such as 0x1f2e3d4c5b6a7980");
+  }
+  for (auto [name, out] : {std::pair{"experiment", &r.experiment}, {"experiment_hash", &r.experimentHash},
+                           {"arm", &r.arm}, {"policy", &r.policy}, {"policy_hash", &r.policyHash}}) {
+    if (!stringField(comm, name, out)) return invalid(where, std::string(name) + " is not a string");
+  }
+  // NCCL's communicators hold at most a few hundred thousand ranks; anything past int's range is not a count.
+  if (!intField(comm, "n_ranks", 0, INT32_MAX, &r.nRanks)) return invalid(where, "n_ranks is not a whole number");
+  if (!intField(comm, "n_nodes", 0, INT32_MAX, &r.nNodes)) return invalid(where, "n_nodes is not a whole number");
+  int rank = -1;
+  if (!intField(comm, "rank", 0, INT32_MAX, &rank)) return invalid(where, "rank is not a whole number");
+  if (rank >= 0) r.rank = rank;
+  if (comm.contains("timing")) {
+    Status status = readTiming(comm["timing"], where, r);
+    if (!status.isOk()) return status;
+  }
+  Status decisions = readDecisions(comm, where, r);
+  if (!decisions.isOk()) return decisions;
+  return r;
+}
+
+}  // namespace
+
+StatusOr<std::vector<CommunicatorRecord>> parseTelemetryFile(const std::string& text, const std::string& file) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return invalid(file, "not valid JSON (truncated, or not a statistics file)");
+  if (!doc.is_object() || doc.value("schema", "") != kTelemetrySchema) {
+    return invalid(file, std::string("not a statistics file of schema ") + kTelemetrySchema);
+  }
+  auto comms = doc.find("communicators");
+  if (comms == doc.end() || !comms->is_array()) return invalid(file, "no communicators list");
+  std::vector<CommunicatorRecord> records;
+  try {
+    for (size_t i = 0; i < comms->size(); ++i) {
+      auto r = readCommunicator((*comms)[i], file + ": communicators[" + std::to_string(i) + "]", file);
+      if (!r.isOk()) return r.status();
+      records.push_back(std::move(*r));
+    }
+  } catch (const std::exception& e) {  // a member of an unexpected type that value() could not convert
+    return invalid(file, std::string("unexpected content: ") + e.what());
+  }
+  return records;
+}
+
+StatusOr<std::vector<CommunicatorRecord>> readTelemetryFile(const std::string& path) {
+  StatusOr<std::string> text = readFileBounded(path, size_t{1} << 30);
+  if (!text.isOk()) return text.status();
+  return parseTelemetryFile(*text, path);
+}
+
+}  // namespace nccl_roce::fleet

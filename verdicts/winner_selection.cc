@@ -1,0 +1,24 @@
+#include "verdicts/winner_selection.h"
+
+#include "verdicts/multiple_testing.h"
+
+namespace nccl_roce::verdicts {
+
+std::vector<std::optional<size_t>> selectWinners(const std::vector<Challenge>& challenges, size_t groups,
+                                                 const Settings& settings, FalseWinControl control) {
+  std::vector<double> pValues;
+  for (const Challenge& c : challenges) pValues.push_back(c.vsControl.pBFaster);
+  double level = 1 - settings.confidence;
+  std::vector<bool> rejected = control == FalseWinControl::kFamilyWise ? holmRejections(pValues, level)
+                                                                       : benjaminiHochbergRejections(pValues, level);
+  std::vector<std::optional<size_t>> winners(groups);
+  for (size_t i = 0; i < challenges.size(); ++i) {
+    const Challenge& c = challenges[i];
+    if (!rejected[i] || c.vsControl.ratio > 1 - settings.minEffect || c.group >= groups) continue;
+    std::optional<size_t>& winner = winners[c.group];
+    if (!winner || c.vsControl.ratio < challenges[*winner].vsControl.ratio) winner = i;
+  }
+  return winners;
+}
+
+}  // namespace nccl_roce::verdicts
