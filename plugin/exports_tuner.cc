@@ -15,18 +15,24 @@ using namespace nccl_roce::plugin;
 // Before v5 NCCL passes no communicator id: every communicator hashes as 0, so an experiment gives the whole
 // process one arm (still the same arm on every rank).
 ncclResult_t initWithoutCommId(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) noexcept {
-  return tunerInit(context, 0, nRanks, nNodes, logFunction);
+  return tunerInit(context, 0, nRanks, nNodes, logFunction, /*ncclAsksChunkSize=*/false);
 }
 
 // The constants are never read or edited, so v5/v6 (four compute-capability rows) and v7 (five) share the rest.
+// Only v6 and v7 have getChunkSize.
 ncclResult_t initV7(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
                     ncclNvlDomainInfo_v7_t* /*nvlDomainInfo*/, ncclTunerConstants_v7_t* /*constants*/) noexcept {
-  return tunerInit(context, commId, nRanks, nNodes, logFunction);
+  return tunerInit(context, commId, nRanks, nNodes, logFunction, /*ncclAsksChunkSize=*/true);
+}
+
+ncclResult_t initV6(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                    ncclNvlDomainInfo_v6_t* /*nvlDomainInfo*/, ncclTunerConstants_v6_t* /*constants*/) noexcept {
+  return tunerInit(context, commId, nRanks, nNodes, logFunction, /*ncclAsksChunkSize=*/true);
 }
 
 ncclResult_t initV5(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
                     ncclNvlDomainInfo_v5_t* /*nvlDomainInfo*/, ncclTunerConstants_v5_t* /*constants*/) noexcept {
-  return tunerInit(context, commId, nRanks, nNodes, logFunction);
+  return tunerInit(context, commId, nRanks, nNodes, logFunction, /*ncclAsksChunkSize=*/false);
 }
 
 ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int /*collNetSupport*/,
@@ -57,10 +63,10 @@ const ncclTuner_v4_t ncclTunerPlugin_v4 = {kTunerName, initWithoutCommId, tunerG
 extern "C" __attribute__((visibility("default")))
 const ncclTuner_v5_t ncclTunerPlugin_v5 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize};
 
-// NCCL 2.30.2 - 2.30. getChunkSize is NULL: NCCL keeps its own chunk size.
+// NCCL 2.30.2 - 2.30. getChunkSize serves the rules' chunk sizes (and leaves NCCL's own without any).
 extern "C" __attribute__((visibility("default")))
-const ncclTuner_v6_t ncclTunerPlugin_v6 = {kTunerName, initV5, tunerGetCollInfo, tunerFinalize, nullptr};
+const ncclTuner_v6_t ncclTunerPlugin_v6 = {kTunerName, initV6, tunerGetCollInfo, tunerFinalize, tunerGetChunkSize};
 
 // NCCL 2.31 and later.
 extern "C" __attribute__((visibility("default")))
-const ncclTuner_v7_t ncclTunerPlugin_v7 = {kTunerName, initV7, tunerGetCollInfo, tunerFinalize, nullptr};
+const ncclTuner_v7_t ncclTunerPlugin_v7 = {kTunerName, initV7, tunerGetCollInfo, tunerFinalize, tunerGetChunkSize};

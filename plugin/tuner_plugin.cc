@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "common/log.h"
@@ -12,6 +14,8 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/group_chunk_decisions.h"
+#include "tuner/nccl_chunk_limits.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::plugin {
@@ -22,6 +26,17 @@ using tuner::CallInputs;
 using tuner::CompiledPolicy;
 using tuner::CostTable;
 using tuner::Decision;
+
+// What getChunkSize serves a communicator, and how often it did (docs/tuner.md, "Chunk size").
+struct ChunkSizeServing {
+  bool serves = false;                          // NCCL asks, and the policy (or NCCL_ROCE_CHUNK_SIZE) sets some
+  std::optional<tuner::ChunkSize> forced;       // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
+  bool fromRules = false;                       // the communicator's policy sets some: getCollInfo keeps decisions
+  tuner::NcclBuffers buffers;                   // as this process's NCCL sees its variables
+  tuner::GroupChunkDecisions group;             // getCollInfo's decisions for getChunkSize (NCCL serialises them)
+  std::atomic<uint64_t> served{0}, refused{0}, ambiguous{0};  // read by the statistics checkpoint
+  bool refusalLogged = false;
+};
 
 // What NCCL hands back to getCollInfo and finalize for one communicator.
 struct CommunicatorTuner {
@@ -34,6 +49,7 @@ struct CommunicatorTuner {
   std::string digest;              // of what NCCL_ROCE_POLICY(_INLINE) loaded: what a pin names
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
+  ChunkSizeServing chunks;
   // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
   std::shared_ptr<tuner::DecisionCounts> stats;  // shared with the profiler's rule lookup
   TelemetryFiles* statistics = nullptr;
@@ -45,9 +61,11 @@ struct CommunicatorTuner {
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
 
 // The communicator's policy (or experiment arm) and its lookup. Problems are logged once per process, by the
-// first communicator that meets them. False when a pin refuses the policy (logged for every communicator).
-bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env) {
+// first communicator that meets them (*first). False when a pin refuses the policy (logged for every communicator).
+bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env, bool ncclAsksChunkSize,
+                  bool* first) {
   PolicyRegistry::Active active = policies.active(env);
+  *first = active.first;
   if (!active.refusal.empty()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit,
                    "tuner: %s; failing the init of comm %s so that its ranks cannot run different policies (set "
@@ -59,6 +77,12 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
   if (!active.policy->error().empty() && active.first) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: policy '%s' unusable, NCCL decides instead: %s",
                    active.policy->requested().c_str(), active.policy->error().c_str());
+  }
+  if (!ncclAsksChunkSize && active.first && active.policy->setsChunkSizes()) {
+    NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
+                   "tuner: policy '%s' sets chunk sizes, but this NCCL has no getChunkSize (it needs NCCL 2.30.2 "
+                   "or later): NCCL keeps its own chunk sizes",
+                   active.policy->requested().c_str());
   }
   c.assignment = active.policy->assign(c.commId);
   if (active.policy->experiment() && !c.assignment.arm.empty()) {
@@ -76,6 +100,46 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
                    CompiledPolicy::kMaxCandidatesPerSegment);
   }
   return true;
+}
+
+// The value NCCL reads for one of its variables: what this library's env plugin serves it when that is loaded
+// (the user's value, else a policy default), else the process environment (where the net plugin puts them).
+std::optional<std::string> ncclVariable(ProcessContext& process, const char* name) {
+  if (process.envPlugin().serving()) {
+    const char* value = process.envPlugin().getEnv(name);
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  }
+  return process.environment().get(name);
+}
+
+// Whether and what getChunkSize serves: the rules' chunk sizes, or NCCL_ROCE_CHUNK_SIZE over them (the sweep
+// runner forces chunk sizes with it, docs/sweep.md), within the buffers NCCL has.
+void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsksChunkSize, bool first) {
+  if (auto text = process.environment().get("NCCL_ROCE_CHUNK_SIZE"); text && !text->empty()) {
+    StatusOr<tuner::ChunkSize> forced = tuner::parseChunkSize(*text);
+    if (!forced.isOk()) {
+      if (first) {
+        NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: NCCL_ROCE_CHUNK_SIZE=%s ignored: %s", text->c_str(),
+                       forced.status().message().c_str());
+      }
+    } else if (!ncclAsksChunkSize) {
+      if (first) {
+        NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
+                       "tuner: NCCL_ROCE_CHUNK_SIZE=%s ignored: this NCCL has no getChunkSize (it needs NCCL 2.30.2 "
+                       "or later)",
+                       text->c_str());
+      }
+    } else if (!forced->isNccl()) {
+      c.chunks.forced = *forced;
+    }
+  }
+  if (c.compiled && ncclAsksChunkSize) {
+    for (const tuner::Rule& rule : c.compiled->policy().rules) c.chunks.fromRules |= rule.chunkSizes.any();
+  }
+  c.chunks.serves = c.chunks.forced.has_value() || c.chunks.fromRules;
+  if (c.chunks.serves) {
+    c.chunks.buffers = tuner::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); });
+  }
 }
 
 void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Environment& env) {
@@ -121,6 +185,11 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
   comm["digest"] = orNull(!c.digest.empty(), c.digest);
   comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
   comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));
+  if (c.chunks.serves) {
+    comm["chunk_sizes"] = {{"served", c.chunks.served.load(std::memory_order_relaxed)},
+                           {"refused", c.chunks.refused.load(std::memory_order_relaxed)},
+                           {"ambiguous", c.chunks.ambiguous.load(std::memory_order_relaxed)}};
+  }
   return comm;
 }
 
@@ -140,7 +209,7 @@ void reportStatistics(CommunicatorTuner& c) {
 }  // namespace
 
 ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction) noexcept {
+                       ncclDebugLogger_t logFunction, bool ncclAsksChunkSize) noexcept {
   if (context == nullptr) return ncclSuccess;
   *context = nullptr;
   auto* c = new (std::nothrow) CommunicatorTuner();
@@ -152,16 +221,19 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   try {
     if (logFunction != nullptr) process.envPlugin().flushPendingLog(c->logger);
     const Environment& env = process.environment();
-    if (!choosePolicy(*c, process.policies(), env)) {
+    bool first = false;
+    if (!choosePolicy(*c, process.policies(), env, ncclAsksChunkSize, &first)) {
       delete c;
       return ncclInvalidUsage;  // the one deliberate init failure: the operator's pin (docs/rollout.md)
     }
     c->algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
+    setUpChunkSizes(*c, process, ncclAsksChunkSize, first);
     setUpStatistics(*c, process.statistics(), env);
     logPolicyInUse(*c);
   } catch (...) {
     c->compiled.reset();
     c->stats.reset();
+    c->chunks.serves = false;
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm 0x%016llx",
                    static_cast<unsigned long long>(commId));
   }
@@ -169,14 +241,14 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   return ncclSuccess;
 }
 
-ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction) noexcept {
+ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                       bool ncclAsksChunkSize) noexcept {
   ProcessContext* process = processContext();
   if (process == nullptr) {
     if (context != nullptr) *context = nullptr;  // every call leaves NCCL's choice
     return ncclSuccess;
   }
-  return tunerInit(*process, context, commId, nRanks, nNodes, logFunction);
+  return tunerInit(*process, context, commId, nRanks, nNodes, logFunction, ncclAsksChunkSize);
 }
 
 ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
@@ -195,6 +267,14 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
     }
   }
   tuner::applyDecision(decision, table, nChannels);
+  if (c->chunks.fromRules && !c->chunks.forced) {
+    // What NCCL runs is its pick from the table as marked now (topoGetAlgoInfo): the chunk size for that.
+    int algorithm = -1, protocol = -1;
+    if (tuner::ncclDefaultChoice(table, &algorithm, &protocol)) {
+      c->chunks.group.decided(call.collective, algorithm, protocol,
+                              tuner::chunkSizeOf(*c->compiled, decision, protocol));
+    }
+  }
   return ncclSuccess;
 }
 
@@ -219,6 +299,48 @@ ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, si
     *protocol = d.protocol;
   }
   if (d.byRule() && d.channels > 0 && nChannels != nullptr) *nChannels = d.channels;
+  return ncclSuccess;
+}
+
+ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nBytes: one channel's piece*/, int algo,
+                               int proto, int /*nChannels*/, size_t* chunkSize) noexcept {
+  auto* c = static_cast<CommunicatorTuner*>(context);
+  if (c == nullptr || chunkSize == nullptr || !c->chunks.serves) return ncclSuccess;
+  ChunkSizeServing& chunks = c->chunks;
+  const int collective = static_cast<int>(collType);
+  tuner::ChunkSize wanted;
+  if (chunks.forced) {
+    wanted = *chunks.forced;
+  } else {
+    tuner::GroupChunkDecisions::Found found = chunks.group.find(collective, algo, proto);
+    if (found.ambiguous) chunks.ambiguous.fetch_add(1, std::memory_order_relaxed);
+    wanted = found.chunk;
+  }
+  if (wanted.isNccl()) return ncclSuccess;
+  bool refused = false;
+  const uint64_t ncclOwn = *chunkSize;
+  const uint64_t served = tuner::chunkSizeToServe(wanted, ncclOwn, chunks.buffers, collective, algo, proto, &refused);
+  if (!refused) {
+    *chunkSize = static_cast<size_t>(served);
+    chunks.served.fetch_add(1, std::memory_order_relaxed);
+    return ncclSuccess;
+  }
+  chunks.refused.fetch_add(1, std::memory_order_relaxed);
+  if (!chunks.refusalLogged) {
+    chunks.refusalLogged = true;
+    try {  // the strings below allocate
+      NCCL_ROCE_INFO(c->logger, kLogTuning,
+                   "tuner: comm %s: chunk size %s for %s %s/%s is not one NCCL can use there (at most %llu bytes, "
+                   "whole grains of %llu); NCCL's own %llu kept, and such calls are counted in statistics",
+                   hex(c->commId).c_str(), tuner::describeChunkSize(wanted).c_str(),
+                   tuner::collectiveName(collective), tuner::algorithmName(algo), tuner::protocolName(proto),
+                   static_cast<unsigned long long>(tuner::maxChunkSize(chunks.buffers, collective, algo, proto)),
+                   static_cast<unsigned long long>(tuner::chunkGrain(proto)),
+                   static_cast<unsigned long long>(ncclOwn));
+    } catch (...) {
+      // The line is lost; the count stands.
+    }
+  }
   return ncclSuccess;
 }
 

@@ -1,4 +1,5 @@
-// The tuner plugin, implemented once against the newest ABI (v6); plugin/exports_tuner.cc adapts v2..v5.
+// The tuner plugin, implemented once against the newest ABI (v6; v7 differs only in its constants);
+// plugin/exports_tuner.cc adapts v2..v5.
 // Contract with NCCL (docs/tuner.md): init never fails a communicator (a broken policy becomes the `nccl`
 // passthrough with one WARN), getCollInfo never returns an error and never marks an unavailable entry,
 // decisions depend only on what every rank shares.
@@ -14,12 +15,14 @@ namespace nccl_roce::plugin {
 class ProcessContext;
 
 // One communicator's tuner, over the policies and statistics of `process` (tests pass their own context).
-// The tuner reads NCCL_ROCE_POLICY, NCCL_ROCE_STATS, NCCL_ALGO and NCCL_PROTO from the context's environment.
+// The tuner reads NCCL_ROCE_POLICY, NCCL_ROCE_STATS, NCCL_ROCE_CHUNK_SIZE, NCCL_ALGO and NCCL_PROTO from the
+// context's environment. ncclAsksChunkSize: the table NCCL loaded has getChunkSize (v6, v7); where it has not,
+// chunk sizes are ignored and the first communicator of a policy that sets them says so at INFO.
 ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction) noexcept;
+                       ncclDebugLogger_t logFunction, bool ncclAsksChunkSize = true) noexcept;
 // The same over this process's context (processContext()): what the exported tables call.
-ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction) noexcept;
+ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                       bool ncclAsksChunkSize) noexcept;
 
 ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                               float** collCostTable, int numAlgo, int numProto, int regBuff,
@@ -29,6 +32,12 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
 // available there, so only those are returned; anything else, or NCCL_ALGO/NCCL_PROTO set, leaves NCCL's choice.
 ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                           int* algorithm, int* protocol, int* nChannels) noexcept;
+
+// NCCL 2.30.2 and later (v6, v7), after getCollInfo, once per channel piece of each collective, with the chunk
+// size NCCL computed in *chunkSize: replaced by the chunk size the deciding rule set for the algorithm and
+// protocol NCCL runs, when NCCL can use it (tuner/nccl_chunk_limits.h); left as it is otherwise. Never fails.
+ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize) noexcept;
 
 ncclResult_t tunerFinalize(void* context) noexcept;
 

@@ -47,7 +47,8 @@ Decision decide(const CompiledPolicy& policy, const CallInputs& call, const Cost
     if (!ruleMatchesCall(rule, call.pipeOps, call.regBuff)) continue;
     decision.rule = static_cast<int>(index);
     if (rule.choices.empty()) {
-      decision.outcome = rule.channels > 0 ? Decision::Outcome::kChannelsOnly : Decision::Outcome::kPassThrough;
+      decision.outcome = rule.channels > 0 || rule.chunkSizes.any() ? Decision::Outcome::kSettingsOnly
+                                                                    : Decision::Outcome::kPassThrough;
       decision.channels = rule.channels;
       return decision;
     }

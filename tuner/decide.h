@@ -42,8 +42,8 @@ struct CallInputs {
 struct Decision {
   enum class Outcome {
     kNoRule,        // no rule matched: NCCL's choice
-    kChosen,        // algorithm/protocol chosen (and channels, if the rule sets them)
-    kChannelsOnly,  // the rule keeps NCCL's algorithm/protocol and sets channels
+    kChosen,        // algorithm/protocol chosen (and channels and chunk size, if the rule sets them)
+    kSettingsOnly,  // the rule keeps NCCL's algorithm/protocol and sets channels and/or chunk size
     kPassThrough,   // the rule keeps NCCL's choice entirely
     kUnavailable,   // a rule matched but none of its preferences is available: NCCL's choice
   };
@@ -53,8 +53,8 @@ struct Decision {
   int protocol = -1;
   int channels = 0;
 
-  // Whether a rule decided something (algorithm/protocol, or only the channel count).
-  bool byRule() const { return outcome == Outcome::kChosen || outcome == Outcome::kChannelsOnly; }
+  // Whether a rule decided something (algorithm/protocol, or only the channel count or chunk size).
+  bool byRule() const { return outcome == Outcome::kChosen || outcome == Outcome::kSettingsOnly; }
 };
 
 // allowWildcards=false considers only fully named (algorithm, protocol) preferences: for callers whose table
@@ -70,6 +70,13 @@ inline void applyDecision(const Decision& decision, const CostTable& table, int*
     table.at(decision.algorithm, decision.protocol) = 0.0f;
   }
   if (decision.byRule() && decision.channels > 0 && nChannels != nullptr) *nChannels = decision.channels;
+}
+
+// The chunk size the decision gives calls NCCL runs with `protocol`: the deciding rule's for that protocol when a
+// rule decided, NCCL's own otherwise (no rule, or a rule whose preferences were all unavailable).
+inline ChunkSize chunkSizeOf(const CompiledPolicy& policy, const Decision& decision, int protocol) {
+  if (!decision.byRule() || decision.rule < 0) return ChunkSize::nccl();
+  return policy.rule(static_cast<uint32_t>(decision.rule)).chunkSizes.forProtocol(protocol);
 }
 
 // The cheapest available entry among `count` entries `stride` apart from `first`, picked as NCCL picks: the

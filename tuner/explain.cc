@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "tuner/chunk_size_toml.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/nccl_availability.h"
 #include "tuner/nccl_names.h"
@@ -30,6 +31,40 @@ std::string channelsText(int channels) {
   return channels > 0 ? "nChannels " + std::to_string(channels) : "nChannels 0 (NCCL decides)";
 }
 
+// "NCCL's", "256K", "Simple 1M, LL128 240K (NCCL's for LL)": what a rule asks of getChunkSize.
+std::string chunkSizesText(const ChunkSizes& chunks) {
+  if (!chunks.any()) return "NCCL's";
+  const ChunkSize& first = chunks.byProtocol[0];
+  if (chunks == ChunkSizes::all(first)) return describeChunkSize(first);
+  std::string set, unset;
+  for (int p = kNumProtocols - 1; p >= 0; --p) {  // Simple first: the protocol of the largest transfers
+    std::string& list = chunks.byProtocol[p].isNccl() ? unset : set;
+    list += (list.empty() ? "" : ", ") + std::string(protocolName(p));
+    if (!chunks.byProtocol[p].isNccl()) list += " " + describeChunkSize(chunks.byProtocol[p]);
+  }
+  return set + " (NCCL's for " + unset + ")";
+}
+
+// The chunk size line of a firing rule, with where NCCL cannot use it for this call's first preference.
+std::string describeChunkSizes(const Policy& policy, const Rule& rule, int collective) {
+  std::string out = "chunk size: " + chunkSizesText(rule.chunkSizes);
+  if (!rule.chunkSizes.any()) return out + " (NCCL computes it)\n";
+  out += " (served through getChunkSize, NCCL 2.30.2 and later; older NCCL keeps its own)\n";
+  if (rule.choices.empty()) return out;
+  const Choice& first = rule.choices.front();
+  if (first.algorithm < 0 || first.protocol < 0) return out;
+  const ChunkSize& chunk = rule.chunkSizes.forProtocol(first.protocol);
+  if (chunk.kind != ChunkSize::Kind::kBytes) return out;
+  const NcclBuffers buffers = buffersOf(policy);
+  if (checkChunkBytes(chunk.bytes, buffers, collective, first.algorithm, first.protocol) == ChunkCheck::kUsable) {
+    return out;
+  }
+  return out + "  for " + collectiveName(collective) + " on " + algorithmName(first.algorithm) + "/" +
+         protocolName(first.protocol) + " NCCL can use at most " +
+         formatByteSize(maxChunkSize(buffers, collective, first.algorithm, first.protocol)) +
+         ": NCCL's own chunk size there\n";
+}
+
 // The policy (and experiment arm) in force and the call being explained.
 std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& assignment,
                             const ExplainRequest& request) {
@@ -52,16 +87,17 @@ std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& 
 }
 
 // What the first matching rule tells NCCL, then each fallback in order; matching is in policy order.
-std::string describeDecision(const Policy& policy, const std::vector<const Rule*>& matching) {
+std::string describeDecision(const Policy& policy, const std::vector<const Rule*>& matching, int collective) {
   const Rule& fired = *matching.front();
   std::string out = "rule: " + describeRule(fired) + " matches (size " + formatValueRange(fired.bytes, RangeUnit::kBytes) +
                     ", nodes " + formatValueRange(fired.nodes, RangeUnit::kCount) + ", ranks " +
                     formatValueRange(fired.ranks, RangeUnit::kCount) + ")\n";
   if (fired.choices.empty()) {
-    return out + "NCCL is told: keep its own algorithm and protocol; " + channelsText(fired.channels) + "\n";
+    return out + "NCCL is told: keep its own algorithm and protocol; " + channelsText(fired.channels) + "\n" +
+           describeChunkSizes(policy, fired, collective);
   }
   out += "NCCL is told: cost 0.0 on " + describeChoice(fired.choices.front()) + "; " + channelsText(fired.channels) +
-         "\n";
+         "\n" + describeChunkSizes(policy, fired, collective);
   out += "if unavailable (cost -1 in NCCL's table):\n";
   for (size_t i = 1; i < fired.choices.size(); ++i) out += "  then " + describeChoice(fired.choices[i]) + "\n";
   if (policy.unavailableFallsThrough) {
@@ -73,7 +109,7 @@ std::string describeDecision(const Policy& policy, const std::vector<const Rule*
       out += "  then " + describeRule(next) + ": " + what + "; " + channelsText(next.channels) + "\n";
     }
   }
-  return out + "  then NCCL's own choice (and its own channel count)\n";
+  return out + "  then NCCL's own choice (and its own channel count and chunk size)\n";
 }
 
 // The rules matching a call, in policy order: the first fires.
@@ -92,10 +128,12 @@ std::string summariseCall(const std::shared_ptr<const Policy>& policy, const Exp
   if (matching.empty()) return "this call: no rule matches, NCCL decides";
   const Rule& fired = *matching.front();
   std::string out = "this call: rule " + describeRule(fired) + ": ";
-  if (fired.choices.empty()) return out + "NCCL's algorithm and protocol; " + channelsText(fired.channels);
+  const std::string chunk =
+      fired.chunkSizes.any() ? "; chunk size " + chunkSizesText(fired.chunkSizes) : std::string();
+  if (fired.choices.empty()) return out + "NCCL's algorithm and protocol; " + channelsText(fired.channels) + chunk;
   for (const Choice& choice : fired.choices) out += describeChoice(choice) + ", else ";
   const char* last = policy->unavailableFallsThrough && matching.size() > 1 ? "the next matching rule" : "NCCL's own choice";
-  return out + last + "; " + channelsText(fired.channels);
+  return out + last + "; " + channelsText(fired.channels) + chunk;
 }
 
 std::string percentOf(double share) { return format("%.3g%%", share); }
@@ -118,7 +156,8 @@ std::string describeArms(const Experiment& experiment, const ExplainRequest& req
     const ExploredChoice& choice = explore.choices[i];
     out += "    " + explore.arms[i].name + ": " + percentOf(share) + " of communicators, forces " +
            describeChoice({choice.algorithm, choice.protocol}) +
-           (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") + " for " +
+           (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") +
+           (choice.chunk.isNccl() ? "" : " with chunk size " + describeChunkSize(choice.chunk)) + " for " +
            collectiveList(choice.collectives) + " of " + formatValueRange(explore.bytes, RangeUnit::kBytes) +
            " bytes on nodes " + formatValueRange(choice.nodes, RangeUnit::kCount) + "\n      " +
            summariseCall(explore.arms[i].policy, request) + "\n";
@@ -135,9 +174,9 @@ std::string explainCall(const ActivePolicy& active, const ExplainRequest& reques
   CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
   std::vector<const Rule*> matching = matchingRules(compiled, call);
   if (matching.empty()) {
-    out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol and channels itself\n";
+    out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol, channels and chunk size itself\n";
   } else {
-    out += describeDecision(*assignment.policy, matching);
+    out += describeDecision(*assignment.policy, matching, call.collective);
   }
   if (active.experiment()) out += describeArms(*active.experiment(), request);
   return out;

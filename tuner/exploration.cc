@@ -19,11 +19,13 @@ std::string choiceKey(const ExploredChoice& choice, const char* separator) {
 }  // namespace
 
 std::string exploredArmName(const ExploredChoice& choice) {
-  return "explore-" + choiceKey(choice, "-") + (choice.channels > 0 ? "-ch" + std::to_string(choice.channels) : "");
+  return "explore-" + choiceKey(choice, "-") + (choice.channels > 0 ? "-ch" + std::to_string(choice.channels) : "") +
+         (choice.chunk.isNccl() ? "" : "-chunk" + toLower(formatChunkSize(choice.chunk)));
 }
 
 std::string exploredRuleName(const ExploredChoice& choice) {
-  return "explore " + choiceKey(choice, "/") + (choice.channels > 0 ? " ch" + std::to_string(choice.channels) : "");
+  return "explore " + choiceKey(choice, "/") + (choice.channels > 0 ? " ch" + std::to_string(choice.channels) : "") +
+         (choice.chunk.isNccl() ? "" : " chunk " + formatChunkSize(choice.chunk));
 }
 
 Rule exploredRule(const Exploration& explore, const ExploredChoice& choice) {
@@ -35,6 +37,7 @@ Rule exploredRule(const Exploration& explore, const ExploredChoice& choice) {
   rule.nodes = choice.nodes;
   rule.choices = {{choice.algorithm, choice.protocol}};
   rule.channels = choice.channels;
+  rule.chunkSizes.byProtocol[choice.protocol] = choice.chunk;
   return rule;
 }
 

@@ -17,11 +17,13 @@ inline constexpr size_t kMaxExploredArms = 64;
 // bound on them all keeps an experiment's memory to a few tens of MiB even with a large base.
 inline constexpr size_t kMaxGeneratedRules = 4 * kMaxPolicyRules;
 
-// "explore-ring-ll", "explore-nvlstree-simple-ch16": the names the policy format writes, so unique per choice.
+// "explore-ring-ll", "explore-nvlstree-simple-ch16", "explore-ring-simple-chunk256k", "explore-tree-ll128-chunkx2":
+// the names the policy format writes, so unique per choice.
 std::string exploredArmName(const ExploredChoice& choice);
-// "explore ring/ll", "explore ring/ll ch16": what statistics and the profiler label the explored calls with.
+// "explore ring/ll", "explore ring/ll ch16", "explore ring/simple chunk 256K": what statistics and the profiler
+// label the explored calls with.
 std::string exploredRuleName(const ExploredChoice& choice);
-// The rule a generated arm puts first: the explored calls, one preference, the channels.
+// The rule a generated arm puts first: the explored calls, one preference, the channels, the chunk size.
 Rule exploredRule(const Exploration& explore, const ExploredChoice& choice);
 
 // The written arm whose policy the generated arms extend; null when there is none of that name.

@@ -1,8 +1,10 @@
 #include "tuner/explore_toml.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "tuner/chunk_size_toml.h"
 #include "tuner/exploration.h"
 #include "tuner/nccl_availability.h"
 #include "tuner/nccl_names.h"
@@ -72,6 +74,37 @@ std::vector<Listed> readChannels(TomlReader& r, const toml::table& table) {
   return out;
 }
 
+// One explored chunk size as written, with where, for errors about it.
+struct ListedChunk {
+  ChunkSize chunk;
+  const toml::node* where = nullptr;
+};
+
+// A chunk size or a list of them; omitted: NCCL's own only.
+std::vector<ListedChunk> readChunkSizeList(TomlReader& r, const toml::table& table) {
+  const toml::node* node = table.get("chunk_size");
+  if (node == nullptr) return {{ChunkSize::nccl(), nullptr}};
+  std::vector<const toml::node*> values;
+  if (const toml::array* array = node->as_array()) {
+    if (array->empty()) r.error(*node, "chunk_size must not be an empty list (omit it: NCCL's own)");
+    for (const toml::node& element : *array) values.push_back(&element);
+  } else {
+    values.push_back(node);
+  }
+  std::vector<ListedChunk> out;
+  for (const toml::node* value : values) {
+    std::optional<ChunkSize> chunk = readChunkSize(r, *value, "chunk_size");
+    if (!chunk) continue;
+    bool listed = std::any_of(out.begin(), out.end(), [&](const ListedChunk& l) { return l.chunk == *chunk; });
+    if (listed) {
+      r.error(*value, "chunk_size " + formatChunkSize(*chunk) + " is listed twice");
+    } else {
+      out.push_back({*chunk, value});
+    }
+  }
+  return out;
+}
+
 // The written arm named by `base`; omitted: the first written arm.
 std::string readBase(TomlReader& r, const toml::table& table, const std::vector<ExperimentArm>& written) {
   const toml::node* node = table.get("base");
@@ -111,10 +144,26 @@ ValueRange intersection(const ValueRange& a, const ValueRange& b) {
   return {a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi};
 }
 
+// Whether NCCL can use an explored chunk size for `algorithm` with `protocol` on some listed collective (with
+// NCCL's default buffers: an experiment has no [env]); an error at the value otherwise.
+bool chunkUsable(TomlReader& r, const ListedChunk& c, int algorithm, int protocol, uint32_t collectives) {
+  if (c.chunk.kind != ChunkSize::Kind::kBytes) return true;
+  std::vector<CallKind> kinds;
+  for (int coll = 0; coll < kNumCollectives; ++coll) {
+    if (collectives & (1u << coll)) kinds.push_back({coll, algorithm});
+  }
+  std::string problem = chunkProblem(c.chunk.bytes, protocol, kinds, NcclBuffers{});
+  if (problem.empty()) return true;
+  r.error(*c.where, "chunk_size " + formatChunkSize(c.chunk) + " for " + algorithmName(algorithm) + "/" +
+                        protocolName(protocol) + ": " + problem);
+  return false;
+}
+
 // One choice per combination NCCL can run for some listed collective at some listed node count, narrowed to
 // those; any other combination is an error at the name that rules it out.
 void addChoices(TomlReader& r, const std::vector<Listed>& algorithms, const std::vector<Listed>& protocols,
-                const std::vector<Listed>& channels, const Selectors& s, Exploration& out) {
+                const std::vector<Listed>& channels, const std::vector<ListedChunk>& chunks, const Selectors& s,
+                Exploration& out) {
   for (const Listed& a : algorithms) {
     const std::string algorithm = algorithmName(a.value);
     const uint32_t collectives = s.collectives & collectivesOffered(a.value);
@@ -135,7 +184,12 @@ void addChoices(TomlReader& r, const std::vector<Listed>& algorithms, const std:
                               " with " + protocolsOfferedList(a.value) + " only)");
         continue;
       }
-      for (const Listed& c : channels) out.choices.push_back({a.value, p.value, c.value, collectives, nodes});
+      for (const Listed& c : channels) {
+        for (const ListedChunk& k : chunks) {
+          if (!chunkUsable(r, k, a.value, p.value, collectives)) continue;
+          out.choices.push_back({a.value, p.value, c.value, k.chunk, collectives, nodes});
+        }
+      }
     }
   }
 }
@@ -145,7 +199,7 @@ void nameArms(TomlReader& r, const toml::table& table, const std::vector<Experim
               Exploration& explore) {
   if (explore.choices.size() > kMaxExploredArms) {
     r.error(table.source(), std::to_string(explore.choices.size()) + " generated arms (algorithms x protocols x " +
-                                "channels), more than " + std::to_string(kMaxExploredArms) +
+                                "channels x chunk sizes), more than " + std::to_string(kMaxExploredArms) +
                                 ": each would get too thin a share of communicators to measure; explore fewer "
                                 "combinations at a time");
     explore.choices.clear();
@@ -173,7 +227,8 @@ bool readExploration(TomlReader& r, const toml::node& node, Experiment& experime
     r.error(node, "[experiment.explore] must be one table (write it as [experiment.explore])");
     return false;
   }
-  r.onlyKeys(*table, {"weight", "base", "collective", "size", "nodes", "algorithm", "protocol", "channels"},
+  r.onlyKeys(*table,
+             {"weight", "base", "collective", "size", "nodes", "algorithm", "protocol", "channels", "chunk_size"},
              "[experiment.explore]");
   Exploration explore;
   explore.position = positionOf(*table);
@@ -188,7 +243,8 @@ bool readExploration(TomlReader& r, const toml::node& node, Experiment& experime
   const std::vector<Listed> algorithms = readNames(r, *table, "algorithm", parseAlgorithm, algorithmChoices());
   const std::vector<Listed> protocols = readNames(r, *table, "protocol", parseProtocol, protocolChoices());
   const std::vector<Listed> channels = readChannels(r, *table);
-  if (selectors.collectives != 0) addChoices(r, algorithms, protocols, channels, selectors, explore);
+  const std::vector<ListedChunk> chunks = readChunkSizeList(r, *table);
+  if (selectors.collectives != 0) addChoices(r, algorithms, protocols, channels, chunks, selectors, explore);
   nameArms(r, *table, experiment.arms, explore);
   experiment.explore = std::move(explore);
   return weight.has_value();

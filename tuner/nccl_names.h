@@ -12,6 +12,8 @@ inline constexpr int kNumCollectives = 5;  // Broadcast, Reduce, AllGather, Redu
 inline constexpr int kMaxAlgorithms = 7;   // NCCL >= 2.23 (PAT); 6 before
 inline constexpr int kNumProtocols = 3;    // LL, LL128, Simple
 inline constexpr int kCollAllGather = 2, kCollReduceScatter = 3, kCollAllReduce = 4;
+inline constexpr int kAlgoRing = 1, kAlgoNvls = 4, kAlgoNvlsTree = 5;  // NCCL_ALGO_*
+inline constexpr int kProtoLL = 0, kProtoLL128 = 1, kProtoSimple = 2;  // NCCL_PROTO_*
 
 // Whether the tuner is given this collective's bytes over all ranks (AllGather, ReduceScatter) where NCCL's
 // profiler events and Inspector report one rank's: those are multiplied by nRanks to join the tuner's buckets.

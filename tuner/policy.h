@@ -1,5 +1,6 @@
 // The policy model: ordered rules that match a collective call and say which algorithm/protocol (in order of
-// preference) and how many channels NCCL should use; and experiments that assign policies to communicators.
+// preference), how many channels and which chunk size NCCL should use; and experiments that assign policies to
+// communicators.
 // Evaluation is first match in file order (docs/policy-format.md), like NCCL's own example CSV.
 #pragma once
 
@@ -10,6 +11,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tuner/chunk_size.h"
 
 namespace nccl_roce::tuner {
 
@@ -51,6 +54,7 @@ struct Rule {
   std::optional<bool> regBuff;
   std::vector<Choice> choices;  // in preference order; empty: keep NCCL's algorithm and protocol
   int channels = 0;             // 0: NCCL decides
+  ChunkSizes chunkSizes;        // per protocol; NCCL's own where none is stated (NCCL 2.30.2 and later)
 
   // Same selectors apart from bytes: rules that can only be told apart by size.
   bool sameSelectorsAs(const Rule& other) const;
@@ -82,6 +86,7 @@ struct ExploredChoice {
   int algorithm = -1;
   int protocol = -1;
   int channels = 0;      // 0: NCCL decides
+  ChunkSize chunk;       // for the explored protocol; NCCL's own by default
   uint32_t collectives = 0;  // the listed collectives NCCL can run this combination for
   ValueRange nodes;      // the listed node counts NCCL can run it at
 };
@@ -93,7 +98,7 @@ struct Exploration {
   std::string base;  // the written arm whose policy the generated arms extend
   SourcePosition position;
   ValueRange bytes;
-  std::vector<ExploredChoice> choices;  // algorithm-major in the order written, then protocol, then channels
+  std::vector<ExploredChoice> choices;  // algorithm-major in the order written, then protocol, channels, chunk size
   std::vector<ExperimentArm> arms;      // arms[i] forces choices[i]; policies filled in by the loader
 };
 

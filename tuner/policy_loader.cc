@@ -175,6 +175,26 @@ std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& na
   return active;
 }
 
+bool ActivePolicy::setsChunkSizes() const {
+  auto sets = [](const std::shared_ptr<const Policy>& policy) {
+    if (!policy) return false;
+    for (const Rule& rule : policy->rules) {
+      if (rule.chunkSizes.any()) return true;
+    }
+    return false;
+  };
+  if (!experiment_) return sets(policy_);
+  for (const ExperimentArm& arm : experiment_->arms) {
+    if (sets(arm.policy)) return true;
+  }
+  if (experiment_->explore) {
+    for (const ExperimentArm& arm : experiment_->explore->arms) {
+      if (sets(arm.policy)) return true;
+    }
+  }
+  return false;
+}
+
 PolicyAssignment ActivePolicy::assign(uint64_t commId) const {
   if (experiment_) {
     const ExperimentArm& arm = armFor(*experiment_, commId);

@@ -34,6 +34,9 @@ class ActivePolicy {
   // "sha256:<hex>": of the policy file's bytes; for an experiment, of its file's bytes followed by each arm's
   // name and policy digest (so a changed arm file changes it). Empty for the fallback. What a pin compares.
   const std::string& digest() const { return digest_; }
+  // Whether a rule of the policy (of any arm, written or generated) sets a chunk size: what needs NCCL's
+  // getChunkSize (2.30.2 and later).
+  bool setsChunkSizes() const;
   // Environment defaults: the policy's, or for an experiment those every arm agrees on.
   const std::vector<std::pair<std::string, std::string>>& environmentDefaults() const { return env_; }
 

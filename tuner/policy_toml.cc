@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "tuner/chunk_size_toml.h"
 #include "tuner/explore_toml.h"
 #include "tuner/nccl_names.h"
 #include "tuner/policy_checks.h"
@@ -44,11 +45,11 @@ void readChoices(TomlReader& r, const toml::table& rule, Rule& out) {
   }
 }
 
-Rule readRule(TomlReader& r, const toml::table& rule) {
+Rule readRule(TomlReader& r, const toml::table& rule, const NcclBuffers& buffers) {
   Rule out;
   out.position = positionOf(rule);
   r.onlyKeys(rule, {"name", "collective", "size", "nodes", "ranks", "pipe_ops", "reg_buff", "algorithm", "protocol",
-                    "channels"},
+                    "channels", "chunk_size"},
              "a [[rule]]");
   if (const toml::node* node = rule.get("name")) {
     if (auto name = r.string(*node, "name")) out.name = *name;
@@ -82,6 +83,10 @@ Rule readRule(TomlReader& r, const toml::table& rule) {
     }
   }
   readChoices(r, rule, out);
+  if (const toml::node* node = rule.get("chunk_size")) {
+    out.chunkSizes = readChunkSizes(r, *node);
+    checkChunkSizes(r, *node, out, buffers);
+  }
   return out;
 }
 
@@ -126,7 +131,8 @@ void readPolicy(TomlReader& r, const toml::table& root, Policy& policy) {
       r.error(*rules, "more than " + std::to_string(kMaxPolicyRules) + " rules");
       return;
     }
-    for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table()));
+    const NcclBuffers buffers = buffersOf(policy);  // [env] is read by now
+    for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table(), buffers));
   }
 }
 

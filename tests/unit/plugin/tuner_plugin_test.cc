@@ -71,7 +71,7 @@ TEST(TunerPlugin, OneInfoLinePerCommunicatorNamesPolicyHashAndArm) {
 TEST(TunerPlugin, TheDefaultPolicyMakesSmallMultiNodeAllReducesUseLL) {
   ::unsetenv("NCCL_ROCE_POLICY");
   void* c = nullptr;
-  tunerInit(&c, 7, 16, 2, nullptr);
+  tunerInit(&c, 7, 16, 2, nullptr, true);
   Table t;
   t.cells[1][0] = 30;  // NCCL's model prefers Ring/Simple here (26) over Ring/LL (30)
   int nChannels = 0;
@@ -129,7 +129,7 @@ TEST(TunerPlugin, StatisticsAreWrittenAtFinalizeOneFilePerProcess) {
 TEST(TunerPlugin, OddArgumentsAreHarmless) {
   Process process;
   EXPECT_EQ(tunerInit(process.context, nullptr, 0, 1, 1, nullptr), ncclSuccess);
-  EXPECT_EQ(tunerInit(nullptr, 0, 1, 1, nullptr), ncclSuccess);
+  EXPECT_EQ(tunerInit(nullptr, 0, 1, 1, nullptr, true), ncclSuccess);
   Table t;
   int nChannels = 0;
   EXPECT_EQ(tunerGetCollInfo(nullptr, ncclFuncAllReduce, 1, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);

@@ -202,7 +202,7 @@ channels = 16
   Table t3;
   Table before = t3;
   Decision d = run(p, t3, allReduce(128 * 1024), &nChannels);
-  EXPECT_EQ(d.outcome, Decision::Outcome::kChannelsOnly);
+  EXPECT_EQ(d.outcome, Decision::Outcome::kSettingsOnly);
   EXPECT_EQ(nChannels, 16);
   EXPECT_EQ(t3.cells, before.cells);
 }
@@ -292,7 +292,7 @@ Decision plainReading(const Policy& p, const CallInputs& call, uint64_t nRanks, 
     if (!matches) continue;
     d.rule = static_cast<int>(i);
     if (r.choices.empty()) {
-      d.outcome = r.channels > 0 ? Decision::Outcome::kChannelsOnly : Decision::Outcome::kPassThrough;
+      d.outcome = r.channels > 0 || r.chunkSizes.any() ? Decision::Outcome::kSettingsOnly : Decision::Outcome::kPassThrough;
       d.channels = r.channels;
       return d;
     }

@@ -1,0 +1,66 @@
+// A chunk size as a policy states it (docs/policy-format.md, "Chunk size"): NCCL's own, a number of bytes, or
+// NCCL's own times a power of two ("x2", "x0.5"), which keeps following NCCL's size-dependent choice. A rule
+// states one per protocol, since what NCCL can use differs by protocol (tuner/nccl_chunk_limits.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "common/status.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::tuner {
+
+// Factors run from x0.125 to x8: NCCL's own choice halves on fixed thresholds, and beyond x8 either way it
+// leaves the protocol's buffer or drops below any useful pipelining.
+inline constexpr int kMaxChunkScaleLog2 = 3;
+
+struct ChunkSize {
+  enum class Kind : uint8_t { kNccl = 0, kBytes, kScaled };
+  Kind kind = Kind::kNccl;
+  uint64_t bytes = 0;  // kBytes
+  int scaleLog2 = 0;   // kScaled: NCCL's chunk size times 2^scaleLog2, never 0
+
+  static ChunkSize nccl() { return {}; }
+  static ChunkSize ofBytes(uint64_t bytes) { return {Kind::kBytes, bytes, 0}; }
+  static ChunkSize scaled(int log2) { return {Kind::kScaled, 0, log2}; }
+
+  bool isNccl() const { return kind == Kind::kNccl; }
+  bool operator==(const ChunkSize& o) const { return kind == o.kind && bytes == o.bytes && scaleLog2 == o.scaleLog2; }
+  bool operator!=(const ChunkSize& o) const { return !(*this == o); }
+  bool operator<(const ChunkSize& o) const {
+    return std::tie(kind, bytes, scaleLog2) < std::tie(o.kind, o.bytes, o.scaleLog2);
+  }
+
+  // One number for decision and timing keys: 0 is NCCL's own; a byte count (every protocol's grain is a
+  // multiple of 16, so its low four bits are clear); an odd number is a factor. fromCode(code()) is the
+  // identity for every chunk size a policy can hold; fromCode of anything else is NCCL's own.
+  uint32_t code() const;
+  static ChunkSize fromCode(uint32_t code);
+};
+
+// "256K", "262144", "x2", "x0.5", "nccl". Bytes are whole, below 4 GiB (NCCL holds chunk sizes in an int).
+StatusOr<ChunkSize> parseChunkSize(std::string_view text);
+// What parseChunkSize reads back: "256K", "576000", "x2", "x0.5", "nccl".
+std::string formatChunkSize(const ChunkSize& chunk);
+// For sentences: "256K", "NCCL's x2", "NCCL's".
+std::string describeChunkSize(const ChunkSize& chunk);
+
+// What a rule says for each protocol (NCCL_PROTO_LL, _LL128, _SIMPLE); NCCL's own where it says nothing.
+struct ChunkSizes {
+  ChunkSize byProtocol[kNumProtocols];
+
+  bool any() const;
+  // NCCL's own for a protocol outside NCCL's three.
+  ChunkSize forProtocol(int protocol) const {
+    return protocol >= 0 && protocol < kNumProtocols ? byProtocol[protocol] : ChunkSize{};
+  }
+  // The same chunk size for every protocol: what a rule's single value means.
+  static ChunkSizes all(const ChunkSize& chunk);
+  bool operator==(const ChunkSizes& o) const;
+  bool operator!=(const ChunkSizes& o) const { return !(*this == o); }
+};
+
+}  // namespace nccl_roce::tuner

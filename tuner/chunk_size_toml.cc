@@ -1,0 +1,122 @@
+#include "tuner/chunk_size_toml.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "tuner/nccl_availability.h"
+#include "tuner/nccl_names.h"
+
+namespace nccl_roce::tuner {
+
+namespace {
+
+bool choiceRuns(const Choice& choice, int algorithm, int protocol) {
+  return (choice.algorithm < 0 || choice.algorithm == algorithm) && (choice.protocol < 0 || choice.protocol == protocol);
+}
+
+}  // namespace
+
+std::optional<ChunkSize> readChunkSize(TomlReader& r, const toml::node& node, const std::string& what) {
+  StatusOr<ChunkSize> parsed = Status(StatusCode::kInvalidArgument, "");
+  if (node.is_integer()) {
+    int64_t value = *node.value<int64_t>();
+    parsed = value < 0 ? StatusOr<ChunkSize>(Status(StatusCode::kInvalidArgument, "must not be negative"))
+                       : parseChunkSize(std::to_string(value));
+  } else if (node.is_string()) {
+    parsed = parseChunkSize(*node.value<std::string>());
+  } else {
+    r.error(node, what + " must be bytes (\"256K\"), a factor of NCCL's own (\"x2\") or \"nccl\"");
+    return std::nullopt;
+  }
+  if (!parsed.isOk()) {
+    r.error(node, what + ": " + parsed.status().message());
+    return std::nullopt;
+  }
+  return *parsed;
+}
+
+ChunkSizes readChunkSizes(TomlReader& r, const toml::node& node) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    std::optional<ChunkSize> chunk = readChunkSize(r, node, "chunk_size");
+    return chunk ? ChunkSizes::all(*chunk) : ChunkSizes{};
+  }
+  ChunkSizes out;
+  if (table->empty()) r.error(node, "chunk_size must not be an empty table (omit it: NCCL's own)");
+  for (auto&& [key, value] : *table) {
+    const std::string name(key.str());
+    std::optional<int> protocol = parseProtocol(name);
+    if (!protocol) {
+      r.error(key.source(), "unknown protocol '" + name + "' in chunk_size (expected one of: " + protocolChoices() + ")");
+      continue;
+    }
+    if (std::optional<ChunkSize> chunk = readChunkSize(r, value, "chunk_size." + name)) out.byProtocol[*protocol] = *chunk;
+  }
+  return out;
+}
+
+std::vector<CallKind> callKindsOf(const Rule& rule, int protocol) {
+  std::vector<CallKind> kinds;
+  for (int c = 0; c < kNumCollectives; ++c) {
+    if ((rule.collectives & (1u << c)) == 0) continue;
+    for (int a = 0; a < kMaxAlgorithms; ++a) {
+      if ((collectivesOffered(a) & (1u << c)) == 0 || !protocolOffered(a, protocol)) continue;
+      bool runs = rule.choices.empty() ||
+                  std::any_of(rule.choices.begin(), rule.choices.end(),
+                              [&](const Choice& choice) { return choiceRuns(choice, a, protocol); });
+      if (runs) kinds.push_back({c, a});
+    }
+  }
+  return kinds;
+}
+
+void checkChunkSizes(TomlReader& r, const toml::node& node, const Rule& rule, const NcclBuffers& buffers) {
+  const bool perProtocol = node.is_table();
+  for (int p = 0; p < kNumProtocols; ++p) {
+    const ChunkSize& chunk = rule.chunkSizes.byProtocol[p];
+    if (chunk.isNccl()) continue;
+    const std::vector<CallKind> kinds = callKindsOf(rule, p);
+    const std::string protocol = protocolName(p);
+    const std::string what = perProtocol ? "chunk_size." + toLower(protocol) + " " + formatChunkSize(chunk)
+                                         : "chunk_size " + formatChunkSize(chunk) + " (" + protocol + ")";
+    if (kinds.empty()) {
+      // A single value covers every protocol; only a protocol named in the table is a mistake.
+      if (perProtocol) r.error(node, what + ": this rule never has NCCL run " + protocol);
+      continue;
+    }
+    if (chunk.kind != ChunkSize::Kind::kBytes) continue;
+    if (std::string problem = chunkProblem(chunk.bytes, p, kinds, buffers); !problem.empty()) {
+      r.error(node, what + ": " + problem +
+                        (perProtocol ? "" : "; name the protocols it is for (chunk_size = { simple = \"256K\" }) or "
+                                            "restrict protocol"));
+    }
+  }
+}
+
+std::string chunkProblem(uint64_t bytes, int protocol, const std::vector<CallKind>& kinds, const NcclBuffers& buffers) {
+  const uint64_t grain = chunkGrain(protocol);
+  const std::string name = protocolName(protocol);
+  if (bytes < grain) {
+    return "below " + name + "'s grain of " + std::to_string(grain) + " bytes: NCCL would round it down to 0";
+  }
+  if (bytes % grain != 0) {
+    return "not a multiple of " + name + "'s grain of " + std::to_string(grain) + " bytes (NCCL would round it down to " +
+           std::to_string(bytes - bytes % grain) + ")";
+  }
+  uint64_t most = 0;
+  for (const CallKind& k : kinds) most = std::max(most, maxChunkSize(buffers, k.collective, k.algorithm, protocol));
+  if (bytes <= most) return "";
+  return "above " + formatByteSize(most) + ", the most NCCL can use with " + name +
+         " for the calls this decides (one step of its buffer; docs/policy-format.md, \"Chunk size\")";
+}
+
+NcclBuffers buffersOf(const Policy& policy) {
+  return NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
+    for (const auto& [key, value] : policy.env) {
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  });
+}
+
+}  // namespace nccl_roce::tuner
