@@ -271,8 +271,7 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
     // What NCCL runs is its pick from the table as marked now (topoGetAlgoInfo): the chunk size for that.
     int algorithm = -1, protocol = -1;
     if (tuner::ncclDefaultChoice(table, &algorithm, &protocol)) {
-      c->chunks.group.decided(call.collective, algorithm, protocol,
-                              tuner::chunkSizeOf(*c->compiled, decision, protocol));
+      c->chunks.group.decided(call.collective, algorithm, protocol, decision.chunk);
     }
   }
   return ncclSuccess;

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/strings.h"
+#include "tuner/chunk_size.h"
 #include "tuner/nccl_names.h"
 #include "tuner/size_bucket.h"
 
@@ -90,7 +91,14 @@ void writeCellKey(const CellKey& key, nlohmann::ordered_json& out) {
   out["algorithm"] = nameOrNull(key.algorithm, algorithmName(key.algorithm));
   out["protocol"] = nameOrNull(key.protocol, protocolName(key.protocol));
   out["channels"] = key.channels;
-  if (key.chunkSize != 0) out["chunk_size"] = key.chunkSize;
+  if (key.chunkSize != 0) {
+    ChunkSize chunk = ChunkSize::fromCode(key.chunkSize);
+    if (chunk.kind == ChunkSize::Kind::kScaled) {
+      out["chunk_size"] = formatChunkSize(chunk);
+    } else {
+      out["chunk_size"] = key.chunkSize;
+    }
+  }
 }
 
 Status readCellKey(const nlohmann::json& line, CellKey* key) {
@@ -111,8 +119,14 @@ Status readCellKey(const nlohmann::json& line, CellKey* key) {
   }
   if (!unsignedAtMost(line, "channels", 64, &channels)) return invalid("channels is not a whole number 0..64");
   key->channels = static_cast<uint8_t>(channels);
-  if (line.contains("chunk_size") && !unsignedAtMost(line, "chunk_size", UINT32_MAX, &chunkSize)) {
-    return invalid("chunk_size is not a whole number of bytes (0 = NCCL's own)");
+  if (auto chunk = line.find("chunk_size"); chunk != line.end() && chunk->is_string()) {
+    StatusOr<ChunkSize> factor = parseChunkSize(chunk->get<std::string>());
+    if (!factor.isOk() || factor->kind != ChunkSize::Kind::kScaled) {
+      return invalid("chunk_size is neither bytes nor a factor of NCCL's own such as \"x2\"");
+    }
+    chunkSize = factor->code();
+  } else if (chunk != line.end() && (!unsignedAtMost(line, "chunk_size", UINT32_MAX, &chunkSize) || chunkSize % 16 != 0)) {
+    return invalid("chunk_size is not a whole number of bytes in 16-byte grains (0 = NCCL's own)");
   }
   key->chunkSize = static_cast<uint32_t>(chunkSize);
   if (auto source = line.find("timing_source"); source != line.end()) {

@@ -32,7 +32,8 @@ struct CellKey {
   int8_t algorithm = -1;   // tuner index; -1 unknown (NCCL's pick could not be read, or a name we do not know)
   int8_t protocol = -1;
   uint8_t channels = 0;    // a decision: as the rule set them, 0 = NCCL decided; a timing: what the kernel ran on
-  uint32_t chunkSize = 0;  // bytes; 0 = NCCL's own chunk size
+  uint32_t chunkSize = 0;  // ChunkSize::code() (tuner/chunk_size.h): bytes, an odd code for a factor of NCCL's
+                           // own ("x2"), 0 = NCCL's own chunk size
   TimingSource source = TimingSource::kNone;
 
   bool operator==(const CellKey& o) const;
@@ -50,7 +51,8 @@ struct CellKeyHash {
 };
 
 // Writes the key's members of a statistics-file line: "collective", "bucket", "size_min", "size_max",
-// "algorithm", "protocol" (null when unknown), "channels", and "chunk_size" when not NCCL's own (0). A timing's
+// "algorithm", "protocol" (null when unknown), "channels", and "chunk_size" when not NCCL's own (0): a number of
+// bytes, or a factor of NCCL's own as the policy writes it ("x2"). A timing's
 // "timing_source" is written by its writer, after the fields it puts between (plugin/timing_records.cc).
 void writeCellKey(const CellKey& key, nlohmann::ordered_json& out);
 // Reads what writeCellKey wrote, and "timing_source" where present; an absent "chunk_size" is 0 (NCCL's own).

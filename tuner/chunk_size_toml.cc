@@ -72,6 +72,13 @@ std::vector<CallKind> callKindsOf(const Rule& rule, int protocol) {
 
 void checkChunkSizes(TomlReader& r, const toml::node& node, const Rule& rule, const NcclBuffers& buffers) {
   const bool perProtocol = node.is_table();
+  int protocolsRun = 0;
+  for (int p = 0; p < kNumProtocols; ++p) protocolsRun += callKindsOf(rule, p).empty() ? 0 : 1;
+  // One value for a rule that may run several protocols: the fix may be to say which one it is for.
+  const std::string hint = !perProtocol && protocolsRun > 1
+                               ? "; name the protocols it is for (chunk_size = { simple = \"256K\" }) or restrict "
+                                 "protocol"
+                               : "";
   for (int p = 0; p < kNumProtocols; ++p) {
     const ChunkSize& chunk = rule.chunkSizes.byProtocol[p];
     if (chunk.isNccl()) continue;
@@ -86,9 +93,7 @@ void checkChunkSizes(TomlReader& r, const toml::node& node, const Rule& rule, co
     }
     if (chunk.kind != ChunkSize::Kind::kBytes) continue;
     if (std::string problem = chunkProblem(chunk.bytes, p, kinds, buffers); !problem.empty()) {
-      r.error(node, what + ": " + problem +
-                        (perProtocol ? "" : "; name the protocols it is for (chunk_size = { simple = \"256K\" }) or "
-                                            "restrict protocol"));
+      r.error(node, what + ": " + problem + hint);
     }
   }
 }

@@ -52,6 +52,7 @@ struct Decision {
   int algorithm = -1;
   int protocol = -1;
   int channels = 0;
+  ChunkSize chunk;  // the rule's for the protocol NCCL runs (its choice's, or NCCL's pick); NCCL's own otherwise
 
   // Whether a rule decided something (algorithm/protocol, or only the channel count or chunk size).
   bool byRule() const { return outcome == Outcome::kChosen || outcome == Outcome::kSettingsOnly; }
@@ -70,13 +71,6 @@ inline void applyDecision(const Decision& decision, const CostTable& table, int*
     table.at(decision.algorithm, decision.protocol) = 0.0f;
   }
   if (decision.byRule() && decision.channels > 0 && nChannels != nullptr) *nChannels = decision.channels;
-}
-
-// The chunk size the decision gives calls NCCL runs with `protocol`: the deciding rule's for that protocol when a
-// rule decided, NCCL's own otherwise (no rule, or a rule whose preferences were all unavailable).
-inline ChunkSize chunkSizeOf(const CompiledPolicy& policy, const Decision& decision, int protocol) {
-  if (!decision.byRule() || decision.rule < 0) return ChunkSize::nccl();
-  return policy.rule(static_cast<uint32_t>(decision.rule)).chunkSizes.forProtocol(protocol);
 }
 
 // The cheapest available entry among `count` entries `stride` apart from `first`, picked as NCCL picks: the

@@ -26,8 +26,10 @@ void DecisionCounts::record(const CallInputs& call, const Decision& decision, co
   if (decision.outcome != Decision::Outcome::kChosen && !ncclDefaultChoice(table, &algorithm, &protocol)) {
     algorithm = protocol = -1;
   }
-  record(cellKey(call.collective, call.bytes, algorithm, protocol, decision.byRule() ? decision.channels : 0), source,
-         source == Source::kNccl ? -1 : decision.rule);
+  const bool byRule = decision.byRule();
+  record(cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
+                 byRule ? decision.chunk.code() : 0),
+         source, source == Source::kNccl ? -1 : decision.rule);
 }
 
 nlohmann::ordered_json ruleName(const Policy& policy, int rule) {

@@ -13,6 +13,8 @@
 #include "plugin/nccl/env_v2.h"
 #include "plugin/nccl/net_v6.h"
 #include "plugin/nccl/tuner_v5.h"
+#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 
 static int failures = 0;
 static int warnings = 0;
@@ -69,6 +71,16 @@ static void writeOneRailMachine(const char* root) {
   PORT_FILE("gid_attrs/ndevs/3", "net1\n");
 #undef PORT_FILE
   writeFile(root, "class/net/net1/operstate", "up\n");
+}
+
+// NCCL's cost table for a 2-node all-reduce where it offers only Ring/LL and Ring/Simple (-1 elsewhere), as the
+// contiguous float[7][3] it passes cast to float**.
+static void fillTable(float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5], float ringLL, float ringSimple) {
+  for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
+    for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) table[a][p] = (float)NCCL_ALGO_PROTO_IGNORE;
+  }
+  table[NCCL_ALGO_RING][NCCL_PROTO_LL] = ringLL;
+  table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] = ringSimple;
 }
 
 static void* openPlugin(const char* dir, const char* kind) {
@@ -132,16 +144,10 @@ int main(int argc, char** argv) {
   void* ctx = NULL;
   CHECK(tuner->init(&ctx, 0x1234abcdULL, 16, 2, logger, &nvl, &constants) == ncclSuccess, "tuner init");
   float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
-  float* rows[NCCL_NUM_ALGORITHMS_V5];
-  for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
-    rows[a] = table[a];
-    for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) table[a][p] = (float)NCCL_ALGO_PROTO_IGNORE;
-  }
-  table[NCCL_ALGO_RING][NCCL_PROTO_LL] = 30.0f;
-  table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] = 20.0f;
+  fillTable(table, 30.0f, 20.0f);
   int channels = 0;  // NCCL passes 0: "NCCL decides" unless the tuner says otherwise
-  CHECK(tuner->getCollInfo(ctx, ncclFuncAllReduce, 4096, 1, rows, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5, 0,
-                           &channels) == ncclSuccess,
+  CHECK(tuner->getCollInfo(ctx, ncclFuncAllReduce, 4096, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5,
+                           NCCL_NUM_PROTOCOLS_V5, 0, &channels) == ncclSuccess,
         "getCollInfo");
   for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
     for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) {
@@ -149,8 +155,54 @@ int main(int argc, char** argv) {
       if (!available) CHECK(table[a][p] == (float)NCCL_ALGO_PROTO_IGNORE, "unavailable cell %d/%d changed", a, p);
     }
   }
+  CHECK(table[NCCL_ALGO_RING][NCCL_PROTO_LL] == 0.0f, "the default policy's LL for small multi-node all-reduces");
   CHECK(channels >= 0 && channels <= 64, "nChannels %d", channels);
   CHECK(tuner->finalize(ctx) == ncclSuccess, "tuner finalize");
+
+  // Tuner v6 (NCCL 2.30.2+) and v7 (2.31): getChunkSize after getCollInfo, with the chunk size NCCL computed.
+  char policy[4200];
+  snprintf(policy, sizeof(policy), "%s/chunks.toml", root);
+  writeFile(root, "chunks.toml",
+            "[policy]\nname = \"chunks\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\n"
+            "algorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"256K\"\n");
+  setenv("NCCL_ROCE_POLICY", policy, 1);
+  const ncclTuner_v6_t* v6 = (const ncclTuner_v6_t*)dlsym(tunerLib, "ncclTunerPlugin_v6");
+  const ncclTuner_v7_t* v7 = (const ncclTuner_v7_t*)dlsym(tunerLib, "ncclTunerPlugin_v7");
+  CHECK(v6 != NULL && v7 != NULL && v6->getChunkSize != NULL && v7->getChunkSize != NULL, "v6/v7 getChunkSize");
+  if (v6 != NULL && v7 != NULL && v6->getChunkSize != NULL && v7->getChunkSize != NULL) {
+    ncclTunerConstants_v7_t constants7;
+    memset(&constants7, 0, sizeof(constants7));
+    void* ctx6 = NULL;
+    void* ctx7 = NULL;
+    CHECK(v6->init(&ctx6, 0x66, 16, 2, logger, &nvl, &constants) == ncclSuccess, "v6 init");
+    CHECK(v7->init(&ctx7, 0x77, 16, 2, logger, &nvl, &constants7) == ncclSuccess, "v7 init");
+    for (int version = 6; version <= 7; ++version) {
+      void* c = version == 6 ? ctx6 : ctx7;
+      ncclResult_t (*getCollInfo)(void*, ncclFunc_t, size_t, int, float**, int, int, int, int*) =
+          version == 6 ? v6->getCollInfo : v7->getCollInfo;
+      ncclResult_t (*getChunkSize)(void*, ncclFunc_t, size_t, int, int, int, size_t*) =
+          version == 6 ? v6->getChunkSize : v7->getChunkSize;
+      // 8M over 16 channels: NCCL asks about each 512K piece with nChannels 1 and its own 2M.
+      fillTable(table, 30.0f, 20.0f);
+      CHECK(getCollInfo(c, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
+                        0, &channels) == ncclSuccess,
+            "v%d getCollInfo", version);
+      size_t chunk = 2 << 20;
+      CHECK(getChunkSize(c, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1, &chunk) == ncclSuccess,
+            "v%d getChunkSize", version);
+      CHECK(chunk == 256 << 10, "v%d: chunk size %zu, the rule's 262144 expected", version, chunk);
+      // Ring/Simple unavailable: the rule falls back to NCCL's choice (Ring/LL), and NCCL keeps its chunk size.
+      fillTable(table, 30.0f, (float)NCCL_ALGO_PROTO_IGNORE);
+      CHECK(getCollInfo(c, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
+                        0, &channels) == ncclSuccess,
+            "v%d getCollInfo", version);
+      chunk = 32768;
+      CHECK(getChunkSize(c, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_LL, 1, &chunk) == ncclSuccess,
+            "v%d getChunkSize", version);
+      CHECK(chunk == 32768, "v%d: after a fallback, chunk size %zu, NCCL's own 32768 expected", version, chunk);
+    }
+    CHECK(v6->finalize(ctx6) == ncclSuccess && v7->finalize(ctx7) == ncclSuccess, "v6/v7 finalize");
+  }
   CHECK(env->finalize() == ncclSuccess, "env finalize");
 
   CHECK(!mapped("libstdc++"), "libstdc++ mapped: the plugin must carry its own C++ runtime");

@@ -1,8 +1,10 @@
 // The tuner tables of the built .so, driven as NCCL drives them: the symbol NCCL looks for first, contiguous
-// cost tables passed as float** (7 algorithms, or 6 before NCCL 2.23), concurrent inits, finalize; and the
-// property that keeps jobs from hanging: two independent copies (two ranks) always decide the same.
+// cost tables passed as float** (7 algorithms, or 6 before NCCL 2.23), concurrent inits, getChunkSize after
+// getCollInfo (v6, v7), finalize; and the property that keeps jobs from hanging: two independent copies (two
+// ranks) always decide the same, chunk sizes included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -15,6 +17,7 @@
 #include "plugin/nccl/tuner_v4.h"
 #include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
@@ -58,6 +61,18 @@ struct GuardedTable {
   return ::testing::AssertionSuccess();
 }
 
+// What NCCL can use (src/enqueue.cc calcCollChunking, NCCL 2.30.2 - 2.31, default buffers): whole grains of the
+// protocol (LL 16, LL128 1920, Simple 512 bytes), at most one buffer step (LL 32K, LL128 576000, Simple 512K, or 2M
+// for Ring all-reduce, all-gather, reduce-scatter; NVLS 128K). Or NCCL's own value, untouched.
+bool usableOrNcclsOwn(size_t chunk, size_t own, int coll, int algo, int proto) {
+  if (chunk == own) return true;
+  const size_t grain[] = {16, 1920, 512};
+  size_t ceiling = proto == NCCL_PROTO_LL ? 32768 : proto == NCCL_PROTO_LL128 ? 576000 : 524288;
+  if (proto == NCCL_PROTO_SIMPLE && algo == NCCL_ALGO_RING && coll >= ncclFuncAllGather) ceiling = 2 << 20;
+  if (algo == NCCL_ALGO_NVLS || algo == NCCL_ALGO_NVLS_TREE) ceiling = std::min<size_t>(ceiling, 131072);
+  return proto >= 0 && proto < 3 && chunk >= grain[proto] && chunk % grain[proto] == 0 && chunk <= ceiling;
+}
+
 class ScopedPolicy {
  public:
   explicit ScopedPolicy(const std::string& value) { ::setenv("NCCL_ROCE_POLICY", value.c_str(), 1); }
@@ -67,13 +82,16 @@ class ScopedPolicy {
 TEST(TunerAbi, ExportsEveryVersionNcclLooksFor) {
   PluginLibrary lib;
   ASSERT_TRUE(lib.loaded()) << lib.error();
-  for (const char* symbol : {"ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3",
-                             "ncclTunerPlugin_v2"}) {
+  for (const char* symbol : {"ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4",
+                             "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}) {
     EXPECT_NE(lib.table<void>(symbol), nullptr) << symbol;
   }
   const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  const auto* v7 = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
   EXPECT_STREQ(v6->name, "nccl-roce");
-  EXPECT_EQ(v6->getChunkSize, nullptr) << "NCCL keeps its own chunk size";
+  EXPECT_STREQ(v7->name, "nccl-roce");
+  EXPECT_NE(v6->getChunkSize, nullptr) << "NCCL 2.30.2+ asks for chunk sizes";
+  EXPECT_EQ(v7->getChunkSize, v6->getChunkSize) << "one implementation";
 }
 
 TEST(TunerAbi, V6DrivesTheDefaultPolicyThroughAContiguousTable) {
@@ -96,6 +114,89 @@ TEST(TunerAbi, V6DrivesTheDefaultPolicyThroughAContiguousTable) {
   EXPECT_EQ(nChannels, 0);
   EXPECT_TRUE(t.guardIntact());
   EXPECT_EQ(v6->finalize(ctx), ncclSuccess);
+}
+
+// NCCL's pick from a marked table (topoGetAlgoInfo): the strict minimum over entries >= 0, algorithm-major.
+void ncclPick(const GuardedTable& t, int* algo, int* proto) {
+  float best = std::numeric_limits<float>::max();
+  *algo = *proto = -1;
+  for (int i = 0; i < t.numAlgo * 3; ++i) {
+    float cost = t.cells[static_cast<size_t>(i)];
+    if (cost >= 0.0f && cost < best) {
+      best = cost;
+      *algo = i / 3;
+      *proto = i % 3;
+    }
+  }
+}
+
+// One collective as NCCL 2.30.2+ handles it: getCollInfo, its pick, then getChunkSize for each channel piece with
+// the chunk size NCCL computed (calcCollChunking). Returns what NCCL would use for the last piece.
+template <typename Tuner>
+size_t chunkAfterCollInfo(const Tuner* tuner, void* ctx, ncclFunc_t coll, size_t bytes, GuardedTable& t,
+                          size_t ncclChunkSize, int* algo, int* proto) {
+  int nChannels = 0;
+  EXPECT_EQ(tuner->getCollInfo(ctx, coll, bytes, 1, t.ptr(), t.numAlgo, 3, 0, &nChannels), ncclSuccess);
+  ncclPick(t, algo, proto);
+  size_t chunk = ncclChunkSize;
+  for (int piece = 0; piece < 3; ++piece) {
+    chunk = ncclChunkSize;
+    EXPECT_EQ(tuner->getChunkSize(ctx, coll, bytes / 16, *algo, *proto, 1, &chunk), ncclSuccess);
+  }
+  return chunk;
+}
+
+constexpr const char* kChunkPolicy =
+    "[policy]\nname = \"chunks\"\n"
+    "[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n"
+    "chunk_size = \"256K\"\n"
+    "[[rule]]\ncollective = \"allreduce\"\nsize = \"..1M\"\nalgorithm = \"tree\"\nprotocol = \"ll128\"\n"
+    "chunk_size = \"x0.5\"\n";
+
+template <typename Tuner, typename Constants>
+void servesTheRulesChunkSizes(const Tuner* tuner) {
+  Constants constants;
+  std::memset(&constants, 0, sizeof(constants));
+  void* ctx = nullptr;
+  ASSERT_EQ(tuner->init(&ctx, 0x5eed, 16, 2, captureNcclLog, nullptr, &constants), ncclSuccess);
+  int algo = -1, proto = -1;
+  GuardedTable big(7);
+  EXPECT_EQ(chunkAfterCollInfo(tuner, ctx, ncclFuncAllReduce, 8 << 20, big, 2 << 20, &algo, &proto), 256u << 10);
+  EXPECT_EQ(algo, NCCL_ALGO_RING);
+  EXPECT_EQ(proto, NCCL_PROTO_SIMPLE);
+  GuardedTable small(7);
+  EXPECT_EQ(chunkAfterCollInfo(tuner, ctx, ncclFuncAllReduce, 64 << 10, small, 36000, &algo, &proto), 17280u)
+      << "NCCL's Tree/LL128 36000 halved, in whole 1920-byte grains";
+  // Ring/Simple made unavailable: the rule falls back to NCCL's own choice, and to NCCL's own chunk size.
+  GuardedTable fallback(7);
+  fallback.at(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE) = -1.0f;
+  EXPECT_EQ(chunkAfterCollInfo(tuner, ctx, ncclFuncAllReduce, 8 << 20, fallback, 524288, &algo, &proto), 524288u);
+  EXPECT_EQ(algo, NCCL_ALGO_TREE) << "NCCL's cheapest";
+  EXPECT_TRUE(big.guardIntact() && small.guardIntact() && fallback.guardIntact());
+  EXPECT_EQ(tuner->finalize(ctx), ncclSuccess);
+}
+
+TEST(TunerAbi, V6AndV7ServeTheRulesChunkSizeAfterGetCollInfoAndNcclsOwnAfterAFallback) {
+  TempDir dir;
+  ScopedPolicy policy(dir.writeFile("chunks.toml", kChunkPolicy));
+  PluginLibrary lib;
+  servesTheRulesChunkSizes<ncclTuner_v6_t, ncclTunerConstants_v6_t>(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6"));
+  servesTheRulesChunkSizes<ncclTuner_v7_t, ncclTunerConstants_v7_t>(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7"));
+}
+
+TEST(TunerAbi, V5SaysOnceThatChunkSizesAreIgnored) {
+  TempDir dir;
+  ScopedPolicy policy(dir.writeFile("chunks.toml", kChunkPolicy));
+  PluginLibrary lib;
+  const auto* v5 = lib.table<ncclTuner_v5_t>("ncclTunerPlugin_v5");
+  clearCapturedNcclLog();
+  void* a = nullptr;
+  void* b = nullptr;
+  ASSERT_EQ(v5->init(&a, 1, 16, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  ASSERT_EQ(v5->init(&b, 2, 16, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "this NCCL has no getChunkSize"), 1u);
+  v5->finalize(a);
+  v5->finalize(b);
 }
 
 TEST(TunerAbi, OlderNcclSixAlgorithmTablesAreNeverOverrun) {
@@ -194,10 +295,16 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
                 "[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = [\"ll\", \"ll128\"]\n"
                 "[[rule]]\ncollective = \"allreduce\"\nsize = \"64K..8M\"\nnodes = \"2..\"\nalgorithm = [\"nvlstree\", \"tree\", \"ring\"]\nprotocol = \"ll128\"\nchannels = 16\n"
                 "[[rule]]\nsize = \"8M..\"\npipe_ops = \"2..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n");
+  dir.writeFile("chunks.toml",
+                "[policy]\nname = \"chunks\"\n"
+                "[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = [\"ll\", \"ll128\"]\n"
+                "chunk_size = { ll = \"8K\", ll128 = \"x2\" }\n"
+                "[[rule]]\nsize = \"64K..\"\nchunk_size = { simple = \"1M\", ll128 = \"x0.25\" }\n");
   std::string experiment = dir.writeFile("ab.toml",
                                          "[experiment]\nname = \"prop\"\n"
-                                         "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 40\n"
-                                         "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 60\n");
+                                         "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 30\n"
+                                         "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 40\n"
+                                         "[[experiment.arm]]\nname = \"chunks\"\npolicy = \"chunks.toml\"\nweight = 30\n");
   ScopedPolicy policy(experiment);
   PluginLibrary rankA = PluginLibrary::copy(dir.path(), "rank0.so");
   PluginLibrary rankB = PluginLibrary::copy(dir.path(), "rank1.so");
@@ -206,7 +313,7 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
   const auto* b = rankB.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
   ASSERT_NE(a, b) << "two instances, not one";
   std::mt19937_64 random(20261122);
-  int overridden = 0;
+  int overridden = 0, changedChunks = 0;
   for (int comm = 0; comm < 64; ++comm) {
     uint64_t commId = random();
     size_t nNodes = 1 + random() % 8;
@@ -238,11 +345,50 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
       ASSERT_TRUE(keptNcclsTableSafe(before, ta.cells, 21, chA)) << "coll " << coll << " bytes " << bytes;
       ASSERT_TRUE(ta.guardIntact());
       for (int i = 0; i < 21; ++i) overridden += ta.cells[static_cast<size_t>(i)] == 0.0f;
+      int algo = -1, proto = -1;
+      ncclPick(ta, &algo, &proto);
+      if (algo < 0) continue;  // NCCL fails such a call before it asks for a chunk size
+      // What NCCL computed (not always whole grains: Tree/LL128 halves 576000 to 36000), for one piece.
+      const size_t own = (size_t{1} << (8 + random() % 14)) + (random() % 2 ? 0 : random() % 4096);
+      size_t chunkA = own, chunkB = own;
+      ASSERT_EQ(a->getChunkSize(ctxA, coll, bytes / 8, algo, proto, 1, &chunkA), ncclSuccess);
+      ASSERT_EQ(b->getChunkSize(ctxB, coll, bytes / 8, algo, proto, 1, &chunkB), ncclSuccess);
+      ASSERT_EQ(chunkA, chunkB) << "comm " << commId << " coll " << coll << " bytes " << bytes;
+      ASSERT_TRUE(usableOrNcclsOwn(chunkA, own, coll, algo, proto)) << chunkA << " for " << algo << "/" << proto;
+      changedChunks += chunkA != own;
     }
     a->finalize(ctxA);
     b->finalize(ctxB);
   }
   EXPECT_GT(overridden, 100) << "the property is exercised with real overrides, not only passthrough";
+  EXPECT_GT(changedChunks, 100) << "and with chunk sizes served, not only NCCL's own";
+}
+
+// Without any chunk_size, getChunkSize is the identity on every call NCCL can make, whatever the policy decides.
+TEST(TunerAbi, WithoutChunkSizeRulesGetChunkSizeReturnsExactlyWhatNcclPassed) {
+  ScopedPolicy policy("inference");
+  PluginLibrary lib;
+  const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  std::mt19937_64 random(7);
+  for (int comm = 0; comm < 16; ++comm) {
+    void* ctx = nullptr;
+    size_t nNodes = 1 + random() % 4;
+    ASSERT_EQ(v6->init(&ctx, random(), nNodes * 8, nNodes, nullptr, nullptr, nullptr), ncclSuccess);
+    for (int call = 0; call < 500; ++call) {
+      auto coll = static_cast<ncclFunc_t>(random() % 5);
+      GuardedTable t(7);
+      int algo = -1, proto = -1;
+      const size_t own = random() >> (random() % 64);
+      size_t bytes = random() >> (random() % 64);
+      EXPECT_EQ(chunkAfterCollInfo(v6, ctx, coll, bytes, t, own, &algo, &proto), own);
+      size_t odd = own;  // and for combinations no decision names
+      ASSERT_EQ(v6->getChunkSize(ctx, coll, bytes, static_cast<int>(random() % 9) - 1,
+                                 static_cast<int>(random() % 5) - 1, static_cast<int>(random() % 65), &odd),
+                ncclSuccess);
+      EXPECT_EQ(odd, own);
+    }
+    v6->finalize(ctx);
+  }
 }
 
 }  // namespace

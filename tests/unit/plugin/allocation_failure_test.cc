@@ -96,7 +96,7 @@ TEST(AllocationFailure, TheProcessContextIsBuiltInsideTheGuardAndRetried) {
     FailingAllocations failing(0);
     EXPECT_EQ(processContext(), nullptr) << "no context, and no exception towards NCCL";
     void* context = reinterpret_cast<void*>(1);
-    EXPECT_EQ(tunerInit(&context, 1, 16, 2, nullptr), ncclSuccess);
+    EXPECT_EQ(tunerInit(&context, 1, 16, 2, nullptr, true), ncclSuccess);
     EXPECT_EQ(context, nullptr) << "no tuner context: every call leaves NCCL's choice";
   }
   ProcessContext* built = processContext();

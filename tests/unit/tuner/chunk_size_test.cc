@@ -125,7 +125,7 @@ TEST(NcclChunkLimits, WhatIsServedIsUsableOrNcclsOwn) {
 }
 
 TEST(ChunkSizeRules, OneValueOrOnePerProtocol) {
-  auto doc = parsePolicyToml(policyWith("algorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"1M\"\n"
+  auto doc = parsePolicyToml(policyWith("size = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"1M\"\n"
                                         "[[rule]]\nsize = \"..1M\"\nchunk_size = { ll = \"16K\", LL128 = 245760, "
                                         "simple = \"x2\" }\n"),
                              "p.toml");
