@@ -83,10 +83,42 @@ TEST(PolicyExplainCli, NcclCsvFallbacksAreTheNextMatchingRules) {
   auto result = runCommand(cliPath() + " policy explain --policy " + csv + " --nodes 2 --ranks 16 --size 4K");
   EXPECT_EQ(result.exitCode, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("NCCL is told: cost 0.0 on NVLS/Simple; nChannels 0 (NCCL decides)\n"
+                                    "chunk size: NCCL's (NCCL computes it)\n"
                                     "if unavailable (cost -1 in NCCL's table):\n"
                                     "  then line 2: Tree/LL; nChannels 4\n"
                                     "  then line 3: Ring/Simple; nChannels 0 (NCCL decides)\n"
-                                    "  then NCCL's own choice (and its own channel count)\n"));
+                                    "  then NCCL's own choice (and its own channel count and chunk size)\n"));
+}
+
+TEST(PolicyExplainCli, ShowsTheChunkSizeARuleSetsOrNccls) {
+  TempDir dir;
+  std::string p = dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[[rule]]\nname = \"big\"\ncollective = \"allreduce\"\n"
+                                          "size = \"4M..\"\nalgorithm = [\"tree\", \"ring\"]\nprotocol = \"simple\"\n"
+                                          "chunk_size = \"1M\"\n[[rule]]\nsize = \"..4M\"\nchunk_size = { ll128 = "
+                                          "\"x2\", simple = \"256K\" }\n");
+  auto big = runCommand(cliPath() + " policy explain --policy " + p + " --nodes 2 --ranks 16 --size 16M");
+  EXPECT_EQ(big.exitCode, 0) << big.err;
+  EXPECT_THAT(big.out, HasSubstr("NCCL is told: cost 0.0 on Tree/Simple; nChannels 0 (NCCL decides)\n"
+                                 "chunk size: 1M (served through getChunkSize, NCCL 2.30.2 and later; older NCCL keeps "
+                                 "its own)\n"
+                                 "  for AllReduce on Tree/Simple NCCL can use at most 512K: NCCL's own chunk size there\n"
+                                 "if unavailable (cost -1 in NCCL's table):\n  then Ring/Simple\n"));
+  auto small = runCommand(cliPath() + " policy explain --policy " + p + " --nodes 2 --ranks 16 --size 1M");
+  EXPECT_THAT(small.out, HasSubstr("NCCL is told: keep its own algorithm and protocol; nChannels 0 (NCCL decides)\n"
+                                   "chunk size: Simple 256K, LL128 NCCL's x2 (NCCL's for LL) (served through"));
+  std::string none = dir.writeFile("none.toml", "[policy]\nname = \"n\"\n[[rule]]\nprotocol = \"ll\"\n");
+  auto own = runCommand(cliPath() + " policy explain --policy " + none + " --nodes 2 --ranks 16 --size 1M");
+  EXPECT_THAT(own.out, HasSubstr("chunk size: NCCL's (NCCL computes it)\n"));
+}
+
+TEST(PolicyLintCli, AChunkSizeNcclCannotUseIsAnErrorAtItsValue) {
+  TempDir dir;
+  std::string bad = dir.writeFile("chunks.toml", "[policy]\nname = \"c\"\n[[rule]]\ncollective = \"broadcast\"\n"
+                                                 "protocol = \"simple\"\nchunk_size = \"1M\"\n");
+  auto result = runCommand(cliPath() + " policy lint " + bad);
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.err, bad + ":6:14: chunk_size 1M (Simple): above 512K, the most NCCL can use with Simple for the "
+                              "calls this decides (one step of its buffer; docs/policy-format.md, \"Chunk size\")\n");
 }
 
 // The shipped example of an exploration experiment (share/nccl-roce/examples/explore-allreduce.toml).

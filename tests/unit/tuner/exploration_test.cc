@@ -92,6 +92,39 @@ TEST(ExploreToml, ACombinationIsExploredOnlyWhereNcclCanRunIt) {
   EXPECT_EQ(rule.channels, 0);
 }
 
+TEST(ExploreToml, ChunkSizesAreOneMoreDimensionInnermostAndNamedAfterTheChunk) {
+  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nsize = \"1M..32M\"\n"
+                                         "algorithm = \"ring\"\nprotocol = [\"simple\", \"ll128\"]\n"
+                                         "chunk_size = [\"nccl\", \"x0.5\", \"x2\", \"480K\"]\n"),
+                             "e.toml");
+  ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
+  const Exploration& explore = *doc.experiment->explore;
+  EXPECT_THAT(armNames(explore),
+              ElementsAre("explore-ring-simple", "explore-ring-simple-chunkx0.5", "explore-ring-simple-chunkx2",
+                          "explore-ring-simple-chunk480k", "explore-ring-ll128", "explore-ring-ll128-chunkx0.5",
+                          "explore-ring-ll128-chunkx2", "explore-ring-ll128-chunk480k"));
+  const ExploredChoice& last = explore.choices.back();
+  EXPECT_EQ(last.chunk, ChunkSize::ofBytes(480 << 10));
+  Rule rule = exploredRule(explore, explore.choices[2]);
+  EXPECT_EQ(rule.name, "explore ring/simple chunk x2");
+  EXPECT_EQ(rule.chunkSizes.forProtocol(kSimple), ChunkSize::scaled(1));
+  EXPECT_TRUE(rule.chunkSizes.forProtocol(kLL128).isNccl()) << "only for the protocol the arm forces";
+  EXPECT_EQ(exploredRule(explore, explore.choices[0]).chunkSizes, ChunkSizes{}) << "NCCL's own: as before";
+}
+
+TEST(ExploreToml, AnExploredChunkSizeNcclCannotUseIsAnErrorAtTheValue) {
+  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = [\"ring\", \"nvls\"]\n"
+                                         "protocol = \"simple\"\nchunk_size = [\"256K\", \"256K\", \"1000\"]\n"),
+                             "e.toml");
+  EXPECT_THAT(errorsOf(doc),
+              ElementsAre("e.toml:12:23: chunk_size 256K is listed twice",
+                          "e.toml:12:31: chunk_size 1000 for Ring/Simple: not a multiple of Simple's grain of 512 bytes "
+                          "(NCCL would round it down to 512)",
+                          HasSubstr("e.toml:12:15: chunk_size 256K for NVLS/Simple: above 128K"),
+                          "e.toml:12:31: chunk_size 1000 for NVLS/Simple: not a multiple of Simple's grain of 512 "
+                          "bytes (NCCL would round it down to 512)"));
+}
+
 // What NCCL's tuning model (ncclTopoTuneModel) can give a cost at all, read from its source at every tag from
 // v2.21.5-1 to v2.30.7-1 (tuner/nccl_availability.cc cites the lines).
 TEST(NcclAvailability, WhichCollectivesProtocolsAndNodeCountsEachAlgorithmCanEverRun) {
@@ -143,8 +176,8 @@ TEST(ExploreToml, MoreThanSixtyFourArmsAreTooThinToMeasure) {
   auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
                                          "[\"ll\", \"simple\"]\nchannels = [" + channels + "]\n"),
                              "many.toml");
-  EXPECT_THAT(errorsOf(doc), ElementsAre(HasSubstr("many.toml:7:1: 66 generated arms (algorithms x protocols x channels), "
-                                                   "more than 64: each would get too thin a share")));
+  EXPECT_THAT(errorsOf(doc), ElementsAre(HasSubstr("many.toml:7:1: 66 generated arms (algorithms x protocols x channels "
+                                                   "x chunk sizes), more than 64: each would get too thin a share")));
   channels.resize(channels.rfind(','));  // 0..31: 64 arms, the most allowed
   EXPECT_TRUE(parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
                                           "[\"ll\", \"simple\"]\nchannels = [" + channels + "]\n"),
