@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tuner/chunk_size.h"
-#include "tuner/nccl_chunk_limits.h"
+#include "tuner/chunk_size_checks.h"
 #include "tuner/toml_reader.h"
 
 namespace nccl_roce::tuner {
@@ -19,25 +19,10 @@ ChunkSizes readChunkSizes(TomlReader& r, const toml::node& node);
 // One chunk size, as each entry of an explore list is written.
 std::optional<ChunkSize> readChunkSize(TomlReader& r, const toml::node& node, const std::string& what);
 
-// The (collective, algorithm) pairs with which `rule` can have NCCL run `protocol`: those of its preferences (a
-// wildcard counts every algorithm NCCL offers), or every pair NCCL offers when it keeps NCCL's choice.
-struct CallKind {
-  int collective = 0;
-  int algorithm = 0;
-};
-std::vector<CallKind> callKindsOf(const Rule& rule, int protocol);
-
 // Errors at `node` (the rule's chunk_size) for a byte count NCCL cannot use for any call the rule decides with a
 // protocol: below the grain, not a multiple of it, above every ceiling (with `buffers`, the policy's [env] over
 // NCCL's defaults); and for a protocol the table names that the rule never runs. A factor of NCCL's own is
 // checked at run time only (NCCL's own varies with the size).
 void checkChunkSizes(TomlReader& r, const toml::node& node, const Rule& rule, const NcclBuffers& buffers);
-
-// Why NCCL cannot use `bytes` with `protocol` for any of `kinds` ("below LL's grain of 16 bytes: ..."); empty
-// when it can for at least one (the others keep NCCL's own at run time).
-std::string chunkProblem(uint64_t bytes, int protocol, const std::vector<CallKind>& kinds, const NcclBuffers& buffers);
-
-// The buffers a policy's [env] gives NCCL (NCCL_BUFFSIZE and the others it names), over NCCL's defaults.
-NcclBuffers buffersOf(const Policy& policy);
 
 }  // namespace nccl_roce::tuner

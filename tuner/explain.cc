@@ -5,7 +5,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
-#include "tuner/chunk_size_toml.h"
+#include "tuner/chunk_size_checks.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/nccl_availability.h"
 #include "tuner/nccl_names.h"

@@ -44,6 +44,18 @@ std::string formatRule(const RuleText& r) {
   if (r.algorithm >= 0) out += "algorithm = " + tomlString(toLower(algorithmName(r.algorithm))) + "\n";
   if (r.protocol >= 0) out += "protocol = " + tomlString(toLower(protocolName(r.protocol))) + "\n";
   if (r.channels > 0) out += "channels = " + std::to_string(r.channels) + "\n";
+  if (!r.chunkSizes.any()) return out;
+  const ChunkSize only = r.protocol >= 0 ? r.chunkSizes.forProtocol(r.protocol) : r.chunkSizes.byProtocol[0];
+  if (r.protocol >= 0 || r.chunkSizes == ChunkSizes::all(only)) {
+    return only.isNccl() ? out : out + "chunk_size = " + tomlString(formatChunkSize(only)) + "\n";
+  }
+  std::string table;
+  for (int p = 0; p < kNumProtocols; ++p) {
+    const ChunkSize& chunk = r.chunkSizes.byProtocol[p];
+    if (chunk.isNccl()) continue;
+    table += (table.empty() ? "" : ", ") + toLower(protocolName(p)) + " = " + tomlString(formatChunkSize(chunk));
+  }
+  out += "chunk_size = { " + table + " }\n";
   return out;
 }
 

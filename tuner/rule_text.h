@@ -19,9 +19,11 @@ struct RuleText {
   int algorithm = -1;      // -1: not stated (NCCL's cheapest)
   int protocol = -1;       // -1: not stated
   int channels = 0;        // 0: NCCL decides
+  ChunkSizes chunkSizes;   // NCCL's own where none is set
 };
 
-// "[[rule]]" and its keys, one a line, in the order the policy format documents them.
+// "[[rule]]" and its keys, one a line, in the order the policy format documents them. chunk_size is one value
+// when the rule states its protocol or sets the same for every protocol, else a table of the protocols it sets.
 std::string formatRule(const RuleText& rule);
 
 // A TOML basic string: quoted, with quotes, backslashes and control characters escaped.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs all_reduce_perf (nccl-tests, or our driver) under tuner policies and under forced NCCL_ALGO /
-# NCCL_PROTO / channel settings, with replicates, through mpirun, srun, a local multi-process launcher, or
+# NCCL_PROTO / channel / chunk size settings, with replicates, through mpirun, srun, a local multi-process launcher, or
 # directly. Each replicate's log starts with the variables it ran with and its exact command line, so
 # `nccl-roce sweep parse|compare|fit` can read the configuration back from the log itself.
 # docs/sweep.md has the full usage; --help prints a summary.
@@ -13,11 +13,14 @@ Usage: run-sweep.sh --binary PATH --out DIR [configurations] [options] [-- extra
 Configurations (each one is run --replicates times; at least one is needed):
   --policy NAME|FILE     tuner policy: NCCL_TUNER_PLUGIN=roce NCCL_ROCE_POLICY=NAME|FILE (label policy-NAME)
   --default              NCCL's own choices: NCCL_ROCE_POLICY=nccl, nothing forced (label default)
-  --forced ALGO/PROTO[/CHANNELS]
-                         force NCCL_ALGO and NCCL_PROTO ('any' leaves one free) and, with CHANNELS,
-                         NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=CHANNELS (label e.g. ring-ll128-ch16)
-  --algos A,B --protos P,Q [--channels C,D]
+  --forced ALGO/PROTO[/CHANNELS[/CHUNK]]
+                         force NCCL_ALGO and NCCL_PROTO ('any' leaves one free), with CHANNELS
+                         NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=CHANNELS (may be empty), and with CHUNK
+                         (256K, or x2 / x0.5 of NCCL's own) the chunk size through our tuner:
+                         NCCL_TUNER_PLUGIN=roce NCCL_ROCE_CHUNK_SIZE=CHUNK (label e.g. ring-ll128-ch16-chunk240k)
+  --algos A,B --protos P,Q [--channels C,D] [--chunk-sizes S,T]
                          every combination of the lists, as --forced
+  --chunk-sizes S,T      alone: each chunk size with NCCL's own algorithm and protocol (label chunk-256k)
 Sweep:
   --replicates N         runs per configuration (default 3)
   --min-bytes S --max-bytes S --step-factor F   sizes (default 8, 64M, 2)
@@ -50,13 +53,13 @@ die() {
 
 binary="" out="" replicates=3 min_bytes=8 max_bytes=64M step_factor=2 iters=20 warmup=5 check=1
 order=interleaved launcher=direct np="" hosts="" launcher_args="" distinct_hostid=0 plugin_dir="" dry_run=0
-algos="" protos="" channels=""
+algos="" protos="" channels="" chunk_sizes=""
 configs=()     # "label|NAME=VALUE NAME=VALUE ..."
 extra_env=()
 extra_args=()
 
-forced_config() {  # ALGO PROTO [CHANNELS]
-  local algo=$1 proto=$2 ch=${3:-} label vars="NCCL_ROCE_POLICY=nccl"
+forced_config() {  # ALGO PROTO [CHANNELS [CHUNK]]
+  local algo=$1 proto=$2 ch=${3:-} chunk=${4:-} label vars="NCCL_ROCE_POLICY=nccl"
   [[ -n $algo && -n $proto ]] || die "--forced needs ALGO/PROTO (use 'any' to leave one to NCCL)"
   label="$(tr '[:upper:]' '[:lower:]' <<<"$algo-$proto")"
   [[ $algo == any ]] || vars+=" NCCL_ALGO=$algo"
@@ -66,7 +69,15 @@ forced_config() {  # ALGO PROTO [CHANNELS]
     label+="-ch$ch"
     vars+=" NCCL_MIN_NCHANNELS=$ch NCCL_MAX_NCHANNELS=$ch"
   fi
-  [[ $algo != any || $proto != any || -n $ch ]] || die "--forced any/any forces nothing; use --default"
+  if [[ -n $chunk ]]; then
+    # NCCL has no variable for a collective's chunk size: our tuner serves it through getChunkSize (2.30.2+).
+    [[ $chunk =~ ^[1-9][0-9]*[KMkm]?$ || $chunk =~ ^x(2|4|8|0\.5|0\.25|0\.125)$ ]] ||
+      die "chunk size '$chunk' is neither bytes (256K) nor a factor of NCCL's own (x0.125 .. x8)"
+    label="$([[ $algo == any && $proto == any && -z $ch ]] && echo chunk- || echo "$label-chunk")"
+    label+="$(tr '[:upper:]' '[:lower:]' <<<"$chunk")"
+    vars="NCCL_TUNER_PLUGIN=roce $vars NCCL_ROCE_CHUNK_SIZE=$chunk"
+  fi
+  [[ $algo != any || $proto != any || -n $ch || -n $chunk ]] || die "--forced any/any forces nothing; use --default"
   configs+=("$label|$vars")
 }
 
@@ -81,11 +92,12 @@ while (($#)); do
       configs+=("policy-$name|NCCL_TUNER_PLUGIN=roce NCCL_ROCE_POLICY=$p") ;;
     --default) configs+=("default|NCCL_ROCE_POLICY=nccl"); shift ;;
     --forced)
-      IFS=/ read -r a p c <<<"${2:?}"; shift 2
-      forced_config "$a" "$p" "$c" ;;
+      IFS=/ read -r a p c k <<<"${2:?}"; shift 2
+      forced_config "$a" "$p" "$c" "$k" ;;
     --algos) algos=${2:?}; shift 2 ;;
     --protos) protos=${2:?}; shift 2 ;;
     --channels) channels=${2:?}; shift 2 ;;
+    --chunk-sizes) chunk_sizes=${2:?}; shift 2 ;;
     --replicates) replicates=${2:?}; shift 2 ;;
     --min-bytes) min_bytes=${2:?}; shift 2 ;;
     --max-bytes) max_bytes=${2:?}; shift 2 ;;
@@ -110,6 +122,8 @@ while (($#)); do
   esac
 done
 
+IFS=, read -r -a chunk_list <<<"${chunk_sizes:-}"
+((${#chunk_list[@]})) || chunk_list=("")
 if [[ -n $algos || -n $protos || -n $channels ]]; then
   [[ -n $algos && -n $protos ]] || die "--algos and --protos go together"
   IFS=, read -r -a algo_list <<<"$algos"
@@ -118,9 +132,13 @@ if [[ -n $algos || -n $protos || -n $channels ]]; then
   ((${#channel_list[@]})) || channel_list=("")
   for a in "${algo_list[@]}"; do
     for p in "${proto_list[@]}"; do
-      for c in "${channel_list[@]}"; do forced_config "$a" "$p" "$c"; done
+      for c in "${channel_list[@]}"; do
+        for k in "${chunk_list[@]}"; do forced_config "$a" "$p" "$c" "$k"; done
+      done
     done
   done
+elif [[ -n $chunk_sizes ]]; then
+  for k in "${chunk_list[@]}"; do forced_config any any "" "$k"; done
 fi
 
 [[ -n $binary ]] || die "--binary PATH is required (all_reduce_perf, or nccl-roce-allreduce-driver)"

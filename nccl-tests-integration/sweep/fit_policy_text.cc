@@ -39,6 +39,7 @@ std::string ruleName(const FitSeries& s, const FitBucket& b) {
   if (b.choice->algorithm >= 0) out += "-" + toLower(tuner::algorithmName(b.choice->algorithm));
   if (b.choice->protocol >= 0) out += "-" + toLower(tuner::protocolName(b.choice->protocol));
   if (b.choice->channels > 0) out += "-ch" + std::to_string(b.choice->channels);
+  if (!b.choice->chunk.isNccl()) out += "-chunk" + toLower(tuner::formatChunkSize(b.choice->chunk));
   return out + "-" + sizeRange(b.lo, b.hi);
 }
 
@@ -93,6 +94,7 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
       rule.algorithm = b.choice->algorithm;
       rule.protocol = b.choice->protocol;
       rule.channels = b.choice->channels;
+      rule.chunkSizes = b.choice->chunkSizes(tuner::parseCollective(s.key.collective).value_or(-1));
       out += tuner::formatRule(rule);
     }
   }

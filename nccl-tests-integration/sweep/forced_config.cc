@@ -1,6 +1,11 @@
 #include "nccl-tests-integration/sweep/forced_config.h"
 
+#include <tuple>
+#include <vector>
+
 #include "common/strings.h"
+#include "tuner/chunk_size_checks.h"
+#include "tuner/nccl_chunk_limits.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::sweep {
@@ -14,6 +19,30 @@ const std::string* find(const std::map<std::string, std::string>& env, const cha
 
 bool isList(const std::string& value) { return value.find_first_of(",;:^") != std::string::npos; }
 
+// "2.30.2" and later call getChunkSize; an unknown version is taken at its word.
+bool asksChunkSize(const std::string& version) {
+  std::vector<std::string_view> parts = split(version, '.');
+  std::optional<uint64_t> major = parts.size() > 0 ? parseUnsigned(parts[0]) : std::nullopt;
+  std::optional<uint64_t> minor = parts.size() > 1 ? parseUnsigned(parts[1]) : std::nullopt;
+  std::optional<uint64_t> patch = parts.size() > 2 ? parseUnsigned(parts[2].substr(0, parts[2].find_first_not_of("0123456789"))) : std::nullopt;
+  if (!major || !minor) return true;
+  return std::make_tuple(*major, *minor, patch.value_or(0)) >= std::make_tuple(2u, 30u, 2u);
+}
+
+// The rule a configuration amounts to, for the calls of one collective.
+tuner::Rule ruleOf(const ForcedConfig& c, int collective) {
+  tuner::Rule rule;
+  rule.collectives = collective >= 0 ? 1u << collective : tuner::kAllCollectives;
+  if (c.algorithm >= 0 || c.protocol >= 0) rule.choices = {{c.algorithm, c.protocol}};
+  return rule;
+}
+
+// Whether NCCL can use the forced bytes with `protocol` for some call of the configuration.
+bool usableWith(const ForcedConfig& c, int collective, int protocol, const tuner::NcclBuffers& buffers) {
+  std::vector<tuner::CallKind> kinds = tuner::callKindsOf(ruleOf(c, collective), protocol);
+  return !kinds.empty() && tuner::chunkProblem(c.chunk.bytes, protocol, kinds, buffers).empty();
+}
+
 }  // namespace
 
 std::string ForcedConfig::describe() const {
@@ -22,6 +51,16 @@ std::string ForcedConfig::describe() const {
   out += "/";
   out += protocol >= 0 ? tuner::protocolName(protocol) : "any";
   if (channels > 0) out += "/" + std::to_string(channels) + " channels";
+  if (!chunk.isNccl()) out += "/chunk " + tuner::formatChunkSize(chunk);
+  return out;
+}
+
+tuner::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
+  if (chunk.kind != tuner::ChunkSize::Kind::kBytes) return tuner::ChunkSizes::all(chunk);
+  tuner::ChunkSizes out;
+  for (int p = 0; p < tuner::kNumProtocols; ++p) {
+    if (usableWith(*this, collective, p, tuner::NcclBuffers{})) out.byProtocol[p] = chunk;
+  }
   return out;
 }
 
@@ -60,6 +99,37 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
       return std::nullopt;
     }
     config.channels = static_cast<int>(*lo);
+  }
+  if (const std::string* chunk = find(env, "NCCL_ROCE_CHUNK_SIZE")) {
+    StatusOr<tuner::ChunkSize> parsed = tuner::parseChunkSize(*chunk);
+    if (!parsed.isOk()) {
+      *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + ": " + parsed.status().message();
+      return std::nullopt;
+    }
+    if (!plugin || plugin->empty()) {
+      *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " without NCCL_TUNER_PLUGIN=roce forces nothing";
+      return std::nullopt;
+    }
+    if (!asksChunkSize(run.ncclVersion)) {
+      *why = "NCCL " + run.ncclVersion + " has no getChunkSize (2.30.2 and later): NCCL_ROCE_CHUNK_SIZE=" + *chunk +
+             " did not apply";
+      return std::nullopt;
+    }
+    config.chunk = *parsed;
+    if (config.chunk.kind == tuner::ChunkSize::Kind::kBytes) {
+      const int collective = tuner::parseCollective(run.collective).value_or(-1);
+      const tuner::NcclBuffers buffers = tuner::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
+        const std::string* value = find(env, name);
+        return value ? std::optional<std::string>(*value) : std::nullopt;
+      });
+      bool usable = false;
+      for (int p = 0; p < tuner::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
+      if (!usable) {
+        *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " is a chunk size NCCL can use for none of this run's calls (" +
+               config.describe() + "), so NCCL kept its own";
+        return std::nullopt;
+      }
+    }
   }
   return config;
 }

@@ -18,8 +18,9 @@ std::vector<sweep::ForcedConfig> nineConfigs() {
   int tree = *tuner::parseAlgorithm("tree"), ring = *tuner::parseAlgorithm("ring");
   int ll = *tuner::parseProtocol("ll"), ll128 = *tuner::parseProtocol("ll128"),
       simple = *tuner::parseProtocol("simple");
-  return {{tree, ll, 0},    {tree, ll128, 0}, {tree, simple, 0},  {ring, ll, 0},       {ring, ll128, 0},
-          {ring, simple, 0}, {ring, simple, 16}, {ring, simple, 8}, {tree, simple, 16}};
+  return {{tree, ll, 0, {}},     {tree, ll128, 0, {}},    {tree, simple, 0, {}},
+          {ring, ll, 0, {}},      {ring, ll128, 0, {}},    {ring, simple, 0, {}},
+          {ring, simple, 16, {}}, {ring, simple, 8, {}},   {tree, simple, 16, {}}};
 }
 
 std::map<std::string, std::string> environmentOf(const sweep::ForcedConfig& c) {
@@ -27,6 +28,10 @@ std::map<std::string, std::string> environmentOf(const sweep::ForcedConfig& c) {
   if (c.algorithm >= 0) env["NCCL_ALGO"] = tuner::algorithmName(c.algorithm);
   if (c.protocol >= 0) env["NCCL_PROTO"] = tuner::protocolName(c.protocol);
   if (c.channels > 0) env["NCCL_MIN_NCHANNELS"] = env["NCCL_MAX_NCHANNELS"] = std::to_string(c.channels);
+  if (!c.chunk.isNccl()) {
+    env["NCCL_TUNER_PLUGIN"] = "roce";
+    env["NCCL_ROCE_CHUNK_SIZE"] = tuner::formatChunkSize(c.chunk);
+  }
   return env;
 }
 

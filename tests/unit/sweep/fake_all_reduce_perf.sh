@@ -3,7 +3,9 @@
 # times follow a fixed model of NCCL_ALGO / NCCL_PROTO, so runner, parser and fit can be tested end to end.
 #   LL 6 us + size / 4 GB/s, LL128 12 us + size / 16 GB/s, Simple 22 us + size / 40 GB/s;
 #   Tree: latency x 0.7 and bandwidth term x 1.5 (Ring x 1);
-#   unforced (NCCL's default in this model): Ring with LL128 everywhere.
+#   unforced (NCCL's default in this model): Ring with LL128 everywhere;
+#   a chunk size of 1M or more through our tuner (NCCL_TUNER_PLUGIN set, NCCL_ROCE_CHUNK_SIZE=1M, 2M or x2 of
+#   NCCL's 512K) makes Simple's bandwidth x 1.25.
 # Replicate noise: rep-N in the log's name (stdout) gives a factor 1 + 0.003 (N - 2).
 # FAKE_FAIL=1 makes it exit 3 after the header. Only rank 0 prints (--rank R as the driver takes it).
 set -euo pipefail
@@ -37,12 +39,19 @@ if [[ ${FAKE_FAIL:-0} == 1 ]]; then echo "nodeA: Test NCCL failure common.cu:100
 echo "#"
 echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
 echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)"
-awk -v min="$min" -v max="$max" -v f="$factor" -v algo="${NCCL_ALGO:-}" -v proto="${NCCL_PROTO:-}" -v rep="$rep" '
+chunk=0
+if [[ -n ${NCCL_TUNER_PLUGIN:-} ]]; then
+  case ${NCCL_ROCE_CHUNK_SIZE:-} in x*) chunk=$((512 << 10)) ;; 1M) chunk=$((1 << 20)) ;; 2M) chunk=$((2 << 20)) ;; esac
+  [[ ${NCCL_ROCE_CHUNK_SIZE:-} != x2 ]] || chunk=$((1 << 20))
+fi
+awk -v min="$min" -v max="$max" -v f="$factor" -v algo="${NCCL_ALGO:-}" -v proto="${NCCL_PROTO:-}" -v rep="$rep" \
+    -v chunk="$chunk" '
 BEGIN {
   a = tolower(algo); p = tolower(proto);
   if (a == "") a = "ring"; if (p == "") p = "ll128";
   if (p == "ll") { lat = 6; bw = 4e3 } else if (p == "ll128") { lat = 12; bw = 16e3 } else { lat = 22; bw = 40e3 }
   if (a == "tree") { lat *= 0.7; bw /= 1.5 }
+  if (p == "simple" && chunk >= 1048576) bw *= 1.25;
   noise = 1 + 0.003 * (rep - 2);
   for (s = min; s <= max; s *= f) {
     t = (lat + s / bw) * noise; alg = s / t / 1e3;

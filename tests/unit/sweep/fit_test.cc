@@ -78,11 +78,11 @@ TEST(Fit, PicksTheKnownBestPerSizeAndKeepsTheDefaultInBetween) {
     SCOPED_TRACE(d.size);
     if (d.size <= 4 * kK) {
       ASSERT_TRUE(d.choice);
-      EXPECT_EQ(*d.choice, (ForcedConfig{kTree, kLL, 0}));
+      EXPECT_EQ(*d.choice, (ForcedConfig{kTree, kLL, 0, {}}));
       EXPECT_NEAR(d.ratio, 0.5, 2e-3);
     } else if (d.size >= 4 * kM) {
       ASSERT_TRUE(d.choice);
-      EXPECT_EQ(*d.choice, (ForcedConfig{kRing, kSimple, 0}));
+      EXPECT_EQ(*d.choice, (ForcedConfig{kRing, kSimple, 0, {}}));
       EXPECT_NEAR(d.ratio, 0.6, 2e-3);
     } else {
       EXPECT_FALSE(d.choice);  // Ring/LL128 ties the default: not beyond the noise
@@ -209,6 +209,65 @@ TEST(Fit, ChannelsAndAlgorithmOnlyConfigurationsBecomeRulesOfTheirOwnShape) {
   EXPECT_EQ(doc.policy->rules[1].choices[0].protocol, kSimple);
 }
 
+// What the sweep runner records for a chunk size forced through our tuner.
+std::map<std::string, std::string> chunked(std::map<std::string, std::string> env, const char* chunk) {
+  env["NCCL_TUNER_PLUGIN"] = "roce";
+  env["NCCL_ROCE_CHUNK_SIZE"] = chunk;
+  return env;
+}
+
+TEST(Fit, AChunkSizeIsOneMoreDimensionOfAConfigurationAndGoesIntoTheRule) {
+  std::vector<PerfLog> logs;
+  addConfig(&logs, {{"NCCL_ROCE_POLICY", "nccl"}}, [](uint64_t) { return 1.0; });
+  // Ring/Simple alone takes 10% off from 1M; with a 1M chunk, 30%; with NCCL's own halved, nothing.
+  addConfig(&logs, forced("Ring", "Simple"), [](uint64_t s) { return s >= 1 * kM ? 0.9 : 1.3; });
+  addConfig(&logs, chunked(forced("Ring", "Simple"), "1M"), [](uint64_t s) { return s >= 1 * kM ? 0.7 : 1.3; });
+  addConfig(&logs, chunked(forced("Ring", "Simple"), "x0.5"), [](uint64_t) { return 1.3; });
+  // NCCL's own algorithm and protocol with a 256K chunk: 20% off at 64K-512K, where NCCL picks Simple or LL128.
+  addConfig(&logs, chunked({{"NCCL_ROCE_POLICY", "nccl"}}, "256K"),
+            [](uint64_t s) { return s >= 64 * kK && s < 1 * kM ? 0.8 : 1.0; });
+  FitResult fit = fitPolicy(logs, FitOptions{});
+  ASSERT_TRUE(fit.ok()) << (fit.errors.empty() ? "" : fit.errors[0]);
+  EXPECT_EQ(fit.challenges, 4 * 24) << "each chunk size one more configuration under the false discovery control";
+  const std::vector<FitBucket>& buckets = fit.series[0].buckets;
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_EQ(buckets[1].choice->describe(), "any/any/chunk 256K");
+  EXPECT_EQ(buckets[2].choice->describe(), "Ring/Simple/chunk 1M");
+  std::string toml = fittedPolicyToml(fit, FitOptions{});
+  tuner::PolicyDocument doc = tuner::parsePolicyToml(toml, "f");
+  ASSERT_TRUE(doc.ok()) << tuner::joinErrors(doc.errors) << toml;
+  ASSERT_EQ(doc.policy->rules.size(), 2u);
+  // 256K is whole Simple grains within its buffer, but past LL's 32K and not whole LL128 grains: where the sweep
+  // measured it, NCCL used it with Simple only, and so does the rule.
+  EXPECT_NE(toml.find("name = \"fit-allreduce-16r-chunk256k-48K..768K\"\ncollective = \"allreduce\"\n"
+                      "size = \"48K..768K\"\nnodes = 2\nranks = 16\nchunk_size = { simple = \"256K\" }\n"),
+            std::string::npos)
+      << toml;
+  EXPECT_NE(toml.find("algorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"1M\"\n"), std::string::npos);
+  EXPECT_EQ(doc.policy->rules[1].chunkSizes.forProtocol(kSimple), tuner::ChunkSize::ofBytes(1 * kM));
+}
+
+TEST(Fit, AChunkSizeThatCouldNotApplyIsLeftOutWithAReason) {
+  std::vector<PerfLog> logs = knownSweep();
+  addConfig(&logs, chunked(forced("Ring", "LL"), "256K"), [](uint64_t) { return 0.1; }, {1.0});
+  std::map<std::string, std::string> noTuner = forced("Ring", "Simple");
+  noTuner["NCCL_ROCE_CHUNK_SIZE"] = "256K";
+  addConfig(&logs, noTuner, [](uint64_t) { return 0.1; }, {1.0});
+  addConfig(&logs, chunked(forced("Ring", "Simple"), "7Q"), [](uint64_t) { return 0.1; }, {1.0});
+  FitResult fit = fitPolicy(logs, FitOptions{});
+  ASSERT_TRUE(fit.ok());
+  ASSERT_EQ(fit.notes.size(), 3u);
+  EXPECT_NE(fit.notes[0].find("NCCL_ROCE_CHUNK_SIZE=256K is a chunk size NCCL can use for none of this run's calls "
+                              "(Ring/LL/chunk 256K), so NCCL kept its own"),
+            std::string::npos)
+      << fit.notes[0];
+  EXPECT_NE(fit.notes[1].find("NCCL_ROCE_CHUNK_SIZE=256K without NCCL_TUNER_PLUGIN=roce forces nothing"),
+            std::string::npos)
+      << fit.notes[1];
+  EXPECT_NE(fit.notes[2].find("NCCL_ROCE_CHUNK_SIZE=7Q: "), std::string::npos) << fit.notes[2];
+  EXPECT_EQ(fit.series[0].buckets.size(), 3u);  // the same fit as without them
+}
+
 TEST(Fit, NodesCanBeOverriddenForRanksThatShareAHost) {
   FitOptions options;
   options.nodes = 4;
@@ -297,7 +356,7 @@ TEST(Fit, TwoDataTypesOfOneCollectiveCannotShareByteRules) {
 }
 
 TEST(MergeBuckets, AdjacentEqualChoicesMergeAndBoundsMeetHalfWay) {
-  ForcedConfig x{kRing, kLL128, 0};
+  ForcedConfig x{kRing, kLL128, 0, {}};
   std::vector<SizeDecision> sizes(4);
   sizes[0].size = 8;
   sizes[0].choice = x;
