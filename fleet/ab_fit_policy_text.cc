@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "tuner/chunk_size.h"
 #include "tuner/nccl_names.h"
 #include "tuner/rule_text.h"
 #include "tuner/value_range_text.h"
@@ -113,6 +114,7 @@ std::string fittedRuleName(const FittedRule& rule) {
   if (c.algorithm >= 0) out += "-" + toLower(tuner::algorithmName(c.algorithm));
   if (c.protocol >= 0) out += "-" + toLower(tuner::protocolName(c.protocol));
   if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
+  if (c.chunkSize != 0) out += "-chunk" + toLower(tuner::formatChunkSize(tuner::ChunkSize::fromCode(c.chunkSize)));
   return out + "-" + sizeText(fittedRuleBytes(rule));
 }
 
@@ -138,6 +140,9 @@ std::string abFitPolicyToml(const AbFit& fit) {
     text.algorithm = rule.configuration.algorithm;
     text.protocol = rule.configuration.protocol;
     text.channels = rule.configuration.channels;
+    // The chunk size ran with the protocol the decisions name (a rule states it, so one value is enough).
+    const tuner::ChunkSize chunk = tuner::ChunkSize::fromCode(rule.configuration.chunkSize);
+    if (rule.configuration.protocol >= 0) text.chunkSizes.byProtocol[rule.configuration.protocol] = chunk;
     out += tuner::formatRule(text);
   }
   return out;

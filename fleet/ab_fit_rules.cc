@@ -5,19 +5,22 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/ab_fit.h"
+#include "tuner/chunk_size.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
 
-using Choice = std::tuple<int, int, int>;  // algorithm, protocol, channels
+using Choice = std::tuple<int, int, int, uint32_t>;  // algorithm, protocol, channels, chunk size code
 
 std::string choiceName(const Choice& c) {
-  auto [algorithm, protocol, channels] = c;
+  auto [algorithm, protocol, channels, chunk] = c;
   std::string out = std::string(algorithm >= 0 ? tuner::algorithmName(algorithm) : "NCCL's algorithm") + "/" +
                     (protocol >= 0 ? tuner::protocolName(protocol) : "NCCL's protocol");
-  return channels > 0 ? out + ", " + std::to_string(channels) + " channels" : out;
+  if (channels > 0) out += ", " + std::to_string(channels) + " channels";
+  if (chunk != 0) out += ", chunk " + tuner::describeChunkSize(tuner::ChunkSize::fromCode(chunk));
+  return out;
 }
 
 std::string percent(uint64_t part, uint64_t whole) {
@@ -47,7 +50,7 @@ std::string whyNotOneRule(const std::map<Choice, uint64_t>& byRules, uint64_t nc
 }  // namespace
 
 std::string ArmConfiguration::describe() const {
-  return choiceName({algorithm, protocol, channels});
+  return choiceName({algorithm, protocol, channels, chunkSize});
 }
 
 std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std::string* why) {
@@ -59,8 +62,8 @@ std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std
     if (d.source == DecisionSource::kNccl) nccl += n;
     if (d.source == DecisionSource::kUnavailable) unavailable += n;
     if (d.source != DecisionSource::kRule) continue;
-    byRules[{d.algorithm, d.protocol, d.channels}] += n;
-    rules[{d.algorithm, d.protocol, d.channels}][d.rule] += n;
+    byRules[{d.algorithm, d.protocol, d.channels, d.chunkSize}] += n;
+    rules[{d.algorithm, d.protocol, d.channels, d.chunkSize}][d.rule] += n;
   }
   if (total == 0) {
     *why = "its statistics hold no tuner decisions there";
@@ -73,9 +76,13 @@ std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std
     return std::nullopt;
   }
   ArmConfiguration c;
-  std::tie(c.algorithm, c.protocol, c.channels) = most->first;
-  if (c.algorithm < 0 && c.protocol < 0 && c.channels == 0) {
+  std::tie(c.algorithm, c.protocol, c.channels, c.chunkSize) = most->first;
+  if (c.algorithm < 0 && c.protocol < 0 && c.channels == 0 && c.chunkSize == 0) {
     *why = "its rule left everything to NCCL there";
+    return std::nullopt;
+  }
+  if (c.chunkSize != 0 && c.protocol < 0) {
+    *why = "its rule's chunk size ran with a protocol its statistics do not name";
     return std::nullopt;
   }
   const auto& names = rules[most->first];

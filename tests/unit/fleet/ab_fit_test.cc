@@ -8,6 +8,7 @@
 
 #include "fleet/ab_fit_policy_text.h"
 #include "fleet/ab_fit_report.h"
+#include "tuner/chunk_size.h"
 #include "tuner/policy_loader.h"
 
 namespace nccl_roce::fleet {
@@ -137,6 +138,33 @@ TEST(AbFit, AnUnmeasuredBucketIsNeverBridgedNorAreDifferentConfigurationsMerged)
   EXPECT_THAT(policy, HasSubstr("size = \"16K..32K\""));
   EXPECT_THAT(policy, HasSubstr("size = \"64K..128K\"\nnodes = 2\nalgorithm = \"ring\""));
   EXPECT_THAT(policy, HasSubstr("size = \"128K..256K\"\nnodes = 2\nalgorithm = \"tree\""));
+  expectLoadsClean(policy);
+}
+
+// Arms that run the same algorithm and protocol with different chunk sizes are different configurations: the
+// faster one's chunk size goes into its rule, and the arms are never merged into one.
+TEST(AbFit, AChunkSizeIsPartOfTheConfigurationAnArmRanAndGoesIntoItsRule) {
+  constexpr int kSimple = 2;
+  Arm control{"control"}, plain{"explore-ring-simple"}, bigChunk{"explore-ring-simple-chunk1m"},
+      halved{"explore-ring-simple-chunkx0.5"};
+  plain.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple"};
+  bigChunk.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple chunk 1M", 1u << 20};
+  halved.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple chunk x0.5",
+                     tuner::ChunkSize::scaled(-1).code()};
+  bigChunk.ratio = {{22, 0.85}, {23, 0.85}};
+  halved.ratio = {{16, 0.88}};
+  AbFit fit = fitted(fleetOf({control, plain, bigChunk, halved}, {16, 22, 23}));
+  ASSERT_EQ(fit.rules.size(), 2u);
+  EXPECT_EQ(fit.rules[0].arm, "explore-ring-simple-chunkx0.5");
+  EXPECT_EQ(fit.rules[0].configuration.describe(), "Ring/Simple, chunk NCCL's x0.5");
+  EXPECT_EQ(fit.rules[1].arm, "explore-ring-simple-chunk1m");
+  EXPECT_EQ(fit.rules[1].configuration.describe(), "Ring/Simple, chunk 1M");
+  std::string policy = abFitPolicyToml(fit);
+  EXPECT_THAT(policy, HasSubstr("name = \"ab-allreduce-2n-ring-simple-chunkx0.5-64K..128K\"\n"));
+  EXPECT_THAT(policy, HasSubstr("name = \"ab-allreduce-2n-ring-simple-chunk1m-4M..16M\"\ncollective = \"allreduce\"\n"
+                                "size = \"4M..16M\"\nnodes = 2\nalgorithm = \"ring\"\nprotocol = \"simple\"\n"
+                                "chunk_size = \"1M\"\n"));
+  EXPECT_THAT(policy, HasSubstr("chunk_size = \"x0.5\"\n"));
   expectLoadsClean(policy);
 }
 
