@@ -7,12 +7,16 @@ constexpr const char* kSnapshotRoot = "/snapshot";
 }
 
 void MachineOptions::addTo(CLI::App& command, bool withSnapshot) {
-  command.add_option("--sysfs-root", sysfsRoot, "Directory that mirrors /sys (default: /sys)");
+  // A path that does not exist is a usage error (exit 2, CLI11's message), never an empty machine.
+  command.add_option("--sysfs-root", sysfsRoot, "Directory that mirrors /sys (default: /sys)")
+      ->check(CLI::ExistingDirectory);
   command.add_option("--ifaddrs", ifaddrs,
                      "File of this namespace's addresses, one 'IFNAME ADDRESS/PREFIXLEN' per line "
-                     "(default: the kernel's when reading /sys; none with --sysfs-root)");
+                     "(default: the kernel's when reading /sys; none with --sysfs-root)")
+      ->check(CLI::ExistingFile);
   if (withSnapshot) {
     command.add_option("--snapshot", snapshot, "Replay a file written by 'nccl-roce snapshot'")
+        ->check(CLI::ExistingFile)
         ->excludes(command.get_option("--sysfs-root"));
   }
 }
@@ -29,7 +33,9 @@ std::unique_ptr<MachineSources> MachineSources::open(const MachineOptions& optio
     }
     m->snapshot_ = std::move(*snapshot);
     m->replay_ = std::make_unique<gid::SnapshotReplay>(*m->snapshot_, kSnapshotRoot);
-    m->user_ = &m->replay_->environment();
+    m->replayEnvironment_ =
+        std::make_unique<CallerOverSnapshotEnvironment>(processEnvironment(), m->replay_->environment());
+    m->user_ = m->replayEnvironment_.get();
     m->sources_ = m->replay_->sources();
     if (m->sources_.addresses != nullptr) m->sources_.addressSourceName = "snapshot " + options.snapshot;
   } else {
