@@ -3,7 +3,9 @@
 namespace nccl_roce::cli {
 
 namespace {
-constexpr const char* kSnapshotRoot = "/snapshot";
+// A replay answers under the root the snapshot was captured from, so any path a message names reads as that
+// machine's sysfs path, never as an internal one.
+constexpr const char* kSnapshotRoot = "/sys";
 }
 
 void MachineOptions::addTo(CLI::App& command, bool withSnapshot) {
@@ -32,6 +34,7 @@ std::unique_ptr<MachineSources> MachineSources::open(const MachineOptions& optio
       return nullptr;
     }
     m->snapshot_ = std::move(*snapshot);
+    m->snapshotPath_ = options.snapshot;
     m->replay_ = std::make_unique<gid::SnapshotReplay>(*m->snapshot_, kSnapshotRoot);
     m->replayEnvironment_ =
         std::make_unique<CallerOverSnapshotEnvironment>(processEnvironment(), m->replay_->environment());
@@ -71,6 +74,7 @@ gid::Resolution MachineSources::resolve() const {
   if (sources_.verbs == nullptr && r.verbsSource == "not used") {
     r.verbsSource = snapshot_ ? "not used (replaying a snapshot)" : "not used (not reading this machine's /sys)";
   }
+  if (snapshot_) r.sysfsRoot = "snapshot " + snapshotPath_;
   return r;
 }
 

@@ -53,6 +53,7 @@ class MachineSources {
 
  private:
   std::optional<gid::Snapshot> snapshot_;
+  std::string snapshotPath_;
   std::unique_ptr<gid::SnapshotReplay> replay_;
   std::unique_ptr<gid::SysfsReader> reader_;
   std::unique_ptr<gid::AddressSource> addresses_;
