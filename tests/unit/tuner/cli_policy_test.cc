@@ -37,16 +37,17 @@ TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
   EXPECT_THAT(result.out, HasSubstr("ok (experiment 'e', 2 arms, sha256:"));
 }
 
-// What a pin names: for a policy file, what sha256sum prints; for an experiment, a digest that changes when an
-// arm's file changes (a ConfigMap update of one arm must not pass under the old pin).
-TEST(PolicyDigestCli, IsTheFilesSha256AndCoversAnExperimentsArms) {
+// What a pin names: for a policy file, the sha256 of its text without the final newline (so "$(cat f)" inline is
+// the same policy); for an experiment, a digest that changes when an arm's file changes (a ConfigMap update of one
+// arm must not pass under the old pin).
+TEST(PolicyDigestCli, IsTheTextsSha256AndCoversAnExperimentsArms) {
   TempDir dir;
   std::string arm = dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n");
   std::string ab = dir.writeFile("ab.toml", "[experiment]\nname = \"e\"\n"
                                             "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 90\n"
                                             "[[experiment.arm]]\nname = \"cand\"\npolicy = \"cand.toml\"\nweight = 10\n");
   auto digest = runCommand(cliPath() + " policy digest " + arm);
-  auto sum = runCommand("sha256sum " + arm);
+  auto sum = runCommand("printf '%s' \"$(cat " + arm + ")\" | sha256sum");
   ASSERT_EQ(digest.exitCode, 0) << digest.err;
   EXPECT_EQ(digest.out, "sha256:" + sum.out.substr(0, 64) + "\n");
   auto before = runCommand(cliPath() + " policy digest " + ab);
@@ -56,6 +57,12 @@ TEST(PolicyDigestCli, IsTheFilesSha256AndCoversAnExperimentsArms) {
   EXPECT_NE(before.out, after.out);
   auto inlined = runCommand("printf '[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
   EXPECT_EQ(inlined.out, digest.out) << "an inline policy's digest is its text's";
+  auto catted = runCommand("printf '%s' \"$(cat " + arm + ")\" | " + cliPath() + " policy digest -");
+  EXPECT_EQ(catted.out, digest.out) << "NCCL_ROCE_POLICY_INLINE=\"$(cat f)\" drops the final newline: the same policy";
+  auto crlf = runCommand("printf '[policy]\\r\\nname = \"cand\"\\r\\n\\r\\n' | " + cliPath() + " policy digest -");
+  EXPECT_EQ(crlf.out, digest.out) << "CRLF line ends and trailing blank lines read as the same text";
+  auto commented = runCommand("printf '# fitted today\\n[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
+  EXPECT_NE(commented.out, digest.out) << "comments are part of the identity";
   auto broken = runCommand(cliPath() + " policy digest " + dir.writeFile("bad.toml", "[policy\n"));
   EXPECT_EQ(broken.exitCode, 1);
   EXPECT_THAT(broken.err, HasSubstr("unusable, no digest"));
