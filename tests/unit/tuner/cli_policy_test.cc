@@ -123,9 +123,9 @@ TEST(PolicyExplainCli, ShowsEveryArmOfAnExplorationWithItsShareAndWhatItDoesWith
                            " --nodes 2 --ranks 16 --size 1M --comm-id 5");
   EXPECT_EQ(result.exitCode, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("policy: explore-tree-ll128 (" + exploreExample() +
-                                    " [experiment.explore] over builtin:inference, content 0x"));
-  EXPECT_THAT(result.out, HasSubstr("experiment 'explore-allreduce' gives comm 0x0000000000000005 the arm "
-                                    "'explore-tree-ll128'\n"));
+                                    " [experiment.explore] over builtin:inference, sha256:"));
+  EXPECT_THAT(result.out, HasSubstr("experiment 'explore-allreduce' (sha256:"));
+  EXPECT_THAT(result.out, HasSubstr(") gives comm 0x0000000000000005 the arm 'explore-tree-ll128'\n"));
   EXPECT_THAT(result.out, HasSubstr("rule: line 21 'explore tree/ll128' matches (size 16K..64M, nodes 2.., ranks *)\n"
                                     "NCCL is told: cost 0.0 on Tree/LL128; nChannels 0 (NCCL decides)\n"));
   EXPECT_THAT(result.out, HasSubstr("  control: 94% of communicators, policy 'inference' (builtin:inference)\n"
