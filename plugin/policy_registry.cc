@@ -36,36 +36,38 @@ PinWait pinWait(const Environment& env) {
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
   std::shared_ptr<const tuner::ActivePolicy> policy = tuner::loadRequestedPolicy(env);
   std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
-  if (pinText.empty()) return {policy, false, ""};
+  if (pinText.empty()) return {policy, false, "", ""};
   std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
   if (!pin) {
     return {tuner::ActivePolicy::fallback(policy->requested(), "NCCL_ROCE_POLICY_DIGEST '" + pinText +
                                                                      "' is not a digest (sha256: and 64 hex digits)"),
-            false, ""};
+            false, "", ""};
   }
-  std::string found = [&] {
+  auto found = [&] {
     return policy->digest().empty() ? "an unusable policy (" + policy->error() + ")" : policy->digest();
   };
   // An inline policy cannot change while the process runs, so it is not waited for, and the fix is in the pod
   // template. A file is polled until it holds the pinned policy or the wait is over: a ConfigMap update in flight.
   if (!env.get(kInlineName).value_or("").empty()) {
-    if (policy->digest() == *pin) return {policy, false, ""};
+    if (policy->digest() == *pin) return {policy, false, "", ""};
     return {policy, false,
             "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but the inline policy (NCCL_ROCE_POLICY_INLINE) is " + found() +
                 " (not waited for: inline text cannot change while the process runs); pin what `nccl-roce policy "
-                "digest -` prints for the text in the pod template, or put the pinned policy's text there"};
+                "digest -` prints for the text in the pod template, or put the pinned policy's text there",
+            ""};
   }
   auto deadline = std::chrono::steady_clock::now() + wait;
   while (policy->digest() != *pin && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     policy = tuner::loadRequestedPolicy(env);
   }
-  if (policy->digest() == *pin) return {policy, false, ""};
+  if (policy->digest() == *pin) return {policy, false, "", ""};
   std::string waited = wait.count() > 0 ? " after waiting " + std::to_string(wait.count()) + " s" : "";
   return {policy, false,
           "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " + found() + waited +
               "; set NCCL_ROCE_POLICY_DIGEST to that digest once every pod has the new file, or restore the file "
-              "the pin names"};
+              "the pin names",
+          ""};
 }
 
 std::string PolicyRegistry::keyOf(const Environment& env) {
