@@ -78,16 +78,21 @@ def commands_of(block, problems):
             if text.strip() and not text.lstrip().startswith("#"):
                 out.append(Command(block, offset, text, None))
         return out
-    current = None
-    for offset, text in logical_lines(block.lines):
-        if text.startswith("$ "):
+    current, i, lines = None, 0, block.lines
+    while i < len(lines):
+        offset, text = i, lines[i]
+        if text.startswith("$ "):  # a command, continued by a trailing backslash; output lines are taken as they are
+            while text.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                text += "\n" + lines[i]
             current = Command(block, offset, text[2:], [])
             out.append(current)
         elif current is None:
             if text.strip():
                 problems.append(f"{block.where(offset)}: text before the first '$ ' command of a console block")
         else:
-            current.expected.extend(text.split("\n"))
+            current.expected.append(text)
+        i += 1
     if not out:
         problems.append(f"{block.where()}: a console block without a '$ ' command")
     return out
