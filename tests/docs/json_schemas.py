@@ -8,6 +8,7 @@ A format that gains a field gains it in its schema too (the schemas refuse field
 """
 
 import argparse
+import ctypes
 import glob
 import json
 import os
@@ -24,6 +25,43 @@ def run(argv, **kwargs):
     if done.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr}")
     return done.stdout
+
+
+def plugin_statistics(build, scratch):
+    """A statistics file written by the built library itself, driven as NCCL drives its tuner (ncclTunerPlugin_v7:
+    init, getCollInfo over a cost table, finalize), in a child process so the file is complete at its exit."""
+    script = f"""
+import ctypes, os
+lib = ctypes.CDLL({os.path.join(build, "plugin", "libnccl-roce.so")!r})
+Logger = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
+log = Logger(lambda *args: None)  # NCCL's logger is variadic; the extra arguments are ignored
+class Tuner(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p),
+                ("init", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64, ctypes.c_size_t,
+                                          ctypes.c_size_t, Logger, ctypes.c_void_p, ctypes.c_void_p)),
+                ("getCollInfo", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_int,
+                                                 ctypes.POINTER(ctypes.POINTER(ctypes.c_float)), ctypes.c_int, ctypes.c_int,
+                                                 ctypes.c_int, ctypes.POINTER(ctypes.c_int))),
+                ("finalize", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)),
+                ("getChunkSize", ctypes.c_void_p)]
+tuner = Tuner.in_dll(lib, "ncclTunerPlugin_v7")
+ctx = ctypes.c_void_p()
+assert tuner.init(ctypes.byref(ctx), 0x5f3c9a0e7d21b4c8, 16, 2, log, None, None) == 0
+table = (ctypes.c_float * 21)(*([1.0] * 21))  # 7 algorithms x 3 protocols, all offered
+row = ctypes.cast(table, ctypes.POINTER(ctypes.c_float))
+channels = ctypes.c_int(0)
+for size in (4096, 65536, 1 << 20, 1 << 26):
+    assert tuner.getCollInfo(ctx, 4, size, 1, ctypes.byref(row), 7, 3, 0, ctypes.byref(channels)) == 0
+assert tuner.finalize(ctx) == 0
+"""
+    prefix = os.path.join(scratch, "plugin-stats")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "NVSHMEM_", "UCX_"))}
+    env.update({"NCCL_ROCE_STATS": prefix, "NCCL_ROCE_PROFILE": "0"})
+    subprocess.run([sys.executable, "-c", script], env=env, check=True)
+    files = glob.glob(prefix + ".*.json")
+    if len(files) != 1:
+        raise RuntimeError(f"the plugin wrote {len(files)} statistics files, not 1")
+    return json.load(open(files[0]))
 
 
 def documents(source, build, scratch):
@@ -59,6 +97,7 @@ def documents(source, build, scratch):
     fit = os.path.join(scratch, "fit.json")
     run([cli, "ab", "fit", explore, "-q", "-o", os.path.join(scratch, "fit.toml"), "--json", fit])
     yield "ab-fit", "nccl-roce ab fit --exploration-fleet --json", json.load(open(fit))
+    yield "stats", "libnccl-roce.so's tuner with NCCL_ROCE_STATS set", plugin_statistics(build, scratch)
     for path in sorted(glob.glob(os.path.join(fleet, "*.json")) + glob.glob(os.path.join(explore, "*.json"))):
         yield "stats", "synthetic_fleet " + os.path.basename(path), json.load(open(path))
 

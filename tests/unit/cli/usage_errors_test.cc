@@ -88,7 +88,7 @@ TEST(UsageErrors, EveryHelpStatesItsExitStatuses) {
     CommandResult r = runCommand(cliPath() + " " + command + " --help");
     EXPECT_EQ(r.exitCode, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("Exit status"));
-    EXPECT_THAT(r.out, HasSubstr("2 on a usage error"));
+    EXPECT_THAT(r.out, HasSubstr("usage error"));
   }
 }
 
