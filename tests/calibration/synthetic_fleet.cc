@@ -30,6 +30,7 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
@@ -59,13 +60,19 @@ struct Process {
 };
 
 Experiment decodeLl(uint64_t seed) {
-  Experiment e{"decode-ll", "0x00000000000051a7", {}, {}, false};
+  // Identities as the plugin computes them (tuner/policy_digest.h): the control's built-in policy, a candidate
+  // policy's text, and the experiment holding both.
+  const std::string control = tuner::loadPolicySpec("inference", nullptr)->digest();
+  const std::string candidate = tuner::policyDigest("[policy]\nname = \"decode-ll\"\n");
+  const std::string experiment = tuner::compositeDigest("[experiment]\nname = \"decode-ll\"\n",
+                                                        {{"control", control}, {"candidate", candidate}});
+  Experiment e{"decode-ll", experiment, {}, {}, false};
   e.spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
   e.spec.seed = seed;
   for (int bucket : {14, 15, 16}) e.spec.effects["candidate"][bucket] = 0.93;
   for (int bucket : {25, 26}) e.spec.effects["candidate"][bucket] = 1.04;
-  e.arms["control"] = Arm{"control", "inference", "0x1111111111111111", nullptr, nullptr};
-  e.arms["candidate"] = Arm{"candidate", "decode-ll", "0x2222222222222222", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "inference", control, nullptr, nullptr};
+  e.arms["candidate"] = Arm{"candidate", "decode-ll", candidate, nullptr, nullptr};
   return e;
 }
 
@@ -92,7 +99,7 @@ Experiment exploration(uint64_t seed) {
   const tuner::Experiment& experiment = *active->experiment();
   Experiment e{experiment.name, experiment.digest, fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
   e.spec.seed = seed;
-  e.arms["control"] = Arm{"control", "nccl", "", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "nccl", tuner::loadPolicySpec("nccl", nullptr)->digest(), nullptr, nullptr};
   for (const tuner::ExperimentArm& generated : experiment.explore->arms) {
     if (e.spec.communicatorsPerArm.count(generated.name) == 0) continue;
     const auto& policy = generated.policy;
