@@ -195,7 +195,8 @@ def main():
     for path in args.files or markdown_blocks.markdown_files(source):
         blocks, problems = markdown_blocks.read_blocks(source, path)
         commands = [c for b in blocks for c in commands_of(b, problems)]
-        run_all(commands, source, build)
+        if commands:
+            run_all(commands, source, build)
         failures = list(problems)
         for c in commands:
             if args.show:
