@@ -50,6 +50,12 @@ TEST(PolicyDigestCli, IsTheTextsSha256AndCoversAnExperimentsArms) {
   auto sum = runCommand("printf '%s' \"$(cat " + arm + ")\" | sha256sum");
   ASSERT_EQ(digest.exitCode, 0) << digest.err;
   EXPECT_EQ(digest.out, "sha256:" + sum.out.substr(0, 64) + "\n");
+  auto catted = runCommand("printf '%s' \"$(cat " + arm + ")\" | " + cliPath() + " policy digest -");
+  EXPECT_EQ(catted.out, digest.out) << "NCCL_ROCE_POLICY_INLINE=\"$(cat f)\" drops the final newline: the same policy";
+  auto crlf = runCommand("printf '[policy]\\r\\nname = \"cand\"\\r\\n\\r\\n' | " + cliPath() + " policy digest -");
+  EXPECT_EQ(crlf.out, digest.out) << "CRLF line ends and trailing blank lines read as the same text";
+  auto commented = runCommand("printf '# fitted today\\n[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
+  EXPECT_NE(commented.out, digest.out) << "comments are part of the identity";
   auto before = runCommand(cliPath() + " policy digest " + ab);
   dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n[[rule]]\nprotocol = \"ll\"\n");
   auto after = runCommand(cliPath() + " policy digest " + ab);
@@ -57,12 +63,6 @@ TEST(PolicyDigestCli, IsTheTextsSha256AndCoversAnExperimentsArms) {
   EXPECT_NE(before.out, after.out);
   auto inlined = runCommand("printf '[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
   EXPECT_EQ(inlined.out, digest.out) << "an inline policy's digest is its text's";
-  auto catted = runCommand("printf '%s' \"$(cat " + arm + ")\" | " + cliPath() + " policy digest -");
-  EXPECT_EQ(catted.out, digest.out) << "NCCL_ROCE_POLICY_INLINE=\"$(cat f)\" drops the final newline: the same policy";
-  auto crlf = runCommand("printf '[policy]\\r\\nname = \"cand\"\\r\\n\\r\\n' | " + cliPath() + " policy digest -");
-  EXPECT_EQ(crlf.out, digest.out) << "CRLF line ends and trailing blank lines read as the same text";
-  auto commented = runCommand("printf '# fitted today\\n[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
-  EXPECT_NE(commented.out, digest.out) << "comments are part of the identity";
   auto broken = runCommand(cliPath() + " policy digest " + dir.writeFile("bad.toml", "[policy\n"));
   EXPECT_EQ(broken.exitCode, 1);
   EXPECT_THAT(broken.err, HasSubstr("unusable, no digest"));
