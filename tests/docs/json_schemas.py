@@ -29,7 +29,8 @@ def run(argv, **kwargs):
 
 def plugin_statistics(build, scratch):
     """A statistics file written by the built library itself, driven as NCCL drives its tuner (ncclTunerPlugin_v7:
-    init, getCollInfo over a cost table, finalize), in a child process so the file is complete at its exit."""
+    init, getCollInfo over a cost table, getChunkSize, finalize), in a child process so the file is complete at its
+    exit. Its policy sets chunk sizes, so what the tuner writes of them is checked too."""
     script = f"""
 import ctypes, os
 lib = ctypes.CDLL({os.path.join(build, "plugin", "libnccl-roce.so")!r})
@@ -43,20 +44,26 @@ class Tuner(ctypes.Structure):
                                                  ctypes.POINTER(ctypes.POINTER(ctypes.c_float)), ctypes.c_int, ctypes.c_int,
                                                  ctypes.c_int, ctypes.POINTER(ctypes.c_int))),
                 ("finalize", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)),
-                ("getChunkSize", ctypes.c_void_p)]
+                ("getChunkSize", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_int,
+                                                  ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)))]
 tuner = Tuner.in_dll(lib, "ncclTunerPlugin_v7")
 ctx = ctypes.c_void_p()
 assert tuner.init(ctypes.byref(ctx), 0x5f3c9a0e7d21b4c8, 16, 2, log, None, None) == 0
 table = (ctypes.c_float * 21)(*([1.0] * 21))  # 7 algorithms x 3 protocols, all offered
-row = ctypes.cast(table, ctypes.POINTER(ctypes.c_float))
+contiguous = ctypes.cast(table, ctypes.POINTER(ctypes.POINTER(ctypes.c_float)))  # float[7][3] as float**, as NCCL
 channels = ctypes.c_int(0)
 for size in (4096, 65536, 1 << 20, 1 << 26):
-    assert tuner.getCollInfo(ctx, 4, size, 1, ctypes.byref(row), 7, 3, 0, ctypes.byref(channels)) == 0
+    assert tuner.getCollInfo(ctx, 4, size, 1, contiguous, 7, 3, 0, ctypes.byref(channels)) == 0
+    chunk = ctypes.c_size_t(1 << 19)  # NCCL's own for Ring/Simple (algorithm 1, protocol 2)
+    assert tuner.getChunkSize(ctx, 4, size // 8, 1, 2, 1, ctypes.byref(chunk)) == 0
 assert tuner.finalize(ctx) == 0
 """
     prefix = os.path.join(scratch, "plugin-stats")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "NVSHMEM_", "UCX_"))}
-    env.update({"NCCL_ROCE_STATS": prefix, "NCCL_ROCE_PROFILE": "0"})
+    env.update({"NCCL_ROCE_STATS": prefix, "NCCL_ROCE_PROFILE": "0",
+                "NCCL_ROCE_POLICY_INLINE": '[policy]\nname = "chunks"\n[[rule]]\nsize = "..1M"\nprotocol = "ll"\n'
+                                           '[[rule]]\nsize = "1M.."\nalgorithm = "ring"\nprotocol = "simple"\n'
+                                           'chunk_size = "x2"\n'})
     subprocess.run([sys.executable, "-c", script], env=env, check=True)
     files = glob.glob(prefix + ".*.json")
     if len(files) != 1:
