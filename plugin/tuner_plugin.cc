@@ -31,8 +31,8 @@ using tuner::Decision;
 struct ChunkSizeServing {
   bool serves = false;                          // NCCL asks, and the policy (or NCCL_ROCE_CHUNK_SIZE) sets some
   std::optional<tuner::ChunkSize> forced;       // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
-  bool fromRules = false;                       // the communicator's policy sets some: getCollInfo keeps decisions
-  tuner::NcclBuffers buffers;                   // as this process's NCCL sees its variables
+  bool fromRules = false;  // the communicator's policy sets some (and nothing forces one): getCollInfo keeps them
+  tuner::ChunkCeilings ceilings;                // of the buffers this process's NCCL reads its variables as
   tuner::GroupChunkDecisions group;             // getCollInfo's decisions for getChunkSize (NCCL serialises them)
   std::atomic<uint64_t> served{0}, refused{0}, ambiguous{0};  // read by the statistics checkpoint
   bool refusalLogged = false;
@@ -131,12 +131,13 @@ void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsk
       c.chunks.forced = *forced;
     }
   }
-  if (c.compiled && ncclAsksChunkSize) {
+  if (c.compiled && ncclAsksChunkSize && !c.chunks.forced) {
     for (const tuner::Rule& rule : c.compiled->policy().rules) c.chunks.fromRules |= rule.chunkSizes.any();
   }
   c.chunks.serves = c.chunks.forced.has_value() || c.chunks.fromRules;
   if (c.chunks.serves) {
-    c.chunks.buffers = tuner::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); });
+    c.chunks.ceilings =
+        tuner::ChunkCeilings(tuner::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); }));
   }
 }
 
@@ -259,21 +260,20 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
   CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
   CallInputs call{static_cast<int>(collType), nBytes, numPipeOps, regBuff};
   Decision decision = c->compiled ? tuner::decide(*c->compiled, call, table) : Decision{};
+  // The chunk size for what NCCL will run, kept for getChunkSize; only policies that set chunk sizes pay for it.
+  int algorithm = -1, protocol = -1;
+  tuner::ChunkSize chunk;
+  const bool keepsChunk = c->chunks.fromRules && tuner::cellNcclRuns(decision, table, &algorithm, &protocol);
+  if (keepsChunk) chunk = tuner::chunkSizeOf(*c->compiled, decision, protocol);
   if (c->stats) {
     try {
-      c->stats->record(call, decision, table);  // before the table is marked: it reads NCCL's own pick
+      c->stats->record(call, decision, table, chunk.code());  // before the table is marked: it reads NCCL's pick
     } catch (...) {
       // Statistics are best effort; the decision stands.
     }
   }
   tuner::applyDecision(decision, table, nChannels);
-  if (c->chunks.fromRules && !c->chunks.forced) {
-    // What NCCL runs is its pick from the table as marked now (topoGetAlgoInfo): the chunk size for that.
-    int algorithm = -1, protocol = -1;
-    if (tuner::ncclDefaultChoice(table, &algorithm, &protocol)) {
-      c->chunks.group.decided(call.collective, algorithm, protocol, decision.chunk);
-    }
-  }
+  if (keepsChunk) c->chunks.group.decided(call.collective, algorithm, protocol, chunk);
   return ncclSuccess;
 }
 
@@ -318,7 +318,7 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
   if (wanted.isNccl()) return ncclSuccess;
   bool refused = false;
   const uint64_t ncclOwn = *chunkSize;
-  const uint64_t served = tuner::chunkSizeToServe(wanted, ncclOwn, chunks.buffers, collective, algo, proto, &refused);
+  const uint64_t served = tuner::chunkSizeToServe(wanted, ncclOwn, chunks.ceilings, collective, algo, proto, &refused);
   if (!refused) {
     *chunkSize = static_cast<size_t>(served);
     chunks.served.fetch_add(1, std::memory_order_relaxed);
@@ -333,7 +333,7 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
                    "whole grains of %llu); NCCL's own %llu kept, and such calls are counted in statistics",
                    hex(c->commId).c_str(), tuner::describeChunkSize(wanted).c_str(),
                    tuner::collectiveName(collective), tuner::algorithmName(algo), tuner::protocolName(proto),
-                   static_cast<unsigned long long>(tuner::maxChunkSize(chunks.buffers, collective, algo, proto)),
+                   static_cast<unsigned long long>(chunks.ceilings.of(collective, algo, proto)),
                    static_cast<unsigned long long>(tuner::chunkGrain(proto)),
                    static_cast<unsigned long long>(ncclOwn));
     } catch (...) {

@@ -17,15 +17,16 @@ namespace nccl_roce::tuner {
 // leaves the protocol's buffer or drops below any useful pipelining.
 inline constexpr int kMaxChunkScaleLog2 = 3;
 
+// Eight bytes, so that rules and decisions carry it at no cost.
 struct ChunkSize {
   enum class Kind : uint8_t { kNccl = 0, kBytes, kScaled };
   Kind kind = Kind::kNccl;
-  uint64_t bytes = 0;  // kBytes
-  int scaleLog2 = 0;   // kScaled: NCCL's chunk size times 2^scaleLog2, never 0
+  int8_t scaleLog2 = 0;  // kScaled: NCCL's chunk size times 2^scaleLog2, never 0
+  uint32_t bytes = 0;    // kBytes: below 2 GiB (parseChunkSize)
 
   static ChunkSize nccl() { return {}; }
-  static ChunkSize ofBytes(uint64_t bytes) { return {Kind::kBytes, bytes, 0}; }
-  static ChunkSize scaled(int log2) { return {Kind::kScaled, 0, log2}; }
+  static ChunkSize ofBytes(uint64_t bytes) { return {Kind::kBytes, 0, static_cast<uint32_t>(bytes)}; }
+  static ChunkSize scaled(int log2) { return {Kind::kScaled, static_cast<int8_t>(log2), 0}; }
 
   bool isNccl() const { return kind == Kind::kNccl; }
   bool operator==(const ChunkSize& o) const { return kind == o.kind && bytes == o.bytes && scaleLog2 == o.scaleLog2; }
@@ -41,7 +42,7 @@ struct ChunkSize {
   static ChunkSize fromCode(uint32_t code);
 };
 
-// "256K", "262144", "x2", "x0.5", "nccl". Bytes are whole, below 4 GiB (NCCL holds chunk sizes in an int).
+// "256K", "262144", "x2", "x0.5", "nccl". Bytes are whole, below 2 GiB (NCCL holds chunk sizes in an int).
 StatusOr<ChunkSize> parseChunkSize(std::string_view text);
 // What parseChunkSize reads back: "256K", "576000", "x2", "x0.5", "nccl".
 std::string formatChunkSize(const ChunkSize& chunk);

@@ -50,10 +50,6 @@ Decision decide(const CompiledPolicy& policy, const CallInputs& call, const Cost
       decision.outcome = rule.channels > 0 || rule.chunkSizes.any() ? Decision::Outcome::kSettingsOnly
                                                                     : Decision::Outcome::kPassThrough;
       decision.channels = rule.channels;
-      int algorithm = -1, protocol = -1;
-      if (rule.chunkSizes.any() && ncclDefaultChoice(table, &algorithm, &protocol)) {
-        decision.chunk = rule.chunkSizes.forProtocol(protocol);
-      }
       return decision;
     }
     Cell cell = firstAvailable(rule.choices, table, allowWildcards);
@@ -62,7 +58,6 @@ Decision decide(const CompiledPolicy& policy, const CallInputs& call, const Cost
       decision.algorithm = cell.algorithm;
       decision.protocol = cell.protocol;
       decision.channels = rule.channels;
-      decision.chunk = rule.chunkSizes.forProtocol(cell.protocol);
       return decision;
     }
     decision.outcome = Decision::Outcome::kUnavailable;

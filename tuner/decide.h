@@ -52,7 +52,6 @@ struct Decision {
   int algorithm = -1;
   int protocol = -1;
   int channels = 0;
-  ChunkSize chunk;  // the rule's for the protocol NCCL runs (its choice's, or NCCL's pick); NCCL's own otherwise
 
   // Whether a rule decided something (algorithm/protocol, or only the channel count or chunk size).
   bool byRule() const { return outcome == Outcome::kChosen || outcome == Outcome::kSettingsOnly; }
@@ -73,11 +72,27 @@ inline void applyDecision(const Decision& decision, const CostTable& table, int*
   if (decision.byRule() && decision.channels > 0 && nChannels != nullptr) *nChannels = decision.channels;
 }
 
+// The chunk size the decision gives calls NCCL runs with `protocol`: the deciding rule's for that protocol when a
+// rule decided, NCCL's own otherwise (no rule, or a rule whose preferences were all unavailable). Asked only by
+// policies that set chunk sizes, so that the others pay nothing per call.
+inline ChunkSize chunkSizeOf(const CompiledPolicy& policy, const Decision& decision, int protocol) {
+  if (!decision.byRule() || decision.rule < 0) return ChunkSize::nccl();
+  return policy.rule(static_cast<uint32_t>(decision.rule)).chunkSizes.forProtocol(protocol);
+}
+
 // The cheapest available entry among `count` entries `stride` apart from `first`, picked as NCCL picks: the
 // strict minimum (the first of equal costs), starting from FLT_MAX as NCCL's search does. -1 when none.
 int cheapestOf(const float* first, int stride, int count);
 
 // NCCL's own pick from the table: the cheapest entry, algorithm-major (topoGetAlgoInfo).
 bool ncclDefaultChoice(const CostTable& table, int* algorithm, int* protocol);
+
+// What NCCL runs after this decision, from NCCL's table as it passed it: the rule's choice, else NCCL's own pick.
+inline bool cellNcclRuns(const Decision& decision, const CostTable& table, int* algorithm, int* protocol) {
+  if (decision.outcome != Decision::Outcome::kChosen) return ncclDefaultChoice(table, algorithm, protocol);
+  *algorithm = decision.algorithm;
+  *protocol = decision.protocol;
+  return true;
+}
 
 }  // namespace nccl_roce::tuner

@@ -18,7 +18,8 @@ void DecisionCounts::record(const CellKey& key, Source source, int rule) {
   ++counts_[Decided{key, source, rule}];
 }
 
-void DecisionCounts::record(const CallInputs& call, const Decision& decision, const CostTable& table) {
+void DecisionCounts::record(const CallInputs& call, const Decision& decision, const CostTable& table,
+                            uint32_t chunkSize) {
   Source source = decision.byRule()                                       ? Source::kRule
                   : decision.outcome == Decision::Outcome::kUnavailable ? Source::kUnavailable
                                                                           : Source::kNccl;
@@ -27,8 +28,7 @@ void DecisionCounts::record(const CallInputs& call, const Decision& decision, co
     algorithm = protocol = -1;
   }
   const bool byRule = decision.byRule();
-  record(cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
-                 byRule ? decision.chunk.code() : 0),
+  record(cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0, byRule ? chunkSize : 0),
          source, source == Source::kNccl ? -1 : decision.rule);
 }
 

@@ -31,8 +31,8 @@ class DecisionCounts {
   // (NCCL serialises a communicator's calls, so it is never contended). rule -1: none.
   void record(const CellKey& key, Source source, int rule);
   // Counts one getCollInfo call: who decided, and what ran (where NCCL chose, its pick read from `table`,
-  // which must be as NCCL passed it).
-  void record(const CallInputs& call, const Decision& decision, const CostTable& table);
+  // which must be as NCCL passed it), with the chunk size the deciding rule set (ChunkSize::code(); 0: NCCL's).
+  void record(const CallInputs& call, const Decision& decision, const CostTable& table, uint32_t chunkSize = 0);
 
   struct Totals {
     uint64_t calls = 0;

@@ -79,9 +79,20 @@ ChunkCheck checkChunkBytes(uint64_t bytes, const NcclBuffers& buffers, int colle
   return ChunkCheck::kUsable;
 }
 
-uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const NcclBuffers& buffers, int collective,
-                          int algorithm, int protocol, bool* refused) {
+ChunkCeilings::ChunkCeilings(const NcclBuffers& buffers) {
+  for (int c = 0; c < kNumCollectives; ++c) {
+    for (int a = 0; a < kMaxAlgorithms; ++a) {
+      for (int p = 0; p < kNumProtocols; ++p) {
+        ceilings_[c][a][p] = maxChunkSize(buffers, c, a, p);
+      }
+    }
+  }
+}
+
+uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
+                          int collective, int algorithm, int protocol, bool* refused) {
   *refused = false;
+  const uint64_t grain = chunkGrain(protocol);
   uint64_t bytes = 0;
   switch (wanted.kind) {
     case ChunkSize::Kind::kNccl:
@@ -93,12 +104,12 @@ uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const
       // NCCL's own value need not be a multiple of the grain (Tree/LL128 halves 576000 to 36000): rounded down
       // here as NCCL would, so that the check below sees what NCCL would run.
       bytes = wanted.scaleLog2 > 0 ? ncclChunkSize << wanted.scaleLog2 : ncclChunkSize >> -wanted.scaleLog2;
-      uint64_t grain = chunkGrain(protocol);
       if (grain != 0) bytes -= bytes % grain;
       break;
     }
   }
-  if (checkChunkBytes(bytes, buffers, collective, algorithm, protocol) != ChunkCheck::kUsable) {
+  // checkChunkBytes, against the ceiling looked up rather than computed: this runs on every getChunkSize.
+  if (grain == 0 || bytes < grain || bytes % grain != 0 || bytes > ceilings.of(collective, algorithm, protocol)) {
     *refused = true;
     return ncclChunkSize;
   }

@@ -50,9 +50,25 @@ enum class ChunkCheck {
 };
 ChunkCheck checkChunkBytes(uint64_t bytes, const NcclBuffers& buffers, int collective, int algorithm, int protocol);
 
+// maxChunkSize of every (collective, algorithm, protocol) for one set of buffers, computed once per communicator:
+// what getChunkSize checks on every call.
+class ChunkCeilings {
+ public:
+  ChunkCeilings() = default;  // every ceiling 0: nothing is usable
+  explicit ChunkCeilings(const NcclBuffers& buffers);
+  uint64_t of(int collective, int algorithm, int protocol) const {
+    bool known = collective >= 0 && collective < kNumCollectives && algorithm >= 0 && algorithm < kMaxAlgorithms &&
+                 protocol >= 0 && protocol < kNumProtocols;
+    return known ? ceilings_[collective][algorithm][protocol] : 0;
+  }
+
+ private:
+  uint64_t ceilings_[kNumCollectives][kMaxAlgorithms][kNumProtocols] = {};
+};
+
 // What getChunkSize returns for one call: `wanted` resolved against NCCL's own value (a factor is applied and
 // rounded down to the grain), if NCCL can use it; NCCL's own value untouched otherwise (*refused then says so).
-uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const NcclBuffers& buffers, int collective,
-                          int algorithm, int protocol, bool* refused);
+uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
+                          int collective, int algorithm, int protocol, bool* refused);
 
 }  // namespace nccl_roce::tuner

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per getCollInfo call at 10, 100 and 1000 rules, counted by callgrind inside
-# nccl_roce::plugin::tunerGetCollInfo only (setup and the driver loop are not counted).
+# nccl_roce::plugin::tunerGetCollInfo only (setup and the driver loop are not counted); and with rules that set
+# chunk sizes, per collective: getCollInfo and its three getChunkSize calls.
 # Usage: tests/bench/tuner/tuner_callgrind.sh [BUILD_DIR] [CALLS]
 set -euo pipefail
 build=${1:-build}
@@ -9,13 +10,15 @@ driver="$build/tests/bench/tuner/tuner_call_driver"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '| rules | statistics | calls | instructions per call |\n|---|---|---|---|\n'
-for run in "10 off" "100 off" "1000 off" "1000 on"; do
+for run in "10 off" "100 off" "1000 off" "1000 on" "1000 chunk"; do
   set -- $run
   rules=$1 stats=$2
   extra=()
   [ "$stats" = on ] && extra=(stats)
+  [ "$stats" = chunk ] && extra=(chunk)
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
-    --toggle-collect='nccl_roce::plugin::tunerGetCollInfo*' "$driver" "$rules" "$calls" "${extra[@]}" \
+    --toggle-collect='nccl_roce::plugin::tunerGetCollInfo*' --toggle-collect='nccl_roce::plugin::tunerGetChunkSize*' \
+    "$driver" "$rules" "$calls" "${extra[@]}" \
     >/dev/null 2>"$out/log" || { cat "$out/log" >&2; exit 1; }
   total=$(grep -E '^(summary|totals):' "$out/cg" | head -1 | awk '{print $2}')
   printf '| %s | %s | %s | %s |\n' "$rules" "$stats" "$calls" \

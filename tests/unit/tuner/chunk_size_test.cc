@@ -101,10 +101,14 @@ TEST(NcclChunkLimits, BuffersAreReadAsNcclReadsItsVariables) {
   EXPECT_EQ(b.nvlsChunk, 262144);
   EXPECT_EQ(maxChunkSize(b, kAllReduce, kRing, kSimple), 4u << 20);
   EXPECT_EQ(maxChunkSize(b, kAllReduce, kRing, kLL), 0u) << "a 4-byte LL buffer holds no chunk";
+  ChunkCeilings ceilings(b);
+  EXPECT_EQ(ceilings.of(kAllReduce, kRing, kSimple), 4u << 20) << "the same, looked up";
+  EXPECT_EQ(ceilings.of(kAllReduce, 7, kSimple), 0u);
+  EXPECT_EQ(ChunkCeilings().of(kAllReduce, kRing, kSimple), 0u);
 }
 
 TEST(NcclChunkLimits, WhatIsServedIsUsableOrNcclsOwn) {
-  NcclBuffers d;
+  ChunkCeilings d{NcclBuffers{}};
   bool refused = true;
   EXPECT_EQ(chunkSizeToServe(ChunkSize::ofBytes(262144), 524288, d, kAllReduce, kRing, kSimple, &refused), 262144u);
   EXPECT_FALSE(refused);
