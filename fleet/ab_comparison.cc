@@ -23,12 +23,12 @@ Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_
     if (c.arm != arm) continue;
     verdicts::Unit unit;
     unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
-    for (const auto& [cell, histogram] : c.timings) {
+    for (const auto& [cell, timings] : c.timings) {
       if (collectiveOfCell(cell) != collective) continue;
-      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+      std::optional<double> value = communicatorValueUs(timings, minCollectives);
       if (!value) continue;
       unit.values[cell] = *value;
-      side.collectives[cell] += histogram.count();
+      side.collectives[cell] += timings.count;
     }
     if (!unit.values.empty()) side.units.push_back(std::move(unit));
   }
@@ -99,7 +99,7 @@ StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
   report.communicatorsPerArm = census.communicatorsPerArm;
   std::set<int> collectives;
   for (const FleetCommunicator& c : fleet.communicators) {
-    for (const auto& [cell, histogram] : c.timings) collectives.insert(collectiveOfCell(cell));
+    for (const auto& [cell, timings] : c.timings) collectives.insert(collectiveOfCell(cell));
   }
   for (const auto& [arm, n] : report.communicatorsPerArm) {
     if (arm == options.control) continue;

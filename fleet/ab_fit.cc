@@ -28,12 +28,12 @@ Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
   Groups groups;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.arm.empty() || c.nNodes <= 0) continue;
-    for (const auto& [cell, histogram] : c.timings) {
-      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+    for (const auto& [cell, timings] : c.timings) {
+      std::optional<double> value = communicatorValueUs(timings, minCollectives);
       if (!value) continue;
       ArmSide& side = groups[{c.nNodes, cell}][c.arm];
       side.values.push_back(*value);
-      side.collectives += histogram.count();
+      side.collectives += timings.count;
       auto decided = c.decisions.find(cell);
       if (decided == c.decisions.end()) continue;
       for (const auto& [decision, calls] : decided->second) side.decisions[decision] += calls;

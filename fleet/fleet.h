@@ -23,7 +23,7 @@ struct FleetCommunicator {
   std::set<std::string> files;
   int records = 0;                                  // ranks (processes) merged
   int nNodes = 0;                                   // 0: no record said
-  std::map<uint64_t, profiler::LogHistogram> timings;  // per cell, over every rank
+  std::map<uint64_t, CellTimings> timings;          // per cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
 };
 

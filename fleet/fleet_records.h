@@ -1,6 +1,7 @@
 // What `nccl-roce ab` reads from a fleet, before any analysis: one record per communicator per process (a
-// statistics file holds one per communicator; an Inspector dump one per communicator and rank), with the
-// timings of each collective and power-of-two size bucket as a histogram.
+// statistics file holds one per communicator; an Inspector dump one per communicator and rank; Prometheus one
+// per communicator and rank), with the timings of each collective and power-of-two size bucket as the two
+// integers a geometric mean needs.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,22 @@ int collectiveOfCell(uint64_t cell);
 int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
 std::string describeBucket(int bucket);   // "64K-128K", as statistics files name it
+
+// A cell's timings as `ab` and `ab fit` use them: how many collectives, and the sum of their log-histogram bins
+// (profiler/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
+// two (LogHistogram::geometricMeanNs), and sums of integers are exact in any order: ranks and pods merge alike
+// whether read from statistics files or from Prometheus, where they are the textfile's counters
+// (profiler/open_metrics.h).
+struct CellTimings {
+  uint64_t count = 0;
+  uint64_t binSum = 0;
+
+  void add(const CellTimings& other) {
+    count += other.count;
+    binSum += other.binSum;
+  }
+  static CellTimings of(const profiler::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
+};
 
 // Who made a tuner decision, as the statistics file's "source" says.
 enum class DecisionSource {
@@ -54,7 +71,7 @@ struct CommunicatorRecord {
   bool fromStatistics = false;
   std::string experiment, experimentHash, arm, policy, policyHash;
   // Durations per cell, over every choice (algorithm, protocol, channels) the communicator made there.
-  std::map<uint64_t, profiler::LogHistogram> timings;
+  std::map<uint64_t, CellTimings> timings;
   // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
   // entries).
   std::map<uint64_t, DecisionCounts> decisions;

@@ -14,11 +14,14 @@ namespace {
 
 using nlohmann::json;
 
+// Counts past 2^53 are no collective count (and would lose their last digits as Prometheus' float64s).
+constexpr uint64_t kMaxExactCount = uint64_t{1} << 53;
+
 Status invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kParseError, file + ": " + what);
 }
 
-// One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
+// One timed key: its cell, and its count and bin sum from the bins, which must add up to the count.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
   std::string collective;
   if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
@@ -30,22 +33,22 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
   if (bins == key.end() || !bins->is_array()) return invalid(where, "no bins");
-  profiler::LogHistogram histogram;
-  uint64_t total = 0;
+  CellTimings timings;
   for (const json& bin : *bins) {
     if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
-        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins)) {
-      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) + ", count]");
+        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins) ||
+        bin[1].get<uint64_t>() > kMaxExactCount) {
+      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) +
+                                ", count below 2^53]");
     }
-    histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
-    total += bin[1].get<uint64_t>();
+    timings.count += bin[1].get<uint64_t>();
+    timings.binSum += bin[0].get<uint64_t>() * bin[1].get<uint64_t>();
   }
-  if (total != count->get<uint64_t>()) {
-    return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
+  if (timings.count != count->get<uint64_t>()) {
+    return invalid(where, "bins hold " + std::to_string(timings.count) + " collectives, count says " +
                               std::to_string(count->get<uint64_t>()));
   }
-  uint64_t cell = cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()));
-  record.timings[cell].merge(histogram);
+  record.timings[cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))].add(timings);
   return Status::ok();
 }
 

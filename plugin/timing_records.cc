@@ -57,6 +57,24 @@ nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, cons
   return k;
 }
 
+// One of the tuner's "decisions" (tuner/decision_counts.h toJson, which this library wrote) as labels.
+profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
+  auto text = [&d](const char* name) {
+    auto it = d.find(name);
+    return it != d.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  profiler::DecisionCount out;
+  out.collective = tuner::parseCollective(text("collective")).value_or(-1);
+  out.bucket = tuner::sizeBucket(d.value("size_min", uint64_t{0}));
+  out.algorithm = text("algorithm");
+  out.protocol = text("protocol");
+  out.channels = d.value("channels", 0);
+  out.source = text("source");
+  out.rule = text("rule");
+  out.count = d.value("count", uint64_t{0});
+  return out;
+}
+
 }  // namespace
 
 TimedCommunicator::TimedCommunicator(CommunicatorTimings labels, std::shared_ptr<profiler::CollectiveTracker> tracker,
@@ -80,6 +98,9 @@ CommunicatorTimings TimedCommunicator::snapshot() const {
         rules ? rules(e.key.collective, e.key.bucket, e.key.algorithm, e.key.protocol) : nlohmann::ordered_json();
     t.rules.push_back(rule.is_string() ? rule.get<std::string>() : std::string());
   }
+  if (DecisionsLookup decisions = statistics_.decisionsOf(statsPath_, statsEntry_)) {
+    for (const nlohmann::ordered_json& d : decisions()) t.decisions.push_back(decisionCount(d));
+  }
   return t;
 }
 
@@ -89,8 +110,14 @@ CommunicatorTimings describeCommunicator(ProcessContext& process, const Profiler
   labels.nNodes = comm.nNodes;
   labels.nRanks = comm.nRanks;
   labels.rank = comm.rank;
-  tuner::PolicyAssignment assignment = process.policies().active(process.environment()).policy->assign(comm.commId);
+  PolicyRegistry::Active active = process.policies().active(process.environment());
+  tuner::PolicyAssignment assignment = active.policy->assign(comm.commId);
   labels.arm = assignment.arm;
+  const auto& experiment = active.policy->experiment();
+  if (experiment && !assignment.arm.empty()) {
+    labels.experiment = experiment->name;
+    labels.experimentHash = hex(experiment->contentHash);
+  }
   labels.policy = assignment.policy ? assignment.policy->name : "nccl";
   labels.policyHash = assignment.policy ? hex(assignment.policy->contentHash) : "";
   return labels;

@@ -24,7 +24,7 @@ void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
   table.record(TimingKey{4, 16, 1, 0, 4, TimingSource::kKernelGpu}, 40000);
   c.entries = table.entries();
   c.dropped = {{Drop::kMissingParent, 1}};
-  std::string text = renderOpenMetrics("n", {c});
+  std::string text = renderOpenMetrics({"n", 1}, {c});
   std::regex sample(R"(^([a-z_]+)\{([^}]*)\})");
   std::regex label(R"(([a-z_]+)=)");
   std::istringstream lines(text);
