@@ -93,7 +93,8 @@ StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
   report.options = options;
   report.errors = fleet.errors;
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/false);
-  report.notes = census.notes;
+  report.notes = fleet.notes;
+  report.notes.insert(report.notes.end(), census.notes.begin(), census.notes.end());
   Status arms = checkArms(census, options.control, "nothing to compare");
   if (!arms.isOk()) return arms;
   report.communicatorsPerArm = census.communicatorsPerArm;

@@ -179,7 +179,8 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   fit.policyName =
       !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);
-  fit.notes = census.notes;
+  fit.notes = fleet.notes;
+  fit.notes.insert(fit.notes.end(), census.notes.begin(), census.notes.end());
   fit.communicatorsPerArm = census.communicatorsPerArm;
   Status arms = checkArms(census, fit.control, "nothing to fit");
   if (!arms.isOk()) return arms;

@@ -31,6 +31,7 @@ struct Fleet {
   std::string experiment;  // "" when no file names one
   std::vector<FleetCommunicator> communicators;
   std::vector<std::string> errors;  // communicators left out, and why
+  std::vector<std::string> notes;   // what the reader could not give (e.g. cells a textfile left out)
   int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
 };
 

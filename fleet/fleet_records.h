@@ -46,6 +46,7 @@ enum class DecisionSource {
   kUnavailable,  // "unavailable": a rule matched but none of its choices was available, NCCL's choice stood
 };
 const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
+std::optional<DecisionSource> decisionSourceNamed(const std::string& name);  // the inverse; nullopt for others
 
 // One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran and who
 // chose it. `ab fit` reads from these what a winning arm's tuner did, to write it as a rule.

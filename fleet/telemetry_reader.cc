@@ -64,13 +64,6 @@ bool nameOrNull(const json& object, const char* name, Parse parse, int* out) {
   return true;
 }
 
-std::optional<DecisionSource> sourceNamed(const std::string& name) {
-  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
-    if (name == decisionSourceName(s)) return s;
-  }
-  return std::nullopt;
-}
-
 // One line of "decisions": its cell, what ran, who chose it and how many calls.
 Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
   std::string collective, source;
@@ -91,7 +84,7 @@ Status readDecision(const json& d, const std::string& where, CommunicatorRecord&
     return invalid(where, "channels is not a whole number 0..64");
   }
   decision.channels = channels->get<int>();
-  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
+  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? decisionSourceNamed(source) : std::nullopt;
   if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
   decision.source = *from;
   if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");

@@ -1,5 +1,7 @@
 #include "plugin/timing_records.h"
 
+#include <map>
+
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/process_context.h"
@@ -59,19 +61,21 @@ nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, cons
 
 // One of the tuner's "decisions" (tuner/decision_counts.h toJson, which this library wrote) as labels.
 profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
-  auto text = [&d](const char* name) {
-    auto it = d.find(name);
-    return it != d.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
+  std::map<std::string, std::string> text;
+  std::map<std::string, uint64_t> number;
+  for (const auto& item : d.items()) {
+    if (item.value().is_string()) text[item.key()] = item.value().get<std::string>();
+    if (item.value().is_number_unsigned()) number[item.key()] = item.value().get<uint64_t>();
+  }
   profiler::DecisionCount out;
-  out.collective = tuner::parseCollective(text("collective")).value_or(-1);
-  out.bucket = tuner::sizeBucket(d.value("size_min", uint64_t{0}));
-  out.algorithm = text("algorithm");
-  out.protocol = text("protocol");
-  out.channels = d.value("channels", 0);
-  out.source = text("source");
-  out.rule = text("rule");
-  out.count = d.value("count", uint64_t{0});
+  out.collective = tuner::parseCollective(text["collective"]).value_or(-1);
+  out.bucket = tuner::sizeBucket(number["size_min"]);
+  out.algorithm = text["algorithm"];
+  out.protocol = text["protocol"];
+  out.channels = static_cast<int>(number["channels"]);
+  out.source = text["source"];
+  out.rule = text["rule"];
+  out.count = number["count"];
   return out;
 }
 
