@@ -6,10 +6,12 @@
 # those read from the same fleets' statistics files. Every textfile passes `promtool check metrics`.
 # Loopback and free ports only; every wait is bounded; both services are stopped on any exit. A missing service
 # is a failure, not a skip (scripts/install-deps.sh installs them).
-# Usage: prometheus_fleet_test.sh BUILD_DIR
+# The Grafana dashboard's queries run on the same Prometheus without error.
+# Usage: prometheus_fleet_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 SECONDS=0
 build=$1
+dashboard=$2/share/nccl-roce/grafana/nccl-roce-collectives.json
 cli=$build/cli/nccl-roce
 synthetic_fleet=$build/tests/calibration/synthetic_fleet
 
@@ -112,6 +114,24 @@ grep -q '| 16K-32K | 24 / 24 | 4800 / 4800 | 0.930 \[0.901, 0.961\] | faster |' 
 same "ab fit policy" "$work/files.toml" "$work/prometheus.toml"
 same "ab fit --json" "$work/files.fit.json" "$work/prometheus.fit.json"
 grep -q 'ab-allreduce-2n-tree-ll-128K..512K' "$work/prometheus.toml" || fail "ab fit --prometheus: no tree/ll rule"
+
+# The dashboard's queries, its variables at "All" and Grafana's rate interval at 1m: valid PromQL over our series.
+python3 - "$dashboard" "$url" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+dashboard, url = json.load(open(sys.argv[1])), sys.argv[2]
+for panel in dashboard["panels"]:
+    for target in panel["targets"]:
+        expr = target["expr"]
+        for name, value in (("$__rate_interval", "1m"), ("$collective", ".*"), ("$arm", ".*"), ("$n_nodes", ".*")):
+            expr = expr.replace(name, value)
+        body = urllib.parse.urlencode({"query": expr}).encode()
+        answer = json.load(urllib.request.urlopen(url + "/api/v1/query", body, timeout=30))
+        if answer["status"] != "success":
+            sys.exit("dashboard panel '%s': %s" % (panel["title"], answer))
+        if "nccl_roce_ab_log_duration" in expr and not answer["data"]["result"]:
+            sys.exit("dashboard panel '%s' finds no series" % panel["title"])
+EOF
+echo "ok: the dashboard's queries (${SECONDS} s)"
 
 # Refusals, each exit 2 with the reason: two experiments in the window, a bad window, nothing listening.
 expect_refusal() {  # DESCRIPTION EXPECTED_TEXT COMMAND...

@@ -82,5 +82,18 @@ TEST(GrafanaDashboard, ShowsLatencyPerSizeBucketPerArm) {
   EXPECT_TRUE(perBucketPerArm);
 }
 
+// The dashboard shows the statistics `nccl-roce ab` decides on, from the same series `ab --prometheus` reads.
+TEST(GrafanaDashboard, ShowsTheGeometricMeanAbDecidesOnFromItsSeries) {
+  nlohmann::json d = dashboard();
+  bool geometricMean = false;
+  for (const auto& panel : d["panels"]) {
+    std::string expr = panel["targets"][0]["expr"];
+    geometricMean |= expr.find("rate(nccl_roce_ab_log_duration_sum{") != std::string::npos &&
+                     expr.find("rate(nccl_roce_ab_log_duration_count{") != std::string::npos &&
+                     expr.find("by (message_size, arm)") != std::string::npos;
+  }
+  EXPECT_TRUE(geometricMean);
+}
+
 }  // namespace
 }  // namespace nccl_roce::profiler
