@@ -16,12 +16,13 @@ stop_services() {
 }
 trap stop_services EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-measure() {  # LABEL OUTPUT COMMAND...: wall seconds and peak RSS of COMMAND
-  local label=$1 output=$2
+measure() {  # LABEL OUTPUT COMMAND...: wall and CPU seconds and peak RSS of COMMAND
+  local label=$1 output=$2 wall kib user sys
   shift 2
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$output"
-  read -r wall kib <"$work/time"
-  printf '%-40s %6.2f s  %7.1f MiB peak\n' "$label" "$wall" "$(echo "$kib / 1024" | bc -l)"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >"$output"
+  read -r wall kib user sys <"$work/time"
+  printf '%-32s %6.2f s wall  %6.2f s CPU  %7.1f MiB peak\n' "$label" "$wall" "$(echo "$user + $sys" | bc -l)" \
+    "$(echo "$kib / 1024" | bc -l)"
 }
 
 if [ ! -d "$work/stats" ]; then
@@ -61,7 +62,8 @@ rm -rf "$work/tsdb"
 started=$SECONDS
 promtool tsdb create-blocks-from openmetrics "$work/fleet.om" "$work/tsdb" >"$work/backfill.log"
 port=$(free_port)
-prometheus --storage.tsdb.path="$work/tsdb" --config.file=/dev/null --web.listen-address="127.0.0.1:$port" \
+echo "global: {scrape_interval: 1m}" >"$work/prometheus.yml"
+prometheus --storage.tsdb.path="$work/tsdb" --config.file="$work/prometheus.yml" --web.listen-address="127.0.0.1:$port" \
   --log.level=warn >"$work/prometheus.log" 2>&1 &
 pids+=($!)
 series=$(grep -c '^nccl_roce_ab_log_duration_count{' "$work/fleet.om")
