@@ -190,13 +190,15 @@ Status addDecisions(const std::vector<Series>& decisions, std::map<std::string, 
     std::optional<int> algorithm = s.label("algorithm").empty() ? -1 : tuner::parseAlgorithm(s.label("algorithm"));
     std::optional<int> protocol = s.label("protocol").empty() ? -1 : tuner::parseProtocol(s.label("protocol"));
     std::optional<int> channels = intLabel(s, "channels", 64);
+    std::optional<uint64_t> chunkSize = s.label("chunk_size").empty() ? 0 : parseUnsigned(s.label("chunk_size"));
     std::optional<DecisionSource> source = decisionSourceNamed(s.label("source"));
-    if (!cell || !algorithm || !protocol || !channels || !source) {
+    if (!cell || !algorithm || !protocol || !channels || !chunkSize || *chunkSize > UINT32_MAX || !source) {
       return invalid(s.describe(kDecisions) + ": a label is not what the plugin writes");
     }
     d.algorithm = *algorithm;
     d.protocol = *protocol;
     d.channels = *channels;
+    d.chunkSize = static_cast<uint32_t>(*chunkSize);
     d.source = *source;
     d.rule = s.label("rule");
     // Decisions of a cell the profiler did not time give `ab fit` nothing: the textfile writes none.
@@ -217,7 +219,7 @@ bool isPromDuration(const std::string& text) {
 std::vector<std::string> fleetQueries(const PrometheusSelection& s) {
   return {lastOf(kCount, {"collective", "message_size", "timing_source"}, s),
           lastOf(kSum, {"collective", "message_size", "timing_source"}, s),
-          lastOf(kDecisions, {"collective", "message_size", "algorithm", "protocol", "channels", "source", "rule"}, s),
+          lastOf(kDecisions, {"collective", "message_size", "algorithm", "protocol", "channels", "chunk_size", "source", "rule"}, s),
           lastOf(kOmitted, {}, s)};
 }
 

@@ -121,7 +121,8 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
       for (const DecisionCount* d : cell.decisions) {
         out += std::string(kDecisions) + "{" + comm + cellLabels(where.first, where.second) +
                ",algorithm=" + quoted(d->algorithm) + ",protocol=" + quoted(d->protocol) +
-               ",channels=" + quoted(std::to_string(d->channels)) + ",source=" + quoted(d->source) +
+               ",channels=" + quoted(std::to_string(d->channels)) + ",chunk_size=" +
+               quoted(std::to_string(d->chunkSize)) + ",source=" + quoted(d->source) +
                ",rule=" + quoted(d->rule) + "} " + std::to_string(d->count) + "\n";
       }
     }

@@ -25,6 +25,7 @@ struct DecisionCount {
   int collective = -1, bucket = 0;
   std::string algorithm, protocol;  // "" when unknown
   int channels = 0;                 // 0: NCCL decided
+  uint32_t chunkSize = 0;           // bytes; 0: NCCL's own
   std::string source;               // "rule", "nccl", "unavailable"
   std::string rule;                 // "" where NCCL decided
   uint64_t count = 0;

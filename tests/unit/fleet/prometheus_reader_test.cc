@@ -42,7 +42,7 @@ std::vector<std::string> twoRanks() {
                cellSeries(r1, "64K-128K", "kernel_gpu", "63650")};
   json decision = r0;
   decision.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"algorithm", "Ring"}, {"protocol", "LL"},
-                   {"channels", "0"}, {"source", "rule"}, {"rule", "decode-ll"}});
+                   {"channels", "0"}, {"chunk_size", "524288"}, {"source", "rule"}, {"rule", "decode-ll"}});
   json nccl = r1;
   nccl.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"}, {"source", "nccl"}});
   json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", nccl}, {"value", {1.0, "104"}}}};
@@ -64,7 +64,7 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   const CellTimings& cell = rank0.timings.at(cellOf(4, 16));
   EXPECT_EQ(cell.count, 104u) << "both timing sources of the cell, as the statistics reader merges them";
   EXPECT_EQ(cell.binSum, 63660u);
-  TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll"};
+  TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll", 524288};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(byRule), 104u);
   TunerDecision byNccl{-1, -1, 0, DecisionSource::kNccl, ""};
   EXPECT_EQ(read->records[1].decisions.at(cellOf(4, 16)).at(byNccl), 104u) << "empty labels: unknown, as null in files";
@@ -115,7 +115,7 @@ TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicates
             "max by (experiment, experiment_hash, arm, policy, policy_hash, comm_id, rank, nranks, n_nodes, collective, "
             "message_size, timing_source) (last_over_time(nccl_roce_ab_log_duration_count{experiment=\"decode "
             "\\\"ll\\\"\"}[2h]))");
-  EXPECT_THAT(queries[2], HasSubstr("algorithm, protocol, channels, source, rule) (last_over_time("
+  EXPECT_THAT(queries[2], HasSubstr("algorithm, protocol, channels, chunk_size, source, rule) (last_over_time("
                                     "nccl_roce_tuner_decisions_total{"));
   EXPECT_THAT(fleetQueries({"1h", ""})[3], HasSubstr("last_over_time(nccl_roce_ab_omitted_cells[1h])"));
 }

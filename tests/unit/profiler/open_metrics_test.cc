@@ -32,7 +32,7 @@ CommunicatorTimings decodeComm(uint64_t commId = 0x1f2e3d4c5b6a7980ull, int rank
   for (uint64_t us : {30, 40, 40, 300}) table.record(allReduce(16), us * 1000);
   c.entries = table.entries();
   c.rules = {"decode-ll"};
-  c.decisions = {DecisionCount{4, 16, "Ring", "LL", 0, "rule", "decode-ll", 4}};
+  c.decisions = {DecisionCount{4, 16, "Ring", "LL", 0, 0, "rule", "decode-ll", 4}};
   c.dropped = {{Drop::kMissingParent, 3}};
   return c;
 }
@@ -59,7 +59,7 @@ TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell)
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_sum{" + cell + "} " + std::to_string(bins) + "\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_tuner_decisions_total{" + std::string(kComm) +
                               ",collective=\"AllReduce\",message_size=\"64K-128K\",algorithm=\"Ring\",protocol=\"LL\","
-                              "channels=\"0\",source=\"rule\",rule=\"decode-ll\"} 4\n"));
+                              "channels=\"0\",chunk_size=\"0\",source=\"rule\",rule=\"decode-ll\"} 4\n"));
   EXPECT_EQ(seriesOf(text, "nccl_roce_ab_omitted_cells"), 0u) << "within the budget";
 }
 
@@ -94,7 +94,7 @@ TEST(OpenMetrics, ACommunicatorsSeriesStayWithinItsBudget) {
   for (int collective : {2, 4}) {
     for (int bucket = 0; bucket < 40; ++bucket) {
       table.record(TimingKey{static_cast<int8_t>(collective), static_cast<uint8_t>(bucket), 1, 0, 0, TimingSource::kKernelGpu}, 5000);
-      c.decisions.push_back(DecisionCount{collective, bucket, "Ring", "LL", 0, "nccl", "", 1});
+      c.decisions.push_back(DecisionCount{collective, bucket, "Ring", "LL", 0, 0, "nccl", "", 1});
     }
   }
   c.entries = table.entries();
