@@ -88,8 +88,8 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
-      "written, on unreadable input, an unreachable or failing Prometheus, mixed experiments, a missing control arm, or too few communicators, saying "
-      "what to collect.");
+      "written, on unreadable input, an unreachable or failing Prometheus, mixed experiments, a missing control "
+      "arm, or too few communicators, saying what to collect; 2 on a usage error.");
   fit->callback([o, &context] {
     requireOneFleetSource(o->source);
     context.exitCode = runAbFit(*o);

@@ -123,7 +123,7 @@ CommunicatorTimings describeCommunicator(ProcessContext& process, const Profiler
     labels.experimentHash = hex(experiment->contentHash);
   }
   labels.policy = assignment.policy ? assignment.policy->name : "nccl";
-  labels.policyHash = assignment.policy ? hex(assignment.policy->contentHash) : "";
+  labels.policyHash = assignment.policy ? assignment.policy->digest : "";
   return labels;
 }
 

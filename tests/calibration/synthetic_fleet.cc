@@ -12,8 +12,8 @@
 // truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
 // ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
 // --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (profiler/open_metrics.h) from the same trackers, 24
-// communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus); --per-arm N and --ranks R size the fleet (the fleet-scale
-// benchmark: 1250 per arm x 4 ranks is 10,000 files).
+// communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
+// --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +21,8 @@
 #include <map>
 #include <memory>
 #include <set>
+
+#include <CLI/CLI.hpp>
 
 #include "common/file.h"
 #include "common/log.h"
@@ -33,6 +35,7 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
@@ -62,13 +65,19 @@ struct Process {
 };
 
 Experiment decodeLl(uint64_t seed) {
-  Experiment e{"decode-ll", "0x00000000000051a7", {}, {}, false};
+  // Identities as the plugin computes them (tuner/policy_digest.h): the control's built-in policy, a candidate
+  // policy's text, and the experiment holding both.
+  const std::string control = tuner::loadPolicySpec("inference", nullptr)->digest();
+  const std::string candidate = tuner::policyDigest("[policy]\nname = \"decode-ll\"\n");
+  const std::string experiment = tuner::compositeDigest("[experiment]\nname = \"decode-ll\"\n",
+                                                        {{"control", control}, {"candidate", candidate}});
+  Experiment e{"decode-ll", experiment, {}, {}, false};
   e.spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
   e.spec.seed = seed;
   for (int bucket : {14, 15, 16}) e.spec.effects["candidate"][bucket] = 0.93;
   for (int bucket : {25, 26}) e.spec.effects["candidate"][bucket] = 1.04;
-  e.arms["control"] = Arm{"control", "inference", "0x1111111111111111", nullptr, nullptr};
-  e.arms["candidate"] = Arm{"candidate", "decode-ll", "0x2222222222222222", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "inference", control, nullptr, nullptr};
+  e.arms["candidate"] = Arm{"candidate", "decode-ll", candidate, nullptr, nullptr};
   return e;
 }
 
@@ -88,20 +97,18 @@ algorithm = ["ring", "tree"]
 protocol = ["ll", "simple"]
 )";
 
-std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
-
 // The explore arms' policies as the plugin loads them from the experiment, compiled for the fleet's shape.
 Experiment exploration(uint64_t seed) {
   auto active = tuner::loadPolicyText(kExplorationExperiment, "explore-allreduce.toml", nullptr);
   if (!active->error().empty() || !active->experiment() || !active->experiment()->explore) std::abort();  // ours
   const tuner::Experiment& experiment = *active->experiment();
-  Experiment e{experiment.name, hex(experiment.contentHash), fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
+  Experiment e{experiment.name, experiment.digest, fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
   e.spec.seed = seed;
-  e.arms["control"] = Arm{"control", "nccl", "", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "nccl", tuner::loadPolicySpec("nccl", nullptr)->digest(), nullptr, nullptr};
   for (const tuner::ExperimentArm& generated : experiment.explore->arms) {
     if (e.spec.communicatorsPerArm.count(generated.name) == 0) continue;
     const auto& policy = generated.policy;
-    e.arms[generated.name] = Arm{generated.name, policy->name, hex(policy->contentHash), policy,
+    e.arms[generated.name] = Arm{generated.name, policy->name, policy->digest, policy,
                                  std::make_unique<tuner::CompiledPolicy>(policy, e.spec.ranks, e.spec.nodes)};
   }
   for (const auto& explore : fleet::calibration::exploreArms()) {
@@ -241,43 +248,29 @@ Status writeFleet(const Experiment& e, Output& out, size_t* files, size_t* commu
 
 }  // namespace
 
-const char* const kUsage =
-    "usage: synthetic_fleet [--exploration] [--metrics MDIR] [--per-arm N] [--ranks R] DIR [SEED]\n"
-    "  --metrics MDIR  also write NCCL_ROCE_METRICS textfiles to MDIR (one per 24 communicator ranks)\n"
-    "  --per-arm N     communicators per arm (decode-ll: 24 each; exploration: 24 per generated arm, 2N control)\n"
-    "  --ranks R       ranks per communicator (2)\n";
-
 int main(int argc, char** argv) {
+  CLI::App app{"Writes the statistics files of a simulated fleet with a known truth, through the plugin's own "
+               "writers (docs/ab-testing.md, \"Example: a synthetic fleet\")"};
   bool explore = false;
   Output out;
   int perArm = 0, ranks = 0;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    bool valued = arg == "--metrics" || arg == "--per-arm" || arg == "--ranks";
-    if (valued && i + 1 == argc) positional.assign(3, "");  // a flag without its value: usage
-    if (valued && i + 1 < argc) {
-      std::string value = argv[++i];
-      if (arg == "--metrics") out.metrics.dir = value;
-      if (arg == "--per-arm") perArm = std::atoi(value.c_str());
-      if (arg == "--ranks") ranks = std::atoi(value.c_str());
-    } else if (arg == "--exploration") {
-      explore = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return 0;
-    } else if (startsWith(arg, "-") || valued) {
-      positional.assign(3, "");
-    } else {
-      positional.push_back(arg);
-    }
+  uint64_t seed = 7;
+  app.add_flag("--exploration", explore,
+               "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
+  app.add_option("DIR", out.stats, "Directory to write the statistics files into (created)")->required();
+  app.add_option("SEED", seed, "Seed of the simulation")->capture_default_str();
+  app.add_option("--metrics", out.metrics.dir,
+                 "Also write NCCL_ROCE_METRICS textfiles here (created), one per 24 communicator ranks");
+  app.add_option("--per-arm", perArm,
+                 "Communicators per arm (decode-ll: 24 each; exploration: 24 per generated arm, twice that control)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--ranks", ranks, "Ranks per communicator (2)")->check(CLI::Range(1, 1024));
+  app.footer("Exit status 0 when written; 1 when the files cannot be written; 2 on a usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  if (positional.empty() || positional.size() > 2 || perArm < 0 || ranks < 0) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
-  out.stats = positional[0];
-  uint64_t seed = positional.size() == 2 ? std::strtoull(positional[1].c_str(), nullptr, 10) : 7;
   for (const std::string& dir : {out.stats, out.metrics.dir}) {
     std::error_code created;
     if (!dir.empty()) std::filesystem::create_directories(dir, created);
