@@ -120,7 +120,7 @@ CommunicatorTimings describeCommunicator(ProcessContext& process, const Profiler
   const auto& experiment = active.policy->experiment();
   if (experiment && !assignment.arm.empty()) {
     labels.experiment = experiment->name;
-    labels.experimentHash = hex(experiment->contentHash);
+    labels.experimentHash = active.policy->digest();  // as the tuner writes experiment_hash
   }
   labels.policy = assignment.policy ? assignment.policy->name : "nccl";
   labels.policyHash = assignment.policy ? assignment.policy->digest : "";
