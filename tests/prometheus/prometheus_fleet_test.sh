@@ -72,8 +72,8 @@ start node-exporter /metrics prometheus-node-exporter --web.listen-address=127.0
 exporter=$port
 cat >"$work/prometheus.yml" <<EOF
 global:
-  scrape_interval: 2s
-  scrape_timeout: 2s
+  scrape_interval: 5s
+  scrape_timeout: 5s
 scrape_configs:
   - job_name: node
     static_configs:
@@ -83,15 +83,19 @@ start prometheus /-/ready prometheus --config.file="$work/prometheus.yml" --stor
   --web.listen-address=127.0.0.1:@PORT@ --log.level=warn
 url=http://127.0.0.1:$port
 
-# Until Prometheus has scraped every count series (it starts scraping about 5 s after it is ready; 60 s at most).
+# Until Prometheus has scraped every count series (it starts scraping about 5 s after it is ready; 120 s at most,
+# for a machine busy with other tests).
 scraped=0
-for _ in $(seq 1 120); do
+for _ in $(seq 1 240); do
   answer=$(curl -sf "$url/api/v1/query" --data-urlencode 'query=count(nccl_roce_ab_log_duration_count)' || true)
   scraped=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
   [ "$scraped" = "$series" ] && break
   sleep 0.5
 done
-[ "$scraped" = "$series" ] || fail "Prometheus holds ${scraped:-0} of the $series count series after 60 s"
+if [ "$scraped" != "$series" ]; then
+  curl -sf "$url/api/v1/targets" >&2 || true
+  fail "Prometheus holds ${scraped:-0} of the $series count series after 120 s"
+fi
 
 same() {  # DESCRIPTION FILE_A FILE_B
   diff -u "$2" "$3" >&2 || fail "$1: the files and Prometheus disagree"
