@@ -44,7 +44,7 @@ struct CellKey {
 // A key from the tuner's values; indices out of NCCL's ranges become -1 (unknown), channels past 255 saturate.
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize = 0);
 
-// For hash maps (tsl::robin_map<CellKey, V, CellKeyHash>): std::hash of the fields' bytes.
+// For hash maps (FlatMap<CellKey, V, CellKeyHash>, common/flat_map.h): the fields packed into one integer.
 struct CellKeyHash {
   size_t operator()(const CellKey& key) const noexcept;
 };

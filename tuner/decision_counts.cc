@@ -1,7 +1,6 @@
 #include "tuner/decision_counts.h"
 
 #include <algorithm>
-#include <functional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -9,8 +8,8 @@
 namespace nccl_roce::tuner {
 
 size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept {
-  // Within one key, decisions differ by who decided and by rule: small numbers, folded into the key's hash.
-  return CellKeyHash{}(d.key) ^ std::hash<int>{}(d.rule * 4 + static_cast<int>(d.source));
+  // Within one key, decisions differ by who decided and by rule: small numbers, put past the key's fields.
+  return CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
 }
 
 void DecisionCounts::record(const CellKey& key, Source source, int rule) {

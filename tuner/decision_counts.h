@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <tsl/robin_map.h>
 
+#include "common/flat_map.h"
 #include "tuner/cell_key.h"
 #include "tuner/decide.h"
 #include "tuner/policy.h"
@@ -61,7 +61,7 @@ class DecisionCounts {
   };
 
   mutable std::mutex mutex_;
-  tsl::robin_map<Decided, uint64_t, DecidedHash> counts_;  // calls per decision
+  FlatMap<Decided, uint64_t, DecidedHash> counts_;  // calls per decision
 };
 
 }  // namespace nccl_roce::tuner
