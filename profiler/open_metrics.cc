@@ -43,14 +43,14 @@ std::string messageSize(uint8_t bucket) {
   return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
 }
 
-std::string labels(const std::string& node, const CommunicatorTimings& c, const TimingKey& k, const std::string& rule) {
+std::string labels(const std::string& node, const CommunicatorTimings& c, const CellKey& k, const std::string& rule) {
   std::string out = "node=" + quoted(node) + ",comm_id=" + quoted(hex(c.commId)) +
                     ",n_nodes=" + quoted(std::to_string(c.nNodes)) + ",nranks=" + quoted(std::to_string(c.nRanks)) +
                     ",collective=" + quoted(tuner::collectiveName(k.collective)) + ",message_size=" +
                     quoted(messageSize(k.bucket)) + ",algo_proto=" +
                     quoted(std::string(tuner::algorithmName(k.algorithm)) + "_" + tuner::protocolName(k.protocol)) +
                     ",channels=" + quoted(std::to_string(k.channels)) + ",timing_source=" +
-                    quoted(timingSourceName(k.source));
+                    quoted(tuner::timingSourceName(k.source));
   out += ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" + quoted(c.policyHash) + ",rule=" + quoted(rule);
   return out;
 }

@@ -52,7 +52,6 @@ const char* timingSourceName(TimingSource source) {
   return "none";
 }
 
-bool CellKey::operator==(const CellKey& o) const { return fields(*this) == fields(o); }
 bool CellKey::operator<(const CellKey& o) const { return fields(*this) < fields(o); }
 
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize) {
@@ -64,15 +63,6 @@ CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int
   key.channels = static_cast<uint8_t>(channels < 0 ? 0 : channels > 255 ? 255 : channels);
   key.chunkSize = chunkSize;
   return key;
-}
-
-size_t CellKeyHash::operator()(const CellKey& k) const noexcept {
-  // The fields side by side in one integer, the chunk size over the upper ones: keys that differ only in bits
-  // it overlaps share a hash, which costs a comparison, never a wrong answer.
-  uint64_t fields = uint64_t{static_cast<uint8_t>(k.collective)} | uint64_t{k.bucket} << 8 |
-                    uint64_t{static_cast<uint8_t>(k.algorithm)} << 16 | uint64_t{static_cast<uint8_t>(k.protocol)} << 24 |
-                    uint64_t{k.channels} << 32 | uint64_t{static_cast<uint8_t>(k.source)} << 40;
-  return static_cast<size_t>(fields ^ uint64_t{k.chunkSize} << 24);
 }
 
 void writeCellKey(const CellKey& key, nlohmann::ordered_json& out) {

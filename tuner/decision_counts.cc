@@ -13,7 +13,7 @@ size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept 
 }
 
 void DecisionCounts::record(const CellKey& key, Source source, int rule) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   ++counts_[Decided{key, source, rule}];
 }
 
@@ -36,7 +36,7 @@ nlohmann::ordered_json ruleName(const Policy& policy, int rule) {
 }
 
 int DecisionCounts::ruleFor(int collective, int bucket, int algorithm, int protocol) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   int best = -1;
   uint64_t bestCount = 0;
   for (const auto& [d, count] : counts_) {
@@ -53,7 +53,7 @@ int DecisionCounts::ruleFor(int collective, int bucket, int algorithm, int proto
 }
 
 DecisionCounts::Totals DecisionCounts::totals() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   Totals t;
   for (const auto& [d, count] : counts_) {
     t.calls += count;
@@ -66,7 +66,7 @@ DecisionCounts::Totals DecisionCounts::totals() const {
 nlohmann::ordered_json DecisionCounts::toJson(const Policy& policy) const {
   std::vector<std::pair<Decided, uint64_t>> decisions;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     decisions.assign(counts_.begin(), counts_.end());
   }
   std::sort(decisions.begin(), decisions.end(), [](const auto& a, const auto& b) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/flat_map.h"
+#include "common/spin_lock.h"
 #include "tuner/cell_key.h"
 #include "tuner/decide.h"
 #include "tuner/policy.h"
@@ -60,7 +61,7 @@ class DecisionCounts {
     size_t operator()(const Decided& d) const noexcept;
   };
 
-  mutable std::mutex mutex_;
+  mutable SpinLock lock_;
   FlatMap<Decided, uint64_t, DecidedHash> counts_;  // calls per decision
 };
 

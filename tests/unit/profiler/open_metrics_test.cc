@@ -19,13 +19,9 @@ CommunicatorTimings decodeComm() {
   c.policy = "fit \"v2\"";
   c.policyHash = "0x9c1d";
   TimingTable table;
-  TimingKey key;
-  key.collective = 4;
-  key.bucket = 16;
-  key.algorithm = 1;
-  key.protocol = 0;
-  key.channels = 4;
-  for (uint64_t us : {30, 40, 40, 300}) table.record(key, us * 1000);
+  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
+  key.source = TimingSource::kKernelGpu;
+  for (uint64_t us : {30, 40, 40, 300}) table.record(table.entryFor(key), us * 1000);
   c.entries = table.entries();
   c.rules = {"decode-ll"};
   c.dropped = {{Drop::kMissingParent, 3}};
