@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "fleet/json_fields.h"
 #include "profiler/open_metrics.h"
+#include "tuner/cell_key.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
@@ -190,15 +191,15 @@ Status addDecisions(const std::vector<Series>& decisions, std::map<std::string, 
     std::optional<int> algorithm = s.label("algorithm").empty() ? -1 : tuner::parseAlgorithm(s.label("algorithm"));
     std::optional<int> protocol = s.label("protocol").empty() ? -1 : tuner::parseProtocol(s.label("protocol"));
     std::optional<int> channels = intLabel(s, "channels", 64);
-    std::optional<uint64_t> chunkSize = s.label("chunk_size").empty() ? 0 : parseUnsigned(s.label("chunk_size"));
+    std::optional<uint32_t> chunkSize = s.label("chunk_size").empty() ? uint32_t{0} : tuner::chunkSizeFromLabel(s.label("chunk_size"));
     std::optional<DecisionSource> source = decisionSourceNamed(s.label("source"));
-    if (!cell || !algorithm || !protocol || !channels || !chunkSize || *chunkSize > UINT32_MAX || !source) {
+    if (!cell || !algorithm || !protocol || !channels || !chunkSize || !source) {
       return invalid(s.describe(kDecisions) + ": a label is not what the plugin writes");
     }
     d.algorithm = *algorithm;
     d.protocol = *protocol;
     d.channels = *channels;
-    d.chunkSize = static_cast<uint32_t>(*chunkSize);
+    d.chunkSize = *chunkSize;
     d.source = *source;
     d.rule = s.label("rule");
     // Decisions of a cell the profiler did not time give `ab fit` nothing: the textfile writes none.

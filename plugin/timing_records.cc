@@ -1,6 +1,7 @@
 #include "plugin/timing_records.h"
 
 #include <map>
+#include <vector>
 
 #include "common/log.h"
 #include "common/strings.h"
@@ -70,11 +71,26 @@ profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
   out.algorithm = text["algorithm"];
   out.protocol = text["protocol"];
   out.channels = static_cast<int>(number["channels"]);
-  out.chunkSize = static_cast<uint32_t>(number["chunk_size"]);  // absent: 0, NCCL's own
+  tuner::CellKey key;  // chunk_size as the key's code: bytes, or a factor written "x2"
+  if (tuner::readCellKey(d, &key).isOk()) out.chunkSize = key.chunkSize;
   out.source = text["source"];
   out.rule = text["rule"];
   out.count = number["count"];
   return out;
+}
+
+// The chunk size `rule` sets for what the timed key ran: the one its decisions of that collective, size bucket,
+// algorithm and protocol carry (a rule sets one per protocol). 0, NCCL's own, where no rule decided.
+uint32_t chunkSizeOf(const profiler::CellKey& key, const std::string& rule,
+                     const std::vector<profiler::DecisionCount>& decisions) {
+  if (rule.empty()) return 0;
+  for (const profiler::DecisionCount& d : decisions) {
+    if (d.source == "rule" && d.rule == rule && d.collective == key.collective && d.bucket == key.bucket &&
+        d.algorithm == tuner::algorithmName(key.algorithm) && d.protocol == tuner::protocolName(key.protocol)) {
+      return d.chunkSize;
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -94,14 +110,16 @@ CommunicatorTimings TimedCommunicator::snapshot() const {
     auto why = static_cast<profiler::Drop>(i);
     if (uint64_t count = tracker_->dropped(why)) t.dropped.emplace_back(why, count);
   }
+  if (DecisionsLookup decisions = statistics_.decisionsOf(statsPath_, statsEntry_)) {
+    for (const nlohmann::ordered_json& d : decisions()) t.decisions.push_back(decisionCount(d));
+  }
+  // The profiler cannot see chunk sizes: each key takes the one its deciding rule set, from the tuner's counts.
   RuleLookup rules = statistics_.rulesOf(statsPath_, statsEntry_);
-  for (const profiler::TimingTable::Entry& e : t.entries) {
+  for (profiler::TimingTable::Entry& e : t.entries) {
     nlohmann::ordered_json rule =
         rules ? rules(e.key.collective, e.key.bucket, e.key.algorithm, e.key.protocol) : nlohmann::ordered_json();
     t.rules.push_back(rule.is_string() ? rule.get<std::string>() : std::string());
-  }
-  if (DecisionsLookup decisions = statistics_.decisionsOf(statsPath_, statsEntry_)) {
-    for (const nlohmann::ordered_json& d : decisions()) t.decisions.push_back(decisionCount(d));
+    e.key.chunkSize = chunkSizeOf(e.key, t.rules.back(), t.decisions);
   }
   return t;
 }

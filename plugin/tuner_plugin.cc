@@ -255,6 +255,20 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
   return tunerInit(*process, context, commId, nRanks, nNodes, logFunction, ncclAsksChunkSize);
 }
 
+namespace {
+
+// The chunk size the deciding rule sets for what NCCL will run, kept for getChunkSize; its code for statistics.
+// Called only where the policy sets chunk sizes: the other communicators pay nothing for them per call.
+uint32_t keepChunkSize(CommunicatorTuner& c, const CallInputs& call, const Decision& decision, const CostTable& table) {
+  int algorithm = -1, protocol = -1;
+  if (!tuner::cellNcclRuns(decision, table, &algorithm, &protocol)) return 0;
+  const tuner::ChunkSize chunk = tuner::chunkSizeOf(*c.compiled, decision, protocol);
+  c.chunks.group.decided(call.collective, algorithm, protocol, chunk);
+  return chunk.code();
+}
+
+}  // namespace
+
 ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
                               int numAlgo, int numProto, int regBuff, int* nChannels) noexcept {
   auto* c = static_cast<CommunicatorTuner*>(context);
@@ -263,20 +277,16 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
   CostTable table{reinterpret_cast<float*>(collCostTable), numAlgo, numProto};
   CallInputs call{static_cast<int>(collType), nBytes, numPipeOps, regBuff};
   Decision decision = c->compiled ? tuner::decide(*c->compiled, call, table) : Decision{};
-  // The chunk size for what NCCL will run, kept for getChunkSize; only policies that set chunk sizes pay for it.
-  int algorithm = -1, protocol = -1;
-  tuner::ChunkSize chunk;
-  const bool keepsChunk = c->chunks.fromRules && tuner::cellNcclRuns(decision, table, &algorithm, &protocol);
-  if (keepsChunk) chunk = tuner::chunkSizeOf(*c->compiled, decision, protocol);
+  // Both read NCCL's table as it passed it, before it is marked.
+  const uint32_t chunkCode = c->chunks.fromRules ? keepChunkSize(*c, call, decision, table) : 0;
   if (c->stats) {
     try {
-      c->stats->record(call, decision, table, chunk.code());  // before the table is marked: it reads NCCL's pick
+      c->stats->record(call, decision, table, chunkCode);
     } catch (...) {
       // Statistics are best effort; the decision stands.
     }
   }
   tuner::applyDecision(decision, table, nChannels);
-  if (keepsChunk) c->chunks.group.decided(call.collective, algorithm, protocol, chunk);
   return ncclSuccess;
 }
 

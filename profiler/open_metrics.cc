@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/strings.h"
+#include "tuner/cell_key.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::profiler {
@@ -122,7 +123,7 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
         out += std::string(kDecisions) + "{" + comm + cellLabels(where.first, where.second) +
                ",algorithm=" + quoted(d->algorithm) + ",protocol=" + quoted(d->protocol) +
                ",channels=" + quoted(std::to_string(d->channels)) + ",chunk_size=" +
-               quoted(std::to_string(d->chunkSize)) + ",source=" + quoted(d->source) +
+               quoted(tuner::chunkSizeLabel(d->chunkSize)) + ",source=" + quoted(d->source) +
                ",rule=" + quoted(d->rule) + "} " + std::to_string(d->count) + "\n";
       }
     }
@@ -151,7 +152,7 @@ void armHistograms(std::string& out, const ProcessLabels& process, const std::ve
           quoted(c.experiment) + ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" +
           quoted(c.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) + cellLabels(k.collective, k.bucket) +
           ",algo_proto=" + quoted(std::string(tuner::algorithmName(k.algorithm)) + "_" + tuner::protocolName(k.protocol)) +
-          ",rule=" + quoted(i < c.rules.size() ? c.rules[i] : std::string()) + ",timing_source=" +
+          ",chunk_size=" + quoted(tuner::chunkSizeLabel(k.chunkSize)) + ",rule=" + quoted(i < c.rules.size() ? c.rules[i] : std::string()) + ",timing_source=" +
           quoted(tuner::timingSourceName(k.source));
       byLabels[labels].merge(c.entries[i].histogram);
     }

@@ -89,6 +89,22 @@ void writeCellKey(const CellKey& key, nlohmann::ordered_json& out) {
   }
 }
 
+std::string chunkSizeLabel(uint32_t chunkSize) {
+  ChunkSize chunk = ChunkSize::fromCode(chunkSize);
+  return chunk.kind == ChunkSize::Kind::kScaled ? formatChunkSize(chunk) : std::to_string(chunkSize);
+}
+
+std::optional<uint32_t> chunkSizeFromLabel(std::string_view label) {
+  if (label == "0") return 0;
+  StatusOr<ChunkSize> chunk = parseChunkSize(label);
+  // Only what chunkSizeLabel writes: a chunk size a key can hold (bytes in 16-byte grains), in its one spelling.
+  if (!chunk.isOk() || chunk->isNccl() || ChunkSize::fromCode(chunk->code()) != *chunk ||
+      chunkSizeLabel(chunk->code()) != label) {
+    return std::nullopt;
+  }
+  return chunk->code();
+}
+
 Status readCellKey(const nlohmann::json& line, CellKey* key) {
   *key = CellKey();
   auto collective = line.find("collective");

@@ -12,6 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -66,6 +69,11 @@ struct CellKeyHash {
 // bytes, or a factor of NCCL's own as the policy writes it ("x2"). A timing's
 // "timing_source" is written by its writer, after the fields it puts between (plugin/timing_records.cc).
 void writeCellKey(const CellKey& key, nlohmann::ordered_json& out);
+// A key's chunk size as a metric label writes it, in the statistics file's form: "0" for NCCL's own, bytes as a
+// number ("262144"), a factor as the policy writes it ("x2"). chunkSizeFromLabel reads it back (nullopt: neither).
+std::string chunkSizeLabel(uint32_t chunkSize);
+std::optional<uint32_t> chunkSizeFromLabel(std::string_view label);
+
 // Reads what writeCellKey wrote, and "timing_source" where present; an absent "chunk_size" is 0 (NCCL's own).
 // kParseError naming the member that is missing or wrong.
 Status readCellKey(const nlohmann::json& line, CellKey* key);

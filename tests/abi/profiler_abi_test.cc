@@ -304,13 +304,15 @@ TEST(ProfilerAbi, OddEventSequencesAreCountedAsDropped) {
 }
 
 // The statistics entry of a communicator carries both producers: the tuner's arm, policy and decisions, and the
-// profiler's timings labelled with the rule that decided them.
+// profiler's timings labelled with the rule that decided them and the chunk size it set (which the profiler
+// cannot see: NCCL reports no chunk size to it).
 TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
   TempDir dir;
   ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
   ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("p.toml", "[policy]\nname = \"decode\"\n[[rule]]\n"
                                                                 "name = \"decode-ring-ll\"\ncollective = \"allreduce\"\n"
-                                                                "size = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"));
+                                                                "size = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
+                                                                "chunk_size = \"x2\"\n"));
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
   const auto* tuner = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
   const auto* t = lib.table<ncclProfiler_v7_t>("ncclProfiler_v7");
@@ -341,6 +343,8 @@ TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
   EXPECT_EQ(comm["policy"], "decode");
   EXPECT_EQ(comm["decisions"][0]["rule"], "decode-ring-ll");
   EXPECT_EQ(comm["timing"]["collectives"][0]["rule"], "decode-ring-ll");
+  EXPECT_EQ(comm["decisions"][0]["chunk_size"], "x2");
+  EXPECT_EQ(comm["timing"]["collectives"][0]["chunk_size"], "x2");
 }
 
 // NCCL 2.28+'s sequence for one all-reduce and one send, as its enqueue makes the calls: GroupApi and CollApi

@@ -15,12 +15,13 @@ for run in "10 off" "100 off" "1000 off" "1000 on" "1000 chunk"; do
   rules=$1 stats=$2
   extra=()
   [ "$stats" = on ] && extra=(stats)
-  [ "$stats" = chunk ] && extra=(chunk)
+  label=$stats
+  [ "$stats" = chunk ] && extra=(chunk) label="off, chunk sizes"
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
     --toggle-collect='nccl_roce::plugin::tunerGetCollInfo*' --toggle-collect='nccl_roce::plugin::tunerGetChunkSize*' \
     "$driver" "$rules" "$calls" "${extra[@]}" \
     >/dev/null 2>"$out/log" || { cat "$out/log" >&2; exit 1; }
   total=$(grep -E '^(summary|totals):' "$out/cg" | head -1 | awk '{print $2}')
-  printf '| %s | %s | %s | %s |\n' "$rules" "$stats" "$calls" \
+  printf '| %s | %s | %s | %s |\n' "$rules" "$label" "$calls" \
     "$(awk -v t="$total" -v c="$calls" 'BEGIN{printf "%.1f", t/c}')"
 done

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/chunk_size.h"
+
 namespace nccl_roce::fleet {
 namespace {
 
@@ -43,9 +45,12 @@ std::vector<std::string> twoRanks() {
   json decision = r0;
   decision.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"algorithm", "Ring"}, {"protocol", "LL"},
                    {"channels", "0"}, {"chunk_size", "524288"}, {"source", "rule"}, {"rule", "decode-ll"}});
+  json scaled = decision;
+  scaled.update({{"chunk_size", "x2"}, {"rule", "decode-x2"}});
   json nccl = r1;
   nccl.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"}, {"source", "nccl"}});
-  json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", nccl}, {"value", {1.0, "104"}}}};
+  json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", scaled}, {"value", {1.0, "3"}}},
+                    {{"metric", nccl}, {"value", {1.0, "104"}}}};
   return {answer(counts), answer(sums), answer(decisions), answer(json::array())};
 }
 
@@ -66,6 +71,8 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   EXPECT_EQ(cell.binSum, 63660u);
   TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll", 524288};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(byRule), 104u);
+  TunerDecision scaled{1, 0, 0, DecisionSource::kRule, "decode-x2", tuner::ChunkSize::scaled(1).code()};
+  EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(scaled), 3u) << "a factor of NCCL's chunk size, labelled \"x2\"";
   TunerDecision byNccl{-1, -1, 0, DecisionSource::kNccl, ""};
   EXPECT_EQ(read->records[1].decisions.at(cellOf(4, 16)).at(byNccl), 104u) << "empty labels: unknown, as null in files";
   auto fleet = assembleFleet(read->records, {});
@@ -96,10 +103,15 @@ TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
       {with(0, answer({cellSeries(r0, "64K-100K", "kernel_gpu", "1")})), "message_size is not what the plugin writes"},
       {with(0, answer({cellSeries(communicatorLabels("1f", 0, "x"), "64K-128K", "kernel_gpu", "1")})), "comm_id"},
       {with(0, R"({"status":"success","data":{"resultType":"matrix","result":[]}})"), "not an instant vector"},
+      {good, "nccl_roce_tuner_decisions_total"},
   };
   cases[4].answers[0] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "1")});
   cases[5].answers[1] = answer({cellSeries(r0, "64K-100K", "kernel_gpu", "1")});
   cases[6].answers[1] = answer({cellSeries(communicatorLabels("1f", 0, "x"), "64K-128K", "kernel_gpu", "1")});
+  json chunkIn256K = r0;  // chunk sizes are written as bytes or a factor, never "256K"
+  chunkIn256K.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"},
+                      {"chunk_size", "256K"}, {"source", "rule"}, {"rule", "r"}});
+  cases[8].answers[2] = answer({{{"metric", chunkIn256K}, {"value", {1.0, "1"}}}});
   for (const Case& c : cases) {
     auto read = parseFleetAnswers(c.answers);
     ASSERT_FALSE(read.isOk()) << c.says;

@@ -9,6 +9,8 @@
 #include <regex>
 #include <sstream>
 
+#include "tuner/chunk_size.h"
+
 namespace nccl_roce::profiler {
 namespace {
 
@@ -64,6 +66,19 @@ TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell)
   EXPECT_EQ(seriesOf(text, "nccl_roce_ab_omitted_cells"), 0u) << "within the budget";
 }
 
+// A chunk size reads as the statistics file writes it: bytes as a number, a factor of NCCL's own as the policy
+// writes it. It adds no series: a rule sets one per protocol, and rule and protocol are labels already.
+TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
+  CommunicatorTimings c = decodeComm();
+  c.entries[0].key.chunkSize = 262144;
+  c.decisions[0].chunkSize = tuner::ChunkSize::scaled(1).code();
+  std::string text = renderOpenMetrics({"node-a", 1234}, {c});
+  EXPECT_THAT(text, HasSubstr("algorithm=\"Ring\",protocol=\"LL\",channels=\"0\",chunk_size=\"x2\",source=\"rule\""));
+  EXPECT_THAT(text, HasSubstr("algo_proto=\"Ring_LL\",chunk_size=\"262144\",rule=\"decode-ll\""));
+  EXPECT_EQ(seriesOf(text, "nccl_roce_collective_duration_seconds_count"),
+            seriesOf(renderOpenMetrics({"node-a", 1234}, {decodeComm()}), "nccl_roce_collective_duration_seconds_count"));
+}
+
 TEST(OpenMetrics, HistogramsAreMergedPerArmAndCumulativeInSeconds) {
   CommunicatorTimings other = decodeComm(0x22, 0);  // a second communicator of the same arm in this process
   std::string text = renderOpenMetrics({"node-a", 1234}, {decodeComm(), other});
@@ -71,7 +86,7 @@ TEST(OpenMetrics, HistogramsAreMergedPerArmAndCumulativeInSeconds) {
   std::string labels =
       "node=\"node-a\",pid=\"1234\",experiment=\"decode-ll\",arm=\"candidate\",policy=\"fit \\\"v2\\\"\","
       "policy_hash=\"0x9c1d\",n_nodes=\"2\",collective=\"AllReduce\",message_size=\"64K-128K\",algo_proto=\"Ring_LL\","
-      "rule=\"decode-ll\",timing_source=\"kernel_gpu\"";
+      "chunk_size=\"0\",rule=\"decode-ll\",timing_source=\"kernel_gpu\"";
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_collective_duration_seconds histogram\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_bucket{" + labels + ",le=\"2e-05\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_bucket{" + labels + ",le=\"5e-05\"} 6\n"));

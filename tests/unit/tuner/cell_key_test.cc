@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/flat_map.h"
+#include "tuner/chunk_size.h"
 #include "tuner/size_bucket.h"
 
 namespace nccl_roce::tuner {
@@ -59,6 +60,20 @@ TEST(CellKey, ReadsBackWhatItWrote) {
   CellKey back;
   ASSERT_TRUE(readCellKey(nlohmann::json::parse(line.dump()), &back).isOk());
   EXPECT_EQ(back, timed);
+}
+
+// A metric label carries the chunk size in the statistics file's form, and only that form reads back.
+TEST(CellKey, ChunkSizeLabelsAreTheStatisticsFilesForm) {
+  EXPECT_EQ(chunkSizeLabel(0), "0");
+  EXPECT_EQ(chunkSizeLabel(262144), "262144");
+  EXPECT_EQ(chunkSizeLabel(ChunkSize::scaled(1).code()), "x2");
+  EXPECT_EQ(chunkSizeLabel(ChunkSize::scaled(-3).code()), "x0.125");
+  for (uint32_t code : {0u, 262144u, ChunkSize::scaled(1).code(), ChunkSize::scaled(-3).code()}) {
+    EXPECT_EQ(chunkSizeFromLabel(chunkSizeLabel(code)), code);
+  }
+  for (const char* other : {"", "256K", "100", "nccl", "x3", "-16", "262144 "}) {
+    EXPECT_EQ(chunkSizeFromLabel(other), std::nullopt) << other;
+  }
 }
 
 // Files written before the shared key: no chunk_size (NCCL's own), and "any" where a timing's algorithm or
