@@ -133,7 +133,7 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   }
 }
 
-// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc statisticsOf).
+// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc identityOf and decisionsNow).
 nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Process& p) {
   nlohmann::ordered_json tuner;
   tuner["experiment"] = e.name;
@@ -160,7 +160,8 @@ Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, si
     auto [commId, rank] = key;
     const Arm& arm = e.arms.at(p.arm);
     std::string path = dir + format("/pod-%016llx-rank%d.json", static_cast<unsigned long long>(commId), rank);
-    plugin::TelemetryEntry entry = statistics.claim(path, commId, "profiler");
+    plugin::TelemetryEntry entry = statistics.claim(path, commId, "tuner");
+    statistics.claim(path, commId, "profiler");  // joins the tuner's entry, as in the plugin
     statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
       return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
     });
@@ -170,8 +171,8 @@ Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, si
     labels.nNodes = e.spec.nodes;
     labels.rank = rank;
     plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
-    Status written = statistics.report(path, entry, tunerFields(e, arm, p));
-    if (written.isOk()) written = statistics.report(path, entry, plugin::timingRecords(timed));
+    Status written = statistics.finish(path, entry, "tuner", tunerFields(e, arm, p));
+    if (written.isOk()) written = statistics.finish(path, entry, "profiler", plugin::timingRecords(timed));
     if (!written.isOk()) return written;
     ids.insert(commId);
   }
