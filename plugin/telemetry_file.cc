@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -236,22 +237,25 @@ std::string TelemetryFiles::serialise(uint64_t number, const Entry& entry) const
 
 TelemetryFiles::Rendered TelemetryFiles::render(File& file, bool withLive) const {
   Rendered out;
+  size_t partSize = std::max<size_t>(options_.finalsKept, 1);
+  size_t toMove = file.finals / partSize * partSize;  // the oldest, in whole parts
   std::vector<const std::string*> main, part;
   std::vector<std::string> liveTexts;  // serialised now; reserved so the pointers stay valid
   liveTexts.reserve(file.entries.size());
-  bool movePart = file.finals >= options_.finalsKept && file.finals > 0;
   for (const auto& [number, entry] : file.entries) {
-    if (entry.final()) {
-      (movePart ? part : main).push_back(&entry.text);
-      if (movePart) out.moved.push_back(number);
+    if (entry.final() && out.moved.size() < toMove) {
+      part.push_back(&entry.text);
+      out.moved.push_back(number);
+      if (part.size() == partSize) {
+        out.parts.push_back(document(part));
+        part.clear();
+      }
+    } else if (entry.final()) {
+      main.push_back(&entry.text);
     } else if (withLive && entry.hasFields) {
       liveTexts.push_back(serialise(number, entry));
       main.push_back(&liveTexts.back());
     }
-  }
-  if (movePart) {
-    out.partNumber = file.parts + 1;
-    out.part = document(part);
   }
   out.main = document(main);
   return out;
@@ -311,7 +315,12 @@ Status TelemetryFiles::writeAll(bool withLive, const std::string* onlyPath) {
       }
       rendered = render(file, withLive);
     }
-    Status written = writeFile(path, rendered);
+    uint32_t firstPart;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      firstPart = files_[path].parts + 1;  // only writes (one at a time) change it
+    }
+    Status written = writeFile(path, firstPart, rendered);
     std::lock_guard<std::mutex> lock(mutex_);
     File& file = files_[path];
     file.lastWrite = written;
@@ -319,19 +328,19 @@ Status TelemetryFiles::writeAll(bool withLive, const std::string* onlyPath) {
       result = written;
       continue;
     }
-    if (rendered.part.empty()) continue;
-    file.parts = rendered.partNumber;
+    file.parts += static_cast<uint32_t>(rendered.parts.size());
     for (uint64_t number : rendered.moved) file.entries.erase(number);
     file.finals -= rendered.moved.size();
   }
   return result;
 }
 
-Status TelemetryFiles::writeFile(const std::string& path, const Rendered& rendered) {
-  if (!rendered.part.empty()) {
-    // The part first: killed between the two writes, both files hold the moved entries, which readers count
-    // once (by their numbers); the other order could lose them.
-    Status part = writeFileAtomically(partPathFor(path, rendered.partNumber), rendered.part);
+Status TelemetryFiles::writeFile(const std::string& path, uint32_t firstPart, const Rendered& rendered) {
+  // The parts first: killed between these writes, the moved entries are in a part and still in the main file,
+  // which readers count once (by their numbers); the other order could lose them. A failed write leaves them
+  // held, and the next write makes the same parts again.
+  for (size_t i = 0; i < rendered.parts.size(); ++i) {
+    Status part = writeFileAtomically(partPathFor(path, firstPart + static_cast<uint32_t>(i)), rendered.parts[i]);
     if (!part.isOk()) return part;
   }
   return writeFileAtomically(path, rendered.main);

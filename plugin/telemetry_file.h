@@ -14,10 +14,11 @@
 //   is left (the writer is stopped and joined then, so no thread of ours runs while no communicator lives, and
 //   none is left when NCCL dlcloses the library) or when checkpoints are off (interval 0: only final entries are
 //   written, each as it becomes final).
-// Memory: a live entry holds its producers' latest fields, a final one only its text, and a file holds at most
-// finalsKept final entries: when that many have gathered, the next write moves them to a part file
-// PREFIX.<pid>.final-<n>.json (the same schema; written once, never rewritten) and frees them. Readers drop the
-// copies a write interrupted between the two files leaves, by the entry's number (docs/ab-testing.md).
+// Memory: a live entry holds its producers' latest fields, a final one only its text, and a file holds fewer
+// than finalsKept final entries after each write: whenever that many have gathered, the write moves the oldest
+// finalsKept to a part file PREFIX.<pid>.final-<n>.json (the same schema; written once, never rewritten) and
+// frees them. Readers drop the copies a write interrupted between the two files leaves, by the entry's number
+// (docs/ab-testing.md).
 // Part of the process context (plugin/process_context.h); tests construct their own. Thread-safe.
 #pragma once
 
@@ -129,14 +130,14 @@ class TelemetryFiles {
   };
   // What one write of one file puts where.
   struct Rendered {
-    std::string main, part;                  // part empty: no part file this time
-    std::vector<uint64_t> moved;             // final entries the part holds, freed once both are written
-    uint32_t partNumber = 0;
+    std::string main;
+    std::vector<std::string> parts;  // the part files to write first, numbered on from the file's last
+    std::vector<uint64_t> moved;     // the final entries they hold, freed once every file is written
   };
 
   // Writes every file (or only `onlyPath`), live entries too when `withLive`, with their producers' fields now.
   Status writeAll(bool withLive, const std::string* onlyPath);
-  Status writeFile(const std::string& path, const Rendered& rendered);
+  Status writeFile(const std::string& path, uint32_t firstPart, const Rendered& rendered);
   Rendered render(File& file, bool withLive) const;  // mutex_ held
   std::string serialise(uint64_t number, const Entry& entry) const;
   std::chrono::system_clock::time_point now() const;
