@@ -18,17 +18,27 @@ std::chrono::seconds pinWait(const Environment& env) {
                                   : PolicyRegistry::kDefaultPinWaitSeconds);
 }
 
+// The variables a policy is requested by, as they are now: what a load (and its wait) reads, so that what it
+// loads is what its key names, whatever the process environment becomes meanwhile.
+MapEnvironment requestIn(const Environment& env) {
+  MapEnvironment request({}, env.isPrivileged());
+  for (const char* name : {kInlineName, "NCCL_ROCE_POLICY", "NCCL_ROCE_POLICY_DIGEST", "NCCL_ROCE_POLICY_PIN_WAIT"}) {
+    if (std::optional<std::string> value = env.get(name)) request.set(name, *value);
+  }
+  return request;
+}
+
 }  // namespace
 
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
   std::shared_ptr<const tuner::ActivePolicy> policy = tuner::loadRequestedPolicy(env);
   std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
-  if (pinText.empty()) return {policy, false, ""};
+  if (pinText.empty()) return {policy, false, "", false};
   std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
   if (!pin) {
     return {tuner::ActivePolicy::fallback(policy->requested(), "NCCL_ROCE_POLICY_DIGEST '" + pinText +
                                                                      "' is not a digest (sha256: and 64 hex digits)"),
-            false, ""};
+            false, "", false};
   }
   // Poll the file until it holds the pinned policy or the wait is over: a ConfigMap update in flight. An inline
   // policy cannot change, so it is not waited for.
@@ -37,11 +47,12 @@ PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::c
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     policy = tuner::loadRequestedPolicy(env);
   }
-  if (policy->digest() == *pin) return {policy, false, ""};
+  if (policy->digest() == *pin) return {policy, false, "", false};
   std::string found = policy->digest().empty() ? "an unusable policy (" + policy->error() + ")" : policy->digest();
   return {policy, false,
           "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " + found + " after waiting " +
-              std::to_string(wait.count()) + " s"};
+              std::to_string(wait.count()) + " s",
+          false};
 }
 
 std::string PolicyRegistry::keyOf(const Environment& env) {
@@ -49,21 +60,43 @@ std::string PolicyRegistry::keyOf(const Environment& env) {
          env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
 }
 
-PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(const Environment& env) {
+PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(std::unique_lock<std::mutex>& lock,
+                                                            const Environment& env) {
   std::string key = keyOf(env);
-  auto it = loaded_.find(key);
-  if (it == loaded_.end()) return loaded_.emplace(key, loadPinned(env, pinWait(env))).first->second;
-  if (!it->second.refusal.empty()) {
-    bool given = it->second.givenToCommunicator;
-    it->second = loadPinned(env, std::chrono::seconds(0));
-    it->second.givenToCommunicator = given;
+  for (;;) {
+    auto it = loaded_.find(key);
+    if (it != loaded_.end() && it->second.loading) {
+      loadedCv_.wait(lock);  // another communicator reads this policy (or waits for its pinned file)
+      continue;
+    }
+    if (it != loaded_.end() && it->second.refusal.empty()) return it->second;
+    bool first = it == loaded_.end();
+    bool given = !first && it->second.givenToCommunicator;
+    Loaded& slot = loaded_[key];
+    slot.loading = true;
+    MapEnvironment request = requestIn(env);
+    lock.unlock();
+    Loaded result;
+    try {
+      result = loadPinned(request, first ? pinWait(request) : std::chrono::seconds(0));
+    } catch (...) {
+      lock.lock();
+      loaded_.erase(key);  // nothing kept: the next communicator tries again
+      loadedCv_.notify_all();
+      throw;
+    }
+    lock.lock();
+    Loaded& stored = loaded_[key];
+    stored = std::move(result);
+    stored.givenToCommunicator = given;
+    loadedCv_.notify_all();
+    return stored;
   }
-  return it->second;
 }
 
 PolicyRegistry::Active PolicyRegistry::active(const Environment& env) {
-  std::lock_guard<std::mutex> lock(loadMutex_);
-  Loaded& loaded = loadForCommunicator(env);
+  std::unique_lock<std::mutex> lock(loadMutex_);
+  Loaded& loaded = loadForCommunicator(lock, env);
   bool first = !loaded.givenToCommunicator;
   loaded.givenToCommunicator = true;
   return {loaded.policy, first, loaded.refusal};
@@ -86,16 +119,23 @@ PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const tuner:
 }
 
 std::vector<std::pair<std::string, std::string>> PolicyRegistry::environmentDefaults(const Environment& env) {
-  std::lock_guard<std::mutex> lock(loadMutex_);
   std::string key = keyOf(env);
-  auto it = loaded_.find(key);
-  if (it != loaded_.end()) {
-    if (!it->second.refusal.empty()) return {};
-    return it->second.policy->environmentDefaults();
+  {
+    std::lock_guard<std::mutex> lock(loadMutex_);
+    auto it = loaded_.find(key);
+    if (it != loaded_.end() && !it->second.loading) {
+      if (!it->second.refusal.empty()) return {};
+      return it->second.policy->environmentDefaults();
+    }
   }
-  Loaded now = loadPinned(env, std::chrono::seconds(0));
+  // Not loaded yet, or a communicator is reading it or waiting for its pinned file: read it now, without waiting.
+  Loaded now = loadPinned(requestIn(env), std::chrono::seconds(0));
   if (!now.refusal.empty()) return {};
-  return loaded_.emplace(key, std::move(now)).first->second.policy->environmentDefaults();
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  auto it = loaded_.find(key);
+  if (it == loaded_.end()) it = loaded_.emplace(key, std::move(now)).first;  // kept: the first communicator gets it
+  else if (it->second.loading || !it->second.refusal.empty()) return now.policy->environmentDefaults();
+  return it->second.policy->environmentDefaults();
 }
 
 }  // namespace nccl_roce::plugin
