@@ -75,8 +75,8 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
   ab->footer(
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
       "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Exit status 0 on "
-      "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, mixed experiments or "
-      "nothing to compare. `nccl-roce ab fit --help`: a policy from the same statistics.");
+      "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, mixed experiments, "
+      "nothing to compare or a usage error. `nccl-roce ab fit --help`: a policy from the same statistics.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   ab->require_subcommand(0, 1);
   ab->callback([o, fit, &context] {

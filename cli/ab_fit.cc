@@ -90,7 +90,7 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
       "written, on unreadable input, mixed experiments, a missing control arm, or too few communicators, saying "
-      "what to collect.");
+      "what to collect; 2 on a usage error.");
   fit->callback([o, &context] { context.exitCode = runAbFit(*o); });
   return fit;
 }

@@ -9,8 +9,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/json_fields.h"
-#include "tuner/decision_counts.h"
-#include "tuner/nccl_names.h"
+#include "tuner/cell_key.h"
 
 namespace nccl_roce::fleet {
 
@@ -24,12 +23,9 @@ Status invalid(const std::string& file, const std::string& what) {
 
 // One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
-  std::string collective;
-  if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
-  std::optional<int> index = tuner::parseCollective(collective);
-  if (!index) return invalid(where, "unknown collective '" + collective + "'");
-  auto min = key.find("size_min");
-  if (min == key.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  if (!key.is_object()) return invalid(where, "not an object");
+  tuner::CellKey cell;
+  if (Status read = tuner::readCellKey(key, &cell); !read.isOk()) return invalid(where, read.message());
   auto count = key.find("count");
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
@@ -48,21 +44,8 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
     return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
                               std::to_string(count->get<uint64_t>()));
   }
-  uint64_t cell = cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()));
-  record.timings[cell].merge(histogram);
+  record.timings[cellOf(cell.collective, cell.bucket)].merge(histogram);
   return Status::ok();
-}
-
-// A name that is null (unknown) or one `parse` knows; false for anything else.
-template <typename Parse>
-bool nameOrNull(const json& object, const char* name, Parse parse, int* out) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return true;  // -1: unknown
-  if (!it->is_string()) return false;
-  std::optional<int> index = parse(it->get<std::string>());
-  if (!index) return false;
-  *out = *index;
-  return true;
 }
 
 std::optional<DecisionSource> sourceNamed(const std::string& name) {
@@ -74,31 +57,18 @@ std::optional<DecisionSource> sourceNamed(const std::string& name) {
 
 // One line of "decisions": its cell, what ran, who chose it and how many calls.
 Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
-  std::string collective, source;
-  if (!d.is_object() || !stringField(d, "collective", &collective, false)) return invalid(where, "no collective");
-  std::optional<int> index = tuner::parseCollective(collective);
-  if (!index) return invalid(where, "unknown collective '" + collective + "'");
-  auto min = d.find("size_min");
-  if (min == d.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
-  TunerDecision decision;
-  if (!nameOrNull(d, "algorithm", tuner::parseAlgorithm, &decision.algorithm)) {
-    return invalid(where, "algorithm is neither null nor one of " + tuner::algorithmChoices());
-  }
-  if (!nameOrNull(d, "protocol", tuner::parseProtocol, &decision.protocol)) {
-    return invalid(where, "protocol is neither null nor one of " + tuner::protocolChoices());
-  }
-  auto channels = d.find("channels");
-  if (channels == d.end() || !channels->is_number_unsigned() || channels->get<uint64_t>() > 64) {
-    return invalid(where, "channels is not a whole number 0..64");
-  }
-  decision.channels = channels->get<int>();
+  if (!d.is_object()) return invalid(where, "not an object");
+  tuner::CellKey cell;
+  if (Status read = tuner::readCellKey(d, &cell); !read.isOk()) return invalid(where, read.message());
+  TunerDecision decision{cell.algorithm, cell.protocol, cell.channels, DecisionSource::kNccl, "", cell.chunkSize};
+  std::string source;
   std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
   if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
   decision.source = *from;
   if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");
   auto count = d.find("count");
   if (count == d.end() || !count->is_number_unsigned()) return invalid(where, "no count");
-  record.decisions[cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))][decision] += count->get<uint64_t>();
+  record.decisions[cellOf(cell.collective, cell.bucket)][decision] += count->get<uint64_t>();
   return Status::ok();
 }
 
