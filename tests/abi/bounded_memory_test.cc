@@ -19,7 +19,13 @@
 #include "tests/support/temp_dir.h"
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// From the ASan runtime (its header, sanitizer/allocator_interface.h, is not installed with every compiler).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
+// ASan's allocator takes about 25 ms per communicator here (each tracker's 640 KiB ring through its quarantine):
+// the sanitizer suite runs a tenth of the cycles, which still fills and turns over every cap several times.
+constexpr int kWarmUp = 200, kAtLeast = 1000;
+#else
+constexpr int kWarmUp = 500, kAtLeast = 10000;
 #endif
 
 namespace nccl_roce::testing {
@@ -118,17 +124,19 @@ TEST(BoundedMemory, TenThousandCommunicatorsComeAndGoWithTheHeapFlat) {
   ScopedEnv metrics("NCCL_ROCE_METRICS", dir.path());
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
   ASSERT_TRUE(lib.loaded()) << lib.error();
-  churn(lib, 0x100000, 500);  // past both caps
+  churn(lib, 0x100000, kWarmUp);  // past both caps
   size_t settled = heapInUse();
   // At least 10,000 more, and as many as leave the same number of final entries held in memory (a whole number
   // of part files' worth: the serving communicator and the weight syncs), so both quiet moments hold alike.
-  const int cycles = (10000 / static_cast<int>(plugin::kFinalsKept) + 1) * static_cast<int>(plugin::kFinalsKept) - 1;
+  const int cycles = (kAtLeast / static_cast<int>(plugin::kFinalsKept) + 1) * static_cast<int>(plugin::kFinalsKept) - 1;
   churn(lib, 0x200000, cycles);
   size_t after = heapInUse();
   long long grown = static_cast<long long>(after) - static_cast<long long>(settled);
-  std::printf("heap in use: %zu bytes after the first 500 communicators, %zu after %d more (%+lld)\n", settled, after,
-              cycles, grown);
-  EXPECT_LT(grown, 16 * 1024) << "finalized communicators are written, folded and freed, past a fixed cap";
+  std::printf("heap in use: %zu bytes after the first %d communicators, %zu after %d more (%+lld)\n", settled, kWarmUp,
+              after, cycles, grown);
+  // What stays varies by a few KiB with the allocator's per-thread caches (+2.6 KB to +13 KB after 10,000 to
+  // 40,000 communicators, not growing with them); the leak this guards against was about 10 KiB per communicator.
+  EXPECT_LT(grown, 64 * 1024) << "finalized communicators are written, folded and freed, past a fixed cap";
   // Every communicator is in the files, none dropped from them: the serving ones (2) and the weight syncs.
   size_t entries = 0;
   for (uint32_t part = 0;; ++part) {
@@ -140,7 +148,7 @@ TEST(BoundedMemory, TenThousandCommunicatorsComeAndGoWithTheHeapFlat) {
     while (std::fgets(line, sizeof line, f) != nullptr) entries += std::string(line).find("\"entry\":") != std::string::npos;
     std::fclose(f);
   }
-  EXPECT_EQ(entries, 2u + 500u + static_cast<size_t>(cycles));
+  EXPECT_EQ(entries, 2u + static_cast<size_t>(kWarmUp + cycles));
 }
 
 }  // namespace
