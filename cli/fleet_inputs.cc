@@ -9,6 +9,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/inspector_reader.h"
+#include "fleet/prometheus_reader.h"
 #include "fleet/telemetry_reader.h"
 
 namespace nccl_roce::cli {
@@ -86,6 +87,39 @@ StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs) {
   Status read = readInputs(files, statistics, inspector);
   if (!read.isOk()) return read;
   return fleet::assembleFleet(statistics, inspector);
+}
+
+void addFleetSourceOptions(CLI::App& command, FleetSource& source, const std::string& statsHelp) {
+  command.add_option("STATS", source.inputs, statsHelp);
+  command.add_option("--prometheus", source.prometheus.url,
+                     "Read the fleet from this Prometheus (or Thanos, Mimir, VictoriaMetrics) query API instead of "
+                     "files: the series NCCL_ROCE_METRICS textfiles carry, e.g. http://prometheus:9090");
+  command.add_option("--window", source.selection.window,
+                     "With --prometheus: each series' last sample within this long before now counts (a PromQL "
+                     "duration: 30m, 6h, 2d)")
+      ->capture_default_str();
+  command.add_option("--experiment", source.selection.experiment,
+                     "With --prometheus: only this experiment's series (needed when the window holds several)");
+  command.add_option("--prometheus-header", source.prometheus.headers,
+                     "With --prometheus: an HTTP header 'Name: value' sent with every query (repeatable), e.g. "
+                     "'X-Scope-OrgID: serving' for Mimir or 'Authorization: Bearer TOKEN'");
+}
+
+void requireOneFleetSource(const FleetSource& source) {
+  if (source.inputs.empty() && source.prometheus.url.empty()) throw CLI::RequiredError("STATS or --prometheus");
+  if (!source.inputs.empty() && !source.prometheus.url.empty()) {
+    throw CLI::ValidationError("STATS", "give statistics files or --prometheus, not both");
+  }
+  if (source.prometheus.url.empty() &&
+      (source.selection.window != fleet::PrometheusSelection().window || !source.selection.experiment.empty() ||
+       !source.prometheus.headers.empty())) {
+    throw CLI::ValidationError("--window, --experiment and --prometheus-header", "apply only with --prometheus");
+  }
+}
+
+StatusOr<fleet::Fleet> readFleet(const FleetSource& source) {
+  if (source.prometheus.url.empty()) return readFleet(source.inputs);
+  return fleet::readPrometheusFleet(fleet::prometheusOverHttp(source.prometheus), source.selection);
 }
 
 }  // namespace nccl_roce::cli

@@ -23,12 +23,12 @@ Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_
     if (c.arm != arm) continue;
     verdicts::Unit unit;
     unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
-    for (const auto& [cell, histogram] : c.timings) {
+    for (const auto& [cell, timings] : c.timings) {
       if (collectiveOfCell(cell) != collective) continue;
-      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+      std::optional<double> value = communicatorValueUs(timings, minCollectives);
       if (!value) continue;
       unit.values[cell] = *value;
-      side.collectives[cell] += histogram.count();
+      side.collectives[cell] += timings.count;
     }
     if (!unit.values.empty()) side.units.push_back(std::move(unit));
   }
@@ -93,13 +93,14 @@ StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
   report.options = options;
   report.errors = fleet.errors;
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/false);
-  report.notes = census.notes;
+  report.notes = fleet.notes;
+  report.notes.insert(report.notes.end(), census.notes.begin(), census.notes.end());
   Status arms = checkArms(census, options.control, "nothing to compare");
   if (!arms.isOk()) return arms;
   report.communicatorsPerArm = census.communicatorsPerArm;
   std::set<int> collectives;
   for (const FleetCommunicator& c : fleet.communicators) {
-    for (const auto& [cell, histogram] : c.timings) collectives.insert(collectiveOfCell(cell));
+    for (const auto& [cell, timings] : c.timings) collectives.insert(collectiveOfCell(cell));
   }
   for (const auto& [arm, n] : report.communicatorsPerArm) {
     if (arm == options.control) continue;

@@ -28,12 +28,12 @@ Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
   Groups groups;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.arm.empty() || c.nNodes <= 0) continue;
-    for (const auto& [cell, histogram] : c.timings) {
-      std::optional<double> value = communicatorValueUs(histogram, minCollectives);
+    for (const auto& [cell, timings] : c.timings) {
+      std::optional<double> value = communicatorValueUs(timings, minCollectives);
       if (!value) continue;
       ArmSide& side = groups[{c.nNodes, cell}][c.arm];
       side.values.push_back(*value);
-      side.collectives += histogram.count();
+      side.collectives += timings.count;
       auto decided = c.decisions.find(cell);
       if (decided == c.decisions.end()) continue;
       for (const auto& [decision, calls] : decided->second) side.decisions[decision] += calls;
@@ -179,7 +179,8 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   fit.policyName =
       !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);
-  fit.notes = census.notes;
+  fit.notes = fleet.notes;
+  fit.notes.insert(fit.notes.end(), census.notes.begin(), census.notes.end());
   fit.communicatorsPerArm = census.communicatorsPerArm;
   Status arms = checkArms(census, fit.control, "nothing to fit");
   if (!arms.isOk()) return arms;

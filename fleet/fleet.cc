@@ -103,7 +103,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
       for (const auto& [decision, calls] : counts) c.decisions[cell][decision] += calls;
     }
     if (!inspector.empty()) continue;
-    for (const auto& [cell, histogram] : r.timings) c.timings[cell].merge(histogram);
+    for (const auto& [cell, timings] : r.timings) c.timings[cell].add(timings);
   }
   std::set<uint64_t> withoutArm;
   for (const CommunicatorRecord& r : inspector) {
@@ -114,7 +114,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     }
     it->second.files.insert(r.file);
     if (it->second.nNodes == 0) it->second.nNodes = r.nNodes;
-    for (const auto& [cell, histogram] : r.timings) it->second.timings[cell].merge(histogram);
+    for (const auto& [cell, timings] : r.timings) it->second.timings[cell].add(timings);
   }
   fleet.withoutArm = static_cast<int>(withoutArm.size());
   for (auto& [id, c] : byId) {

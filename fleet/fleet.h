@@ -23,7 +23,7 @@ struct FleetCommunicator {
   std::set<std::string> files;
   int records = 0;                                  // ranks (processes) merged
   int nNodes = 0;                                   // 0: no record said
-  std::map<uint64_t, profiler::LogHistogram> timings;  // per cell, over every rank
+  std::map<uint64_t, CellTimings> timings;          // per cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
   bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
 };
@@ -32,6 +32,7 @@ struct Fleet {
   std::string experiment;  // "" when no file names one
   std::vector<FleetCommunicator> communicators;
   std::vector<std::string> errors;  // communicators left out, and why
+  std::vector<std::string> notes;   // what the reader could not give (e.g. cells a textfile left out)
   int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
 };
 

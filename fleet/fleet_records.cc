@@ -23,6 +23,13 @@ const char* decisionSourceName(DecisionSource source) {
   return "nccl";
 }
 
+std::optional<DecisionSource> decisionSourceNamed(const std::string& name) {
+  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
+    if (name == decisionSourceName(s)) return s;
+  }
+  return std::nullopt;
+}
+
 std::string describeBucket(int bucket) {
   uint64_t lo = bucket == 0 ? 0 : uint64_t{1} << bucket;
   return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));

@@ -1,6 +1,7 @@
 // What `nccl-roce ab` reads from a fleet, before any analysis: one record per communicator per process (a
-// statistics file holds one per communicator; an Inspector dump one per communicator and rank), with the
-// timings of each collective and power-of-two size bucket as a histogram.
+// statistics file holds one per communicator; an Inspector dump one per communicator and rank; Prometheus one
+// per communicator and rank), with the timings of each collective and power-of-two size bucket as the two
+// integers a geometric mean needs.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,22 @@ int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
 std::string describeBucket(int bucket);   // "64K-128K", as statistics files name it
 
+// A cell's timings as `ab` and `ab fit` use them: how many collectives, and the sum of their log-histogram bins
+// (profiler/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
+// two (LogHistogram::geometricMeanNs), and sums of integers are exact in any order: ranks and pods merge alike
+// whether read from statistics files or from Prometheus, where they are the textfile's counters
+// (profiler/open_metrics.h).
+struct CellTimings {
+  uint64_t count = 0;
+  uint64_t binSum = 0;
+
+  void add(const CellTimings& other) {
+    count += other.count;
+    binSum += other.binSum;
+  }
+  static CellTimings of(const profiler::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
+};
+
 // Who made a tuner decision, as the statistics file's "source" says.
 enum class DecisionSource {
   kNccl,         // "nccl": no rule matched, NCCL chose
@@ -29,6 +46,7 @@ enum class DecisionSource {
   kUnavailable,  // "unavailable": a rule matched but none of its choices was available, NCCL's choice stood
 };
 const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
+std::optional<DecisionSource> decisionSourceNamed(const std::string& name);  // the inverse; nullopt for others
 
 // One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
 // choice fields of its tuner::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
@@ -56,7 +74,7 @@ struct CommunicatorRecord {
   bool fromStatistics = false;
   std::string experiment, experimentHash, arm, policy, policyHash;
   // Durations per cell, over every choice (algorithm, protocol, channels) the communicator made there.
-  std::map<uint64_t, profiler::LogHistogram> timings;
+  std::map<uint64_t, CellTimings> timings;
   // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
   // entries).
   std::map<uint64_t, DecisionCounts> decisions;

@@ -85,7 +85,9 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
   r.nNodes = nNodes;
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
   if (tuner::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  r.timings[cellOf(*collective, tuner::sizeBucket(bytes))].record(static_cast<uint64_t>(ns));
+  CellTimings& cell = r.timings[cellOf(*collective, tuner::sizeBucket(bytes))];
+  ++cell.count;
+  cell.binSum += static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(ns)));
   return true;
 }
 

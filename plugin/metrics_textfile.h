@@ -50,7 +50,8 @@ class MetricsTextfile {
   void adjustWriter();
 
   mutable std::mutex mutex_;
-  std::string path_, node_;
+  std::string path_;
+  profiler::ProcessLabels process_;
   std::vector<std::shared_ptr<TimedCommunicator>> live_;
   std::deque<profiler::CommunicatorTimings> finished_;
   std::mutex writing_, lifecycle_;

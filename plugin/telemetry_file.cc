@@ -154,6 +154,7 @@ Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& ent
         e.fields = nlohmann::ordered_json();
         e.producers.clear();
         e.rules = nullptr;
+        e.decisions = nullptr;
         ++file->second.finals;
       } else {
         file->second.entries.erase(found);
@@ -187,6 +188,22 @@ RuleLookup TelemetryFiles::rulesOf(const std::string& path, const TelemetryEntry
   if (file == files_.end()) return {};
   auto found = file->second.entries.find(entry.number);
   return found == file->second.entries.end() ? RuleLookup() : found->second.rules;
+}
+
+void TelemetryFiles::attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto file = files_.find(path);
+  if (file == files_.end()) return;
+  auto found = file->second.entries.find(entry.number);
+  if (found != file->second.entries.end() && !found->second.final()) found->second.decisions = std::move(lookup);
+}
+
+DecisionsLookup TelemetryFiles::decisionsOf(const std::string& path, const TelemetryEntry& entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto file = files_.find(path);
+  if (file == files_.end()) return {};
+  auto found = file->second.entries.find(entry.number);
+  return found == file->second.entries.end() ? DecisionsLookup() : found->second.decisions;
 }
 
 std::string TelemetryFiles::takeProblem() {

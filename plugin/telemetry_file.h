@@ -69,6 +69,10 @@ struct TelemetryOptions {
 // checkpoints off. Unset or anything else: 60 s (with `problem` saying why for anything else).
 TelemetryOptions telemetryOptionsFrom(const Environment& env);
 
+// The tuner's live decision counts of a communicator, as the statistics file's "decisions" list
+// (tuner/decision_counts.h): what the metrics textfile exports beside the timings (profiler/open_metrics.h).
+using DecisionsLookup = std::function<nlohmann::ordered_json()>;
+
 class TelemetryFiles {
  public:
   explicit TelemetryFiles(TelemetryOptions options = {});
@@ -99,6 +103,9 @@ class TelemetryFiles {
   // entry when both claimed it). Kept while the entry is live. An empty function when none is attached.
   void attachRules(const std::string& path, const TelemetryEntry& entry, RuleLookup lookup);
   RuleLookup rulesOf(const std::string& path, const TelemetryEntry& entry);
+  // The same for the tuner's decision counts.
+  void attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup);
+  DecisionsLookup decisionsOf(const std::string& path, const TelemetryEntry& entry);
 
   // What was wrong with NCCL_ROCE_STATS_INTERVAL, the first time it is asked (the first init logs it); "" after.
   std::string takeProblem();
@@ -119,6 +126,7 @@ class TelemetryFiles {
     bool hasFields = false;            // some producer gave fields: the entry is worth writing
     std::chrono::system_clock::time_point updated;
     RuleLookup rules;                  // while live
+    DecisionsLookup decisions;         // while live
     std::string text;                  // final: the entry, serialised; all a final entry keeps
     bool final() const { return !text.empty(); }
   };

@@ -82,15 +82,20 @@ std::optional<double> LogHistogram::quantileNs(double q) const {
   return representativeNs(kBins - 1);
 }
 
-std::optional<double> LogHistogram::geometricMeanNs() const {
-  if (count_ == 0) return std::nullopt;
-  double sum = 0;
-  for (int i = 0; i < kBins; ++i) {
-    if (bins_[static_cast<size_t>(i)]) {
-      sum += static_cast<double>(bins_[static_cast<size_t>(i)]) * std::log(representativeNs(i));
-    }
-  }
-  return std::exp(sum / static_cast<double>(count_));
+std::optional<double> LogHistogram::geometricMeanNs() const { return geometricMeanNs(count_, binSum()); }
+
+uint64_t LogHistogram::binSum() const {
+  uint64_t sum = 0;
+  for (int i = 1; i < kBins; ++i) sum += static_cast<uint64_t>(i) * bins_[static_cast<size_t>(i)];
+  return sum;
+}
+
+// log(representative(i)) = log(2 kMinNs / (gamma + 1)) + i log(gamma): the mean of the logs is the representative
+// value at the mean bin.
+std::optional<double> LogHistogram::geometricMeanNs(uint64_t count, uint64_t binSum) {
+  if (count == 0) return std::nullopt;
+  double meanBin = static_cast<double>(binSum) / static_cast<double>(count);
+  return 2 * std::pow(kGamma, meanBin) * kMinNs / (kGamma + 1);
 }
 
 std::vector<std::pair<int, uint64_t>> LogHistogram::nonEmptyBins() const {

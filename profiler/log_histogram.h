@@ -99,6 +99,14 @@ class LogHistogram {
   std::optional<double> quantileNs(double q) const;
   // exp(mean(log d)) from the bins' representative values: the geometric mean within 1%.
   std::optional<double> geometricMeanNs() const;
+  // The sum over every observation of its bin: each duration's log in steps of ln(gamma) above kMinNs, rounded up
+  // to its bin. With count() it is all a geometric mean needs (the sufficient statistics `nccl-roce ab` reads
+  // from statistics files and from Prometheus alike); an integer, so sums over ranks and pods are exact.
+  uint64_t binSum() const;
+  // The geometric mean of `count` observations whose bins sum to `binSum`: the representative value of the mean
+  // bin, 2 gamma^(binSum/count) kMinNs / (gamma + 1). One formula, so every reader of these two integers
+  // computes the same double. nullopt when count is 0.
+  static std::optional<double> geometricMeanNs(uint64_t count, uint64_t binSum);
 
   // The bins that hold observations, as (bin, count), ascending: the serialised form.
   std::vector<std::pair<int, uint64_t>> nonEmptyBins() const;

@@ -141,7 +141,7 @@ Outcome killOnce(int64_t delayMs) {
   }
   const fleet::CommunicatorRecord& r = (*records)[0];
   uint64_t timed = 0, decided = 0;
-  for (const auto& [cell, histogram] : r.timings) timed += histogram.count();
+  for (const auto& [cell, timings] : r.timings) timed += timings.count;
   for (const auto& [cell, counts] : r.decisions) {
     for (const auto& [decision, calls] : counts) decided += calls;
   }

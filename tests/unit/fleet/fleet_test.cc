@@ -40,7 +40,7 @@ TEST(Fleet, RanksOfOneCommunicatorInDifferentPodsAreOneUnit) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].records, 2);
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count(), 40u) << "both ranks' collectives";
+  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 40u) << "both ranks' collectives";
 }
 
 TEST(Fleet, RanksThatDecidedDifferentlyAreNamedAndLeftOut) {
@@ -110,7 +110,7 @@ TEST(Fleet, InspectorTimingsJoinOurArmsByCommunicatorId) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].arm, "candidate");
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count(), 1u);
+  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 1u);
   EXPECT_EQ(fleet->withoutArm, 1) << "0x99 has no statistics file giving its arm";
 }
 
@@ -139,7 +139,7 @@ TEST(Fleet, OfSeveralStatesOfOneEntryOnlyTheLatestCounts) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].records, 1) << "one rank, however many copies of its entry";
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count(), 30u) << "its final state";
+  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 30u) << "its final state";
   EXPECT_FALSE(fleet->communicators[0].live);
 }
 

@@ -33,10 +33,11 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   EXPECT_EQ(r.arm, "candidate");
   EXPECT_EQ(r.experiment, "decode-ll");
   EXPECT_EQ(r.rank, 0);
-  const profiler::LogHistogram& allReduce = r.timings.at(cellOf(4, 16));
-  EXPECT_EQ(allReduce.count(), 20u);
-  EXPECT_NEAR(*allReduce.geometricMeanNs(), 40000, 400);
-  EXPECT_EQ(r.timings.at(cellOf(2, 20)).count(), 5u);
+  const CellTimings& allReduce = r.timings.at(cellOf(4, 16));
+  EXPECT_EQ(allReduce.count, 20u);
+  EXPECT_EQ(allReduce.binSum, 20u * static_cast<uint64_t>(profiler::LogHistogram::binOf(40000)));
+  EXPECT_NEAR(*profiler::LogHistogram::geometricMeanNs(allReduce.count, allReduce.binSum), 40000, 400);
+  EXPECT_EQ(r.timings.at(cellOf(2, 20)).count, 5u);
 }
 
 TEST(StatisticsReader, ReadsTheTunersDecisionsPerCellWhoMadeThemAndHowOften) {
@@ -150,7 +151,7 @@ TEST(InspectorReader, ReadsOneLineAndPrettyPrintedRecordsPerCommunicatorAndRank)
   const CommunicatorRecord& rank2 = (*records)[0];
   EXPECT_EQ(rank2.commId, 0x7f8c496ae9f661ull);
   EXPECT_FALSE(rank2.fromStatistics);
-  EXPECT_EQ(rank2.timings.at(cellOf(4, 16)).count(), 2u);
+  EXPECT_EQ(rank2.timings.at(cellOf(4, 16)).count, 2u);
   // AllGather's message size is per rank; the tuner (and our buckets) count it times the ranks: 4 KiB x 16.
   EXPECT_EQ((*records)[1].timings.count(cellOf(2, 16)), 1u);
 }

@@ -68,6 +68,24 @@ TEST(LogHistogram, GeometricMeanIsWithinOnePercent) {
   EXPECT_NEAR(*h.geometricMeanNs(), 40000, 400);
 }
 
+// `nccl-roce ab` reads only a cell's count and bin sum (from statistics files and from Prometheus): they must give
+// the histogram's geometric mean to the last bit, and the mean of the logs of the bins' representative values.
+TEST(LogHistogram, CountAndBinSumGiveTheGeometricMeanExactly) {
+  LogHistogram h;
+  double sumOfLogs = 0;
+  for (uint64_t v : {7000u, 20000u, 40000u, 40100u, 80000u, 3000000u}) {
+    h.record(v);
+    sumOfLogs += std::log(LogHistogram::representativeNs(LogHistogram::binOf(v)));
+    EXPECT_GT(LogHistogram::binOf(v), 0);
+  }
+  uint64_t bins = 0;
+  for (uint64_t v : {7000u, 20000u, 40000u, 40100u, 80000u, 3000000u}) bins += LogHistogram::binOf(v);
+  EXPECT_EQ(h.binSum(), bins);
+  EXPECT_EQ(*LogHistogram::geometricMeanNs(h.count(), h.binSum()), *h.geometricMeanNs());
+  EXPECT_NEAR(*h.geometricMeanNs(), std::exp(sumOfLogs / 6), 1e-9 * *h.geometricMeanNs());
+  EXPECT_FALSE(LogHistogram::geometricMeanNs(0, 0));
+}
+
 TEST(LogHistogram, MergingEqualsRecordingEverythingInOne) {
   LogHistogram a, b, all;
   for (uint64_t v = 1000; v < 5000000; v = v * 3 / 2) {
