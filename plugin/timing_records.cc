@@ -40,11 +40,9 @@ nlohmann::ordered_json droppedCounts(const CommunicatorTimings& t) {
 nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, const std::string& rule) {
   const LogHistogram& h = e.histogram;
   nlohmann::ordered_json k;
-  tuner::writeCellKey(tuner::cellKey(e.key.collective, e.key.bucket == 0 ? 0 : uint64_t{1} << e.key.bucket,
-                                     e.key.algorithm, e.key.protocol, e.key.channels),
-                      k);
+  tuner::writeCellKey(e.key, k);
   k["rule"] = rule.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rule);
-  k["timing_source"] = profiler::timingSourceName(e.key.source);
+  k["timing_source"] = tuner::timingSourceName(e.key.source);
   k["count"] = h.count();
   k["sum_us"] = microseconds(static_cast<double>(h.sumNs()));
   k["min_us"] = microseconds(static_cast<double>(h.minNs()));

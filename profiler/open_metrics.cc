@@ -107,7 +107,7 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
     std::string comm = communicatorLabels(communicators[i]);
     for (const auto& [where, cell] : cells[i]) {
       for (const auto& [source, sums] : cell.bySource) {
-        std::string labels = comm + cellLabels(where.first, where.second) + ",timing_source=" + quoted(timingSourceName(source));
+        std::string labels = comm + cellLabels(where.first, where.second) + ",timing_source=" + quoted(tuner::timingSourceName(source));
         out += std::string(kAb) + "_count{" + labels + "} " + std::to_string(sums.first) + "\n";
         out += std::string(kAb) + "_sum{" + labels + "} " + std::to_string(sums.second) + "\n";
       }
@@ -145,14 +145,14 @@ void armHistograms(std::string& out, const ProcessLabels& process, const std::ve
   std::map<std::string, LogHistogram> byLabels;
   for (const CommunicatorTimings& c : communicators) {
     for (size_t i = 0; i < c.entries.size(); ++i) {
-      const TimingKey& k = c.entries[i].key;
+      const CellKey& k = c.entries[i].key;
       std::string labels =
           "node=" + quoted(process.node) + ",pid=" + quoted(std::to_string(process.pid)) + ",experiment=" +
           quoted(c.experiment) + ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" +
           quoted(c.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) + cellLabels(k.collective, k.bucket) +
           ",algo_proto=" + quoted(std::string(tuner::algorithmName(k.algorithm)) + "_" + tuner::protocolName(k.protocol)) +
           ",rule=" + quoted(i < c.rules.size() ? c.rules[i] : std::string()) + ",timing_source=" +
-          quoted(timingSourceName(k.source));
+          quoted(tuner::timingSourceName(k.source));
       byLabels[labels].merge(c.entries[i].histogram);
     }
   }

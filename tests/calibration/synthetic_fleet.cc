@@ -35,6 +35,7 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/nccl_names.h"
 #include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
@@ -139,7 +140,10 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   uint64_t clock = 1'000'000;
   for (uint64_t d : durations) {
     if (decisions) p.decisions->record(call, decision, table);
-    void* coll = p.tracker->startCollective({kAllReduce, call.bytes, algorithm, protocol, 1}, nullptr);
+    // The Coll event as NCCL names it: the bytes as ncclInt8 elements, the tuner's names for NCCL's.
+    profiler::CollEvent event{"AllReduce", "ncclInt8", tuner::algorithmName(algorithm), tuner::protocolName(protocol),
+                              call.bytes, 1, nullptr};
+    void* coll = p.tracker->startCollective(event);
     p.tracker->stopChannel(p.tracker->startChannel(coll, 0, clock), clock + d);
     clock += d + 1000;
   }

@@ -119,6 +119,17 @@ same "ab fit policy" "$work/files.toml" "$work/prometheus.toml"
 same "ab fit --json" "$work/files.fit.json" "$work/prometheus.fit.json"
 grep -q 'ab-allreduce-2n-tree-ll-128K..512K' "$work/prometheus.toml" || fail "ab fit --prometheus: no tree/ll rule"
 
+# The dashboard's rates need two samples of every series inside Grafana's 1m rate interval: on a fast machine
+# the reports above finish before Prometheus's second scrape (60 s at most).
+for _ in $(seq 1 120); do
+  answer=$(curl -sf "$url/api/v1/query" \
+    --data-urlencode 'query=min(count_over_time(nccl_roce_ab_log_duration_count[1m]))' || true)
+  samples=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+  [ "${samples:-0}" -ge 2 ] && break
+  sleep 0.5
+done
+[ "${samples:-0}" -ge 2 ] || fail "Prometheus holds ${samples:-0} samples of some series after 60 s more, the rates need 2"
+
 # The dashboard's queries, its variables at "All" and Grafana's rate interval at 1m: valid PromQL over our series.
 python3 - "$dashboard" "$url" <<'EOF'
 import json, sys, urllib.parse, urllib.request

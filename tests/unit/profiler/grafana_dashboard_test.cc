@@ -21,7 +21,9 @@ nlohmann::json dashboard() {
 void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
   CommunicatorTimings c;
   TimingTable table;
-  table.record(TimingKey{4, 16, 1, 0, 4, TimingSource::kKernelGpu}, 40000);
+  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
+  key.source = TimingSource::kKernelGpu;
+  table.record(table.entryFor(key), 40000);
   c.entries = table.entries();
   c.dropped = {{Drop::kMissingParent, 1}};
   std::string text = renderOpenMetrics({"n", 1}, {c});

@@ -15,7 +15,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-TimingKey allReduce(int bucket, int channels = 4) { return TimingKey{4, static_cast<uint8_t>(bucket), 1, 0, static_cast<uint8_t>(channels), TimingSource::kKernelGpu}; }
 
 CommunicatorTimings decodeComm(uint64_t commId = 0x1f2e3d4c5b6a7980ull, int rank = 3) {
   CommunicatorTimings c;
@@ -29,7 +28,9 @@ CommunicatorTimings decodeComm(uint64_t commId = 0x1f2e3d4c5b6a7980ull, int rank
   c.policy = "fit \"v2\"";
   c.policyHash = "0x9c1d";
   TimingTable table;
-  for (uint64_t us : {30, 40, 40, 300}) table.record(allReduce(16), us * 1000);
+  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
+  key.source = TimingSource::kKernelGpu;
+  for (uint64_t us : {30, 40, 40, 300}) table.record(table.entryFor(key), us * 1000);
   c.entries = table.entries();
   c.rules = {"decode-ll"};
   c.decisions = {DecisionCount{4, 16, "Ring", "LL", 0, 0, "rule", "decode-ll", 4}};
@@ -93,7 +94,9 @@ TEST(OpenMetrics, ACommunicatorsSeriesStayWithinItsBudget) {
   c.decisions.clear();
   for (int collective : {2, 4}) {
     for (int bucket = 0; bucket < 40; ++bucket) {
-      table.record(TimingKey{static_cast<int8_t>(collective), static_cast<uint8_t>(bucket), 1, 0, 0, TimingSource::kKernelGpu}, 5000);
+      CellKey key = tuner::cellKey(collective, uint64_t{1} << bucket, 1, 0, 0);
+      key.source = TimingSource::kKernelGpu;
+      table.record(table.entryFor(key), 5000);
       c.decisions.push_back(DecisionCount{collective, bucket, "Ring", "LL", 0, 0, "nccl", "", 1});
     }
   }
