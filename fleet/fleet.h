@@ -25,6 +25,7 @@ struct FleetCommunicator {
   int nNodes = 0;                                   // 0: no record said
   std::map<uint64_t, CellTimings> timings;          // per cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
+  bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
 };
 
 struct Fleet {
@@ -36,7 +37,9 @@ struct Fleet {
 };
 
 // `statistics`: records from our files (arms, and timings unless Inspector gives them); `inspector`: records from
-// Inspector dumps, which, when given, are the timing source (joined by communicator id).
+// Inspector dumps, which, when given, are the timing source (joined by communicator id). Of the records that
+// name the same entry (a checkpoint beside the final state, an entry a kill left in a part file and in the main
+// file, one file given twice) only the latest counts.
 StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
                               const std::vector<CommunicatorRecord>& inspector);
 
