@@ -21,6 +21,7 @@ struct AbCliOptions {
   std::string format = "markdown";
   std::string output, jsonPath, svgPath;
   bool failOnSlower = false;
+  bool strict = false;
   fleet::AbOptions ab;
 };
 
@@ -30,7 +31,7 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
     return 2;
   }
-  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs);
+  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs, o.strict);
   StatusOr<fleet::AbReport> report = assembled.isOk() ? fleet::compareArms(*assembled, o.ab) : assembled.status();
   if (!report.isOk()) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
@@ -41,6 +42,9 @@ int runAb(AbCliOptions o) {
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
   if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return 2;
   for (const std::string& e : report->errors) std::fprintf(stderr, "nccl-roce ab: error: %s\n", e.c_str());
+  for (const fleet::SkippedInput& s : report->skipped) {
+    std::fprintf(stderr, "nccl-roce ab: skipped %s: %s\n", s.file.c_str(), s.why.c_str());
+  }
   bool slower = false;
   for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == verdicts::Verdict::kSlower;
   return o.failOnSlower && slower ? 1 : 0;
@@ -72,11 +76,14 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
   ab->add_option("--svg", o->svgPath, "Also write an SVG chart of the ratios and intervals here");
   ab->add_flag("--fail-on-slower", o->failOnSlower,
                "Exit 1 when any arm is slower than the control over the inference range (rollout gates)");
+  addStrictOption(*ab, o->strict);
   ab->footer(
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
-      "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Exit status 0 on "
-      "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, mixed experiments or "
-      "nothing to compare. `nccl-roce ab fit --help`: a policy from the same statistics.");
+      "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Empty files, files "
+      "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
+      "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, mixed "
+      "experiments, nothing to compare, or with --strict a skipped input. `nccl-roce ab fit --help`: a policy "
+      "from the same statistics.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   ab->require_subcommand(0, 1);
   ab->callback([o, fit, &context] {

@@ -24,6 +24,7 @@ struct AbFitCliOptions {
   std::vector<std::string> inputs;
   std::string output, report, jsonPath;
   bool quiet = false;
+  bool strict = false;
   fleet::AbFitOptions fit;
 };
 
@@ -43,13 +44,16 @@ void summarise(const fleet::AbFit& fit, const char* command) {
 
 int runAbFit(const AbFitCliOptions& o) {
   const char* command = "ab fit";
-  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs);
+  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs, o.strict);
   StatusOr<fleet::AbFit> fit = assembled.isOk() ? fleet::fitArms(*assembled, o.fit) : assembled.status();
   if (!fit.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, fit.status().message().c_str());
     return 2;
   }
   for (const std::string& e : fit->errors) std::fprintf(stderr, "nccl-roce %s: error: %s\n", command, e.c_str());
+  for (const fleet::SkippedInput& s : fit->skipped) {
+    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.file.c_str(), s.why.c_str());
+  }
   if (!o.quiet) {
     for (const std::string& n : fit->notes) std::fprintf(stderr, "nccl-roce %s: note: %s\n", command, n.c_str());
   }
@@ -84,13 +88,14 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   addVerdictOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
-  fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
+  fit->add_flag("-q,--quiet", o->quiet, "Only errors and skipped inputs on stderr");
+  addStrictOption(*fit, o->strict);
   fit->footer(
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
-      "written, on unreadable input, mixed experiments, a missing control arm, or too few communicators, saying "
-      "what to collect.");
+      "written, on an unreadable or damaged statistics file or dump, mixed experiments, a missing control arm, too "
+      "few communicators (saying what to collect), or with --strict a skipped input.");
   fit->callback([o, &context] { context.exitCode = runAbFit(*o); });
   return fit;
 }

@@ -36,7 +36,7 @@ inline constexpr double kAbFitRuleShare = 0.9;
 
 struct AbFitOptions {
   std::string control = "control";
-  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
+  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many of its collectives there
   // A rule needs the arm at least 2% faster: switching algorithms has costs a bucket's mean does not show
   // (first-use connection set-up, buffers of other sizes), as in `sweep fit`.
   verdicts::Settings settings{0.95, 0.02, kAbFitMinCommunicators};
@@ -90,6 +90,7 @@ struct AbFit {
   int challenges = 0;               // arm x cell comparisons made: the family the false discovery rate is over
   std::vector<std::string> errors;  // from the fleet: communicators left out, named
   std::vector<std::string> notes;   // groups left out, winners that cannot be rules, the control's own rules
+  std::vector<SkippedInput> skipped;  // from the fleet: inputs not read
   AbFitOptions options;
 };
 

@@ -77,6 +77,9 @@ std::string header(const AbFit& fit) {
   std::vector<std::string> same = unchanged(fit);
   if (same.empty()) out += "# No change: none (an arm beat the control in every measured bucket).\n";
   for (const std::string& line : same) out += "# No change (no arm beat the control): " + line + ".\n";
+  for (const SkippedInput& s : fit.skipped) {
+    out += "# Skipped: " + tuner::tomlCommentText(s.file + ": " + s.why) + ".\n";
+  }
   for (const std::string& note : fit.notes) out += "# Note: " + tuner::tomlCommentText(note) + ".\n";
   return out;
 }

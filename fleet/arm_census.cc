@@ -44,9 +44,9 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
   return Status::ok();
 }
 
-std::optional<double> communicatorValueUs(const profiler::LogHistogram& histogram, uint64_t minCollectives) {
-  if (histogram.count() < minCollectives) return std::nullopt;
-  std::optional<double> mean = histogram.geometricMeanNs();
+std::optional<double> communicatorValueUs(const CellTiming& timing, uint64_t minCollectives) {
+  if (timing.collectives < minCollectives) return std::nullopt;
+  std::optional<double> mean = timing.histogram.geometricMeanNs();
   if (!mean || !(*mean > 0)) return std::nullopt;
   return *mean / 1000.0;
 }

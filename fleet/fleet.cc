@@ -1,5 +1,7 @@
 #include "fleet/fleet.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/log.h"
@@ -55,6 +57,115 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
   return true;
 }
 
+
+using ClockTimings = std::map<TimingClock, std::map<uint64_t, CellTiming>>;
+
+// One rank's timings into its communicator's: histograms merged, the collectives the most any rank timed.
+void addRank(ClockTimings& into, const CommunicatorRecord& r) {
+  for (const auto& [clock, cells] : r.timings) {
+    for (const auto& [cell, histogram] : cells) {
+      CellTiming& t = into[clock][cell];
+      t.histogram.merge(histogram);
+      t.collectives = std::max(t.collectives, histogram.count());
+    }
+  }
+}
+
+// Where a communicator's GPU timings from our profiler and from Inspector differ by more than kSourcesDisagreeBy.
+std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockTimings& inspector) {
+  auto gpu = [](const ClockTimings& t) {
+    auto it = t.find(TimingClock::kGpu);
+    return it == t.end() ? std::map<uint64_t, CellTiming>{} : it->second;
+  };
+  std::map<uint64_t, CellTiming> a = gpu(ours), b = gpu(inspector);
+  std::string cells;
+  for (const auto& [cell, timing] : a) {
+    auto other = b.find(cell);
+    if (other == b.end()) continue;
+    std::optional<double> x = timing.histogram.geometricMeanNs(), y = other->second.histogram.geometricMeanNs();
+    if (!x || !y || std::fabs(std::log(*x / *y)) <= std::log1p(kSourcesDisagreeBy)) continue;
+    cells += format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000,
+                    *y / 1000);
+  }
+  return cells.empty() ? "" : hex(commId) + " (" + cells + ")";
+}
+
+// "a, b, c and 4 more"
+std::string someOf(const std::vector<std::string>& items, size_t shown = 3) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < shown; ++i) out += (i == 0 ? "" : ", ") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
+// The notes of what reading and merging dropped or chose, each with its count.
+struct Tally {
+  uint64_t zeroDurations = 0;
+  std::set<std::string> zeroFiles;
+  int byProfiler = 0, inspectorOnly = 0;
+  std::vector<std::string> both, disagreeing;
+  std::map<TimingClock, uint64_t> cpuCollectives;
+  int cpuCommunicators = 0;
+
+  void countZeros(const CommunicatorRecord& r) {
+    zeroDurations += r.zeroDurations;
+    if (r.zeroDurations > 0) zeroFiles.insert(r.file);
+  }
+  void addNotes(std::vector<std::string>& notes) const {
+    if (zeroDurations > 0) {
+      notes.push_back(std::to_string(zeroDurations) + " collective(s) timed at zero (at or below 0.1 us, which " +
+                      "no collective takes) dropped, in " + someOf({zeroFiles.begin(), zeroFiles.end()}));
+    }
+    if (inspectorOnly > 0) {
+      notes.push_back(std::to_string(inspectorOnly) + " communicator(s) timed by NVIDIA Inspector only: its " +
+                      "timings used for them (" + std::to_string(byProfiler) + " timed by nccl-roce's profiler)");
+    }
+    if (!both.empty()) {
+      notes.push_back(std::to_string(both.size()) + " communicator(s) timed by both nccl-roce's profiler and " +
+                      "Inspector (" + someOf(both) + "): nccl-roce's timings used, Inspector's left aside");
+    }
+    if (!disagreeing.empty()) {
+      notes.push_back(format("%zu of them differ between the two by more than %.0f%%: ", disagreeing.size(),
+                             kSourcesDisagreeBy * 100) +
+                      someOf(disagreeing));
+    }
+    if (cpuCommunicators > 0) {
+      std::string counts;
+      for (const auto& [clock, n] : cpuCollectives) {
+        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + timingClockName(clock);
+      }
+      notes.push_back(std::to_string(cpuCommunicators) + " communicator(s) hold collectives timed on the CPU (" +
+                      counts + "): kept apart from GPU timings, never pooled with them (ab compares them on their " +
+                      "own, ab fit fits GPU timings only)");
+    }
+  }
+};
+
+// The timings a communicator is compared by: our profiler's where it has them, else Inspector's.
+void chooseTimings(FleetCommunicator& c, const ClockTimings& ours, const ClockTimings& inspector, Tally& tally) {
+  if (!ours.empty()) {
+    c.timings = ours;
+    c.timedBy = TimedBy::kProfiler;
+    ++tally.byProfiler;
+    if (!inspector.empty()) {
+      tally.both.push_back(hex(c.commId));
+      std::string differs = disagreement(c.commId, ours, inspector);
+      if (!differs.empty()) tally.disagreeing.push_back(differs);
+    }
+  } else if (!inspector.empty()) {
+    c.timings = inspector;
+    c.timedBy = TimedBy::kInspector;
+    ++tally.inspectorOnly;
+  }
+  bool cpu = false;
+  for (const auto& [clock, cells] : c.timings) {
+    if (clock == TimingClock::kGpu) continue;
+    cpu = true;
+    for (const auto& [cell, timing] : cells) tally.cpuCollectives[clock] += timing.collectives;
+  }
+  tally.cpuCommunicators += cpu;
+}
+
 }  // namespace
 
 StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
@@ -62,9 +173,12 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   Fleet fleet;
   Status one = checkOneExperiment(statistics, &fleet.experiment);
   if (!one.isOk()) return one;
+  Tally tally;
   std::map<uint64_t, FleetCommunicator> byId;
+  std::map<uint64_t, ClockTimings> ours, theirs;
   std::set<uint64_t> disagreeing;
   for (const CommunicatorRecord& r : statistics) {
+    tally.countZeros(r);
     FleetCommunicator& c = byId[r.commId];
     c.commId = r.commId;
     std::string why;
@@ -77,24 +191,27 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     for (const auto& [cell, counts] : r.decisions) {
       for (const auto& [decision, calls] : counts) c.decisions[cell][decision] += calls;
     }
-    if (!inspector.empty()) continue;
-    for (const auto& [cell, histogram] : r.timings) c.timings[cell].merge(histogram);
+    addRank(ours[r.commId], r);
   }
   std::set<uint64_t> withoutArm;
   for (const CommunicatorRecord& r : inspector) {
+    tally.countZeros(r);
     auto it = byId.find(r.commId);
     if (it == byId.end()) {
-      withoutArm.insert(r.commId);
+      if (!r.timings.empty()) withoutArm.insert(r.commId);
       continue;
     }
     it->second.files.insert(r.file);
     if (it->second.nNodes == 0) it->second.nNodes = r.nNodes;
-    for (const auto& [cell, histogram] : r.timings) it->second.timings[cell].merge(histogram);
+    addRank(theirs[r.commId], r);
   }
   fleet.withoutArm = static_cast<int>(withoutArm.size());
   for (auto& [id, c] : byId) {
-    if (disagreeing.count(id) == 0) fleet.communicators.push_back(std::move(c));
+    if (disagreeing.count(id) != 0) continue;
+    chooseTimings(c, ours[id], theirs[id], tally);
+    fleet.communicators.push_back(std::move(c));
   }
+  tally.addNotes(fleet.notes);
   return fleet;
 }
 

@@ -18,14 +18,19 @@ Status invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kParseError, file + ": " + what);
 }
 
-// One timed key: its cell and its histogram, rebuilt from the bins and checked against the count.
+// One timed key: its clock, its cell and its histogram, rebuilt from the bins and checked against the count.
+// Bin 0 holds durations at or below the histogram's 0.1 us floor, which no collective takes: the clock could not
+// resolve them, so they are dropped and counted.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
-  std::string collective;
+  std::string collective, source = "kernel_gpu";
   if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
   std::optional<int> index = tuner::parseCollective(collective);
   if (!index) return invalid(where, "unknown collective '" + collective + "'");
   auto min = key.find("size_min");
   if (min == key.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
+  std::optional<TimingClock> clock = stringField(key, "timing_source", &source) ? clockOfTimingSource(source)
+                                                                                : std::nullopt;
+  if (!clock) return invalid(where, "timing_source is not kernel_gpu, kernel_gpu_batch or kernel_host");
   auto count = key.find("count");
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
@@ -37,15 +42,19 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
         bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins)) {
       return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) + ", count]");
     }
-    histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
     total += bin[1].get<uint64_t>();
+    if (bin[0].get<int>() == 0) {
+      record.zeroDurations += bin[1].get<uint64_t>();
+    } else {
+      histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
+    }
   }
   if (total != count->get<uint64_t>()) {
     return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
                               std::to_string(count->get<uint64_t>()));
   }
-  uint64_t cell = cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()));
-  record.timings[cell].merge(histogram);
+  if (histogram.count() == 0) return Status::ok();
+  record.timings[*clock][cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))].merge(histogram);
   return Status::ok();
 }
 

@@ -140,7 +140,8 @@ void collectChallenges(std::vector<SeriesInput>& inputs, const FitOptions& optio
       for (size_t ci = 0; ci < in.forced.size(); ++ci) {
         std::vector<double> times = verdicts::valuesAt(in.forced[ci]->runs, size);
         if (static_cast<int>(times.size()) < st.minUnits) continue;
-        StatusOr<verdicts::RatioInterval> vs = verdicts::ratioOfGeometricMeans(defaults, times, st.confidence);
+        StatusOr<verdicts::RatioInterval> vs =
+            verdicts::ratioOfGeometricMeans(defaults, times, st.confidence, st.degreesOfFreedom);
         if (!vs.isOk()) continue;
         challenges->push_back(verdicts::Challenge{group, *vs});
         sources->push_back(ChallengeSource{si, in.out.sizes.size() - 1, ci});

@@ -41,6 +41,9 @@ void forEachMeasurement(const FleetSpec& spec,
           durations.clear();
           for (int i = 0; i < spec.collectivesPerBucket; ++i) {
             double us = mean * std::exp(draw(rng, spec.collectiveSigma, spec.heavyTails));
+            if (spec.slowShare > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < spec.slowShare) {
+              us *= spec.slowFactor;
+            }
             durations.push_back(static_cast<uint64_t>(us * 1000.0));
           }
           f(commId, arm, rank, bucket, durations);
@@ -65,7 +68,7 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.arm = arm;
     r.policy = arm;
     r.policyHash = arm == "control" ? "0x1" : "0x2";
-    profiler::LogHistogram& h = r.timings[cellOf(kAllReduce, bucket)];
+    profiler::LogHistogram& h = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
     for (uint64_t d : durations) h.record(d);
   });
   std::vector<CommunicatorRecord> out;

@@ -8,16 +8,17 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nccl_roce::fleet;
-  auto records = parseInspectorDump(std::string(reinterpret_cast<const char*>(data), size), "fuzz.log");
-  if (!records.isOk()) return 0;
+  auto dump = parseInspectorDump(std::string(reinterpret_cast<const char*>(data), size), "fuzz.log");
+  if (!dump.isOk()) return 0;
+  const std::vector<CommunicatorRecord>& records = dump->records;
   std::vector<CommunicatorRecord> arms;
-  for (const CommunicatorRecord& r : *records) {
+  for (const CommunicatorRecord& r : records) {
     CommunicatorRecord withArm = r;
     withArm.fromStatistics = true;
     withArm.arm = r.commId % 2 ? "control" : "candidate";
     withArm.timings.clear();
     arms.push_back(withArm);
   }
-  (void)assembleFleet(arms, *records);
+  (void)assembleFleet(arms, records);
   return 0;
 }
