@@ -42,17 +42,19 @@ enum class DecisionSource {
 };
 const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
 
-// One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran and who
-// chose it. `ab fit` reads from these what a winning arm's tuner did, to write it as a rule.
+// One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
+// choice fields of its tuner::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
+// did, to write it as a rule.
 struct TunerDecision {
   int algorithm = -1, protocol = -1;  // tuner indices; -1: unknown (NCCL's pick could not be read)
   int channels = 0;                   // as the rule set them; 0: NCCL decided
   DecisionSource source = DecisionSource::kNccl;
-  std::string rule;  // the deciding rule's name; "" where NCCL decided
+  std::string rule;        // the deciding rule's name; "" where NCCL decided
+  uint32_t chunkSize = 0;  // bytes; 0: NCCL's own
 
   bool operator<(const TunerDecision& o) const {
-    return std::tie(algorithm, protocol, channels, source, rule) <
-           std::tie(o.algorithm, o.protocol, o.channels, o.source, o.rule);
+    return std::tie(algorithm, protocol, channels, chunkSize, source, rule) <
+           std::tie(o.algorithm, o.protocol, o.channels, o.chunkSize, o.source, o.rule);
   }
 };
 using DecisionCounts = std::map<TunerDecision, uint64_t>;  // calls per decision

@@ -5,8 +5,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/json_fields.h"
-#include "tuner/decision_counts.h"
-#include "tuner/nccl_names.h"
+#include "tuner/cell_key.h"
 
 namespace nccl_roce::fleet {
 
@@ -22,15 +21,9 @@ Status invalid(const std::string& file, const std::string& what) {
 // Bin 0 holds durations at or below the histogram's 0.1 us floor, which no collective takes: the clock could not
 // resolve them, so they are dropped and counted.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
-  std::string collective, source = "kernel_gpu";
-  if (!key.is_object() || !stringField(key, "collective", &collective, false)) return invalid(where, "no collective");
-  std::optional<int> index = tuner::parseCollective(collective);
-  if (!index) return invalid(where, "unknown collective '" + collective + "'");
-  auto min = key.find("size_min");
-  if (min == key.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
-  std::optional<TimingClock> clock = stringField(key, "timing_source", &source) ? clockOfTimingSource(source)
-                                                                                : std::nullopt;
-  if (!clock) return invalid(where, "timing_source is not kernel_gpu, kernel_gpu_batch or kernel_host");
+  if (!key.is_object()) return invalid(where, "not an object");
+  tuner::CellKey cell;
+  if (Status read = tuner::readCellKey(key, &cell); !read.isOk()) return invalid(where, read.message());
   auto count = key.find("count");
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
@@ -54,20 +47,10 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
                               std::to_string(count->get<uint64_t>()));
   }
   if (histogram.count() == 0) return Status::ok();
-  record.timings[*clock][cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))].merge(histogram);
+  // kernel_host: the host clock (NCCL 2.26 has no GPU stamps); an entry that does not say is a GPU time.
+  TimingClock clock = cell.source == tuner::TimingSource::kKernelHost ? TimingClock::kCpuKernel : TimingClock::kGpu;
+  record.timings[clock][cellOf(cell.collective, cell.bucket)].merge(histogram);
   return Status::ok();
-}
-
-// A name that is null (unknown) or one `parse` knows; false for anything else.
-template <typename Parse>
-bool nameOrNull(const json& object, const char* name, Parse parse, int* out) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return true;  // -1: unknown
-  if (!it->is_string()) return false;
-  std::optional<int> index = parse(it->get<std::string>());
-  if (!index) return false;
-  *out = *index;
-  return true;
 }
 
 std::optional<DecisionSource> sourceNamed(const std::string& name) {
@@ -79,31 +62,18 @@ std::optional<DecisionSource> sourceNamed(const std::string& name) {
 
 // One line of "decisions": its cell, what ran, who chose it and how many calls.
 Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
-  std::string collective, source;
-  if (!d.is_object() || !stringField(d, "collective", &collective, false)) return invalid(where, "no collective");
-  std::optional<int> index = tuner::parseCollective(collective);
-  if (!index) return invalid(where, "unknown collective '" + collective + "'");
-  auto min = d.find("size_min");
-  if (min == d.end() || !min->is_number_unsigned()) return invalid(where, "no size_min");
-  TunerDecision decision;
-  if (!nameOrNull(d, "algorithm", tuner::parseAlgorithm, &decision.algorithm)) {
-    return invalid(where, "algorithm is neither null nor one of " + tuner::algorithmChoices());
-  }
-  if (!nameOrNull(d, "protocol", tuner::parseProtocol, &decision.protocol)) {
-    return invalid(where, "protocol is neither null nor one of " + tuner::protocolChoices());
-  }
-  auto channels = d.find("channels");
-  if (channels == d.end() || !channels->is_number_unsigned() || channels->get<uint64_t>() > 64) {
-    return invalid(where, "channels is not a whole number 0..64");
-  }
-  decision.channels = channels->get<int>();
+  if (!d.is_object()) return invalid(where, "not an object");
+  tuner::CellKey cell;
+  if (Status read = tuner::readCellKey(d, &cell); !read.isOk()) return invalid(where, read.message());
+  TunerDecision decision{cell.algorithm, cell.protocol, cell.channels, DecisionSource::kNccl, "", cell.chunkSize};
+  std::string source;
   std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
   if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
   decision.source = *from;
   if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");
   auto count = d.find("count");
   if (count == d.end() || !count->is_number_unsigned()) return invalid(where, "no count");
-  record.decisions[cellOf(*index, tuner::sizeBucket(min->get<uint64_t>()))][decision] += count->get<uint64_t>();
+  record.decisions[cellOf(cell.collective, cell.bucket)][decision] += count->get<uint64_t>();
   return Status::ok();
 }
 

@@ -4,7 +4,7 @@
 #include "common/strings.h"
 #include "plugin/process_context.h"
 #include "plugin/profiler_plugin.h"
-#include "tuner/decision_counts.h"
+#include "tuner/cell_key.h"
 #include "tuner/nccl_names.h"
 
 namespace nccl_roce::plugin {
@@ -37,11 +37,9 @@ nlohmann::ordered_json droppedCounts(const CommunicatorTimings& t) {
 nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, const std::string& rule) {
   const LogHistogram& h = e.histogram;
   nlohmann::ordered_json k;
-  k["collective"] = tuner::collectiveName(e.key.collective);
-  tuner::writeSizeBucket(e.key.bucket, k);
-  k["algorithm"] = tuner::algorithmName(e.key.algorithm);
-  k["protocol"] = tuner::protocolName(e.key.protocol);
-  k["channels"] = e.key.channels;
+  tuner::writeCellKey(tuner::cellKey(e.key.collective, e.key.bucket == 0 ? 0 : uint64_t{1} << e.key.bucket,
+                                     e.key.algorithm, e.key.protocol, e.key.channels),
+                      k);
   k["rule"] = rule.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rule);
   k["timing_source"] = profiler::timingSourceName(e.key.source);
   k["count"] = h.count();

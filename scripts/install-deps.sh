@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake make g++ pkg-config binutils file python3 dpkg-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libboost-dev
+  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libboost-dev robin-map-dev
   libibverbs-dev libhwloc-dev
   valgrind clang libclang-rt-dev
 )

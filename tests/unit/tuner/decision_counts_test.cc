@@ -23,20 +23,12 @@ Policy policyWithRules() {
   return p;
 }
 
-TEST(DecisionCounts, SizeBucketsArePowersOfTwo) {
-  EXPECT_EQ(sizeBucket(0), 0);
-  EXPECT_EQ(sizeBucket(1), 0);
-  EXPECT_EQ(sizeBucket(4096), 12);
-  EXPECT_EQ(sizeBucket(8191), 12);
-  EXPECT_EQ(sizeBucket(UINT64_MAX), 63);
-}
-
 TEST(DecisionCounts, CountsEachChoiceOfEachBucketAndWhoMadeIt) {
   DecisionCounts stats;
-  for (int i = 0; i < 3; ++i) stats.record(kAllReduce, 4096 + i, kRing, kLL, 0, 0, Source::kRule);
-  stats.record(kAllReduce, 5000, kTree, kSimple, 0, 1, Source::kUnavailable);
-  stats.record(kAllGather, 1 << 20, kRing, kSimple, 0, -1, Source::kNccl);
-  stats.record(kAllReduce, 4096, kRing, kLL, 8, 0, Source::kRule);  // same bucket, other channel count
+  for (int i = 0; i < 3; ++i) stats.record(cellKey(kAllReduce, 4096 + i, kRing, kLL, 0), Source::kRule, 0);
+  stats.record(cellKey(kAllReduce, 5000, kTree, kSimple, 0), Source::kUnavailable, 1);
+  stats.record(cellKey(kAllGather, 1 << 20, kRing, kSimple, 0), Source::kNccl, -1);
+  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule, 0);  // same bucket, other channel count
 
   DecisionCounts::Totals totals = stats.totals();
   EXPECT_EQ(totals.calls, 6u);
@@ -73,7 +65,7 @@ TEST(DecisionCounts, KeepsEveryDistinctDecisionAsTheTableGrows) {
   for (int round = 0; round < 2; ++round) {
     for (int c = 0; c < 5; ++c) {
       for (int b = 0; b < 40; ++b) {
-        for (int p = 0; p < 2; ++p) stats.record(c, uint64_t{1} << b, kRing, p, 0, -1, Source::kNccl);
+        for (int p = 0; p < 2; ++p) stats.record(cellKey(c, uint64_t{1} << b, kRing, p, 0), Source::kNccl, -1);
       }
     }
   }
@@ -85,12 +77,34 @@ TEST(DecisionCounts, KeepsEveryDistinctDecisionAsTheTableGrows) {
 
 TEST(DecisionCounts, OddValuesFromNcclAreCountedNotTrusted) {
   DecisionCounts stats;
-  stats.record(99, 0, -1, -1, 0, -1, Source::kNccl);  // unknown collective, no available entry
+  stats.record(cellKey(99, 0, -1, -1, 0), Source::kNccl, -1);  // unknown collective, no available entry
   nlohmann::json j = nlohmann::json::parse(stats.toJson(Policy{}).dump());
   ASSERT_EQ(j["decisions"].size(), 1u);
   EXPECT_EQ(j["decisions"][0]["collective"], "unknown");
   EXPECT_TRUE(j["decisions"][0]["algorithm"].is_null());
   EXPECT_EQ(j["decisions"][0]["bucket"], "0-2");
+}
+
+// The profiler labels each timing with the rule that decided most of its key's calls (channels aside).
+TEST(DecisionCounts, NamesTheRuleThatDecidedMostCallsOfAChoice) {
+  DecisionCounts stats;
+  for (int i = 0; i < 3; ++i) stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 1);
+  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule, 0);
+  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kNccl, -1);
+  EXPECT_EQ(stats.ruleFor(kAllReduce, 12, kRing, kLL), 1);
+  EXPECT_EQ(stats.ruleFor(kAllReduce, 12, kTree, kLL), -1) << "no rule chose Tree";
+}
+
+// A chunk size is part of what ran: decisions that differ only by it are counted apart, and one that is NCCL's
+// own (0) writes no member.
+TEST(DecisionCounts, ChunkSizesAreCountedApartAndWrittenWhenSet) {
+  DecisionCounts stats;
+  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 0);
+  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0, 131072), Source::kRule, 0);
+  nlohmann::json j = nlohmann::json::parse(stats.toJson(policyWithRules()).dump());
+  ASSERT_EQ(j["decisions"].size(), 2u);
+  EXPECT_FALSE(j["decisions"][0].contains("chunk_size"));
+  EXPECT_EQ(j["decisions"][1]["chunk_size"], 131072);
 }
 
 }  // namespace

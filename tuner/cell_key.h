@@ -1,0 +1,60 @@
+// What a tuner decision or a collective's timing is counted under: the collective, its power-of-two size bucket,
+// the choice that ran (algorithm, protocol, channels, chunk size) and, for a timing, where the time came from.
+// One type for the tuner's decision counts (tuner/decision_counts.h), the profiler's timing table
+// (profiler/timing_table.h) and the fleet readers (fleet/telemetry_reader.cc), so a decision and the timings of
+// what it chose join field by field; it lives here, the lowest layer the tuner plugin, the profiler and the
+// readers all use. writeCellKey and readCellKey are its one JSON form in the statistics file.
+//
+// fleet's "cell" (fleet/fleet_records.h) is the coarser (collective, size bucket) part that arms are compared
+// over.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace nccl_roce::tuner {
+
+enum class TimingSource : uint8_t {
+  kNone = 0,            // not a timing (a decision's key)
+  kKernelGpu = 1,       // GPU %globaltimer stamps of the collective's kernel channels (NCCL 2.27+)
+  kKernelGpuBatch = 2,  // the same, for a kernel that ran several collectives: the batch's time, not divided
+  kKernelHost = 3,      // host clock when the proxy thread saw the channels start and stop (NCCL 2.26)
+};
+// "kernel_gpu", "kernel_gpu_batch", "kernel_host"; "none" for kNone.
+const char* timingSourceName(TimingSource source);
+
+struct CellKey {
+  int8_t collective = -1;  // tuner index (tuner/nccl_names.h); -1 unknown
+  uint8_t bucket = 0;      // sizeBucket(bytes), bytes as the tuner counts them
+  int8_t algorithm = -1;   // tuner index; -1 unknown (NCCL's pick could not be read, or a name we do not know)
+  int8_t protocol = -1;
+  uint8_t channels = 0;    // a decision: as the rule set them, 0 = NCCL decided; a timing: what the kernel ran on
+  uint32_t chunkSize = 0;  // bytes; 0 = NCCL's own chunk size
+  TimingSource source = TimingSource::kNone;
+
+  bool operator==(const CellKey& o) const;
+  bool operator!=(const CellKey& o) const { return !(*this == o); }
+  // By collective, bucket, then the choice: the order statistics files list cells in.
+  bool operator<(const CellKey& o) const;
+};
+
+// A key from the tuner's values; indices out of NCCL's ranges become -1 (unknown), channels past 255 saturate.
+CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize = 0);
+
+// For hash maps (tsl::robin_map<CellKey, V, CellKeyHash>): std::hash of the fields' bytes.
+struct CellKeyHash {
+  size_t operator()(const CellKey& key) const noexcept;
+};
+
+// Writes the key's members of a statistics-file line: "collective", "bucket", "size_min", "size_max",
+// "algorithm", "protocol" (null when unknown), "channels", and "chunk_size" when not NCCL's own (0). A timing's
+// "timing_source" is written by its writer, after the fields it puts between (plugin/timing_records.cc).
+void writeCellKey(const CellKey& key, nlohmann::ordered_json& out);
+// Reads what writeCellKey wrote, and "timing_source" where present; an absent "chunk_size" is 0 (NCCL's own).
+// kParseError naming the member that is missing or wrong.
+Status readCellKey(const nlohmann::json& line, CellKey* key);
+
+}  // namespace nccl_roce::tuner
