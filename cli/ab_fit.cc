@@ -84,9 +84,10 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
   fit->add_option("--control", o->fit.control, "The arm every other arm is challenged against")->capture_default_str();
   fit->add_option("--policy-name", o->fit.policyName, "The policy's name (default: EXPERIMENT-fit)");
   fit->add_option("--min-collectives", o->fit.minCollectives,
-                  "Collectives a communicator needs in a size bucket to count there")
+                  "Collectives a communicator needs in a size bucket to count there (at least " +
+                      std::to_string(fleet::kAbFitMinCollectives) + ")")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      ->check(CLI::Range(fleet::kAbFitMinCollectives, uint64_t{1} << 40));
   addVerdictOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
   fit->add_flag("-q,--quiet", o->quiet, "Only errors and skipped inputs on stderr");
   addStrictOption(*fit, o->strict);

@@ -156,7 +156,7 @@ void chooseWinners(const AbFitOptions& o, AbFit* fit) {
   }
   fit->challenges = static_cast<int>(challenges.size());
   std::vector<std::optional<size_t>> winners =
-      verdicts::selectWinners(challenges, fit->cells.size(), o.settings, verdicts::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, fit->cells.size(), o.settings, o.falseWinControl);
   for (size_t i = 0; i < winners.size(); ++i) {
     if (!winners[i]) continue;
     CellFit& cf = fit->cells[i];

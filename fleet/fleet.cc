@@ -73,15 +73,12 @@ void addRank(ClockTimings& into, const CommunicatorRecord& r) {
 
 // Where a communicator's GPU timings from our profiler and from Inspector differ by more than kSourcesDisagreeBy.
 std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockTimings& inspector) {
-  auto gpu = [](const ClockTimings& t) {
-    auto it = t.find(TimingClock::kGpu);
-    return it == t.end() ? std::map<uint64_t, CellTiming>{} : it->second;
-  };
-  std::map<uint64_t, CellTiming> a = gpu(ours), b = gpu(inspector);
+  auto a = ours.find(TimingClock::kGpu), b = inspector.find(TimingClock::kGpu);
+  if (a == ours.end() || b == inspector.end()) return "";
   std::string cells;
-  for (const auto& [cell, timing] : a) {
-    auto other = b.find(cell);
-    if (other == b.end()) continue;
+  for (const auto& [cell, timing] : a->second) {
+    auto other = b->second.find(cell);
+    if (other == b->second.end()) continue;
     std::optional<double> x = timing.histogram.geometricMeanNs(), y = other->second.histogram.geometricMeanNs();
     if (!x || !y || std::fabs(std::log(*x / *y)) <= std::log1p(kSourcesDisagreeBy)) continue;
     cells += format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000,
@@ -142,18 +139,18 @@ struct Tally {
 };
 
 // The timings a communicator is compared by: our profiler's where it has them, else Inspector's.
-void chooseTimings(FleetCommunicator& c, const ClockTimings& ours, const ClockTimings& inspector, Tally& tally) {
+void chooseTimings(FleetCommunicator& c, ClockTimings&& ours, ClockTimings&& inspector, Tally& tally) {
   if (!ours.empty()) {
-    c.timings = ours;
+    c.timings = std::move(ours);
     c.timedBy = TimedBy::kProfiler;
     ++tally.byProfiler;
     if (!inspector.empty()) {
       tally.both.push_back(hex(c.commId));
-      std::string differs = disagreement(c.commId, ours, inspector);
+      std::string differs = disagreement(c.commId, c.timings, inspector);
       if (!differs.empty()) tally.disagreeing.push_back(differs);
     }
   } else if (!inspector.empty()) {
-    c.timings = inspector;
+    c.timings = std::move(inspector);
     c.timedBy = TimedBy::kInspector;
     ++tally.inspectorOnly;
   }
@@ -208,7 +205,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   fleet.withoutArm = static_cast<int>(withoutArm.size());
   for (auto& [id, c] : byId) {
     if (disagreeing.count(id) != 0) continue;
-    chooseTimings(c, ours[id], theirs[id], tally);
+    chooseTimings(c, std::move(ours[id]), std::move(theirs[id]), tally);
     fleet.communicators.push_back(std::move(c));
   }
   tally.addNotes(fleet.notes);

@@ -220,7 +220,7 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   collectChallenges(inputs, options, &challenges, &sources);
   size_t groups = challenges.empty() ? 0 : challenges.back().group + 1;
   std::vector<std::optional<size_t>> winners =
-      verdicts::selectWinners(challenges, groups, options.statistics, verdicts::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, groups, options.statistics, options.falseWinControl);
   result.challenges = static_cast<int>(challenges.size());
   for (size_t i = 0; i < challenges.size(); ++i) {
     const ChallengeSource& at = sources[i];

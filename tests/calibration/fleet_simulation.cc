@@ -36,6 +36,7 @@ void forEachMeasurement(const FleetSpec& spec,
       double commFactor = draw(rng, spec.communicatorSigma, false);
       for (int bucket : spec.buckets) {
         double bucketFactor = draw(rng, spec.bucketSigma, false);
+        if (spec.measuredShare < 1 && std::uniform_real_distribution<double>(0, 1)(rng) >= spec.measuredShare) continue;
         double mean = baseMicroseconds(bucket) * spec.effect(arm, bucket) * std::exp(commFactor + bucketFactor);
         for (int rank = 0; rank < spec.ranks; ++rank) {
           durations.clear();

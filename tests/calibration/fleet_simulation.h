@@ -29,6 +29,9 @@ struct FleetSpec {
   // congested link), which makes a communicator's mean right-skewed where it ran few collectives.
   double slowShare = 0;
   double slowFactor = 1;
+  // The share of buckets each communicator ran at all: below 1, some communicators miss some buckets, as short-lived
+  // ones do, and a summary over every bucket keeps fewer of them.
+  double measuredShare = 1;
   std::map<std::string, std::map<int, double>> effects;  // arm -> bucket -> true ratio to control (absent: 1)
   uint64_t seed = 1;
 
