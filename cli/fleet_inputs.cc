@@ -72,8 +72,8 @@ StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, bool st
   if (!fleet.isOk() || !strict || fleet->skipped.empty()) return fleet;
   std::string skipped;
   for (const fleet::SkippedInput& s : fleet->skipped) skipped += (skipped.empty() ? "" : "; ") + s.file + ": " + s.why;
-  return Status(StatusCode::kInvalidArgument, "--strict: " + std::to_string(fleet->skipped.size()) +
-                                                  " input(s) could not be read whole: " + skipped);
+  return Status(StatusCode::kInvalidArgument,
+                "--strict: " + std::to_string(fleet->skipped.size()) + " input(s) could not be read whole: " + skipped);
 }
 
 void addStrictOption(CLI::App& command, bool& strict) {

@@ -49,7 +49,7 @@ struct AbReport {
   std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective and clock
   std::vector<std::string> errors;         // from the fleet: communicators left out, named
   std::vector<std::string> notes;
-  std::vector<SkippedInput> skipped;       // from the fleet: inputs not read
+  std::vector<SkippedInput> skipped;  // from the fleet: inputs not read
   AbOptions options;
 };
 

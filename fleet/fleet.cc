@@ -57,7 +57,6 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
   return true;
 }
 
-
 using ClockTimings = std::map<TimingClock, std::map<uint64_t, CellTiming>>;
 
 // One rank's timings into its communicator's: histograms merged, the collectives the most any rank timed.
@@ -81,8 +80,8 @@ std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockT
     if (other == b->second.end()) continue;
     std::optional<double> x = timing.histogram.geometricMeanNs(), y = other->second.histogram.geometricMeanNs();
     if (!x || !y || std::fabs(std::log(*x / *y)) <= std::log1p(kSourcesDisagreeBy)) continue;
-    cells += format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000,
-                    *y / 1000);
+    cells +=
+        format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000, *y / 1000);
   }
   return cells.empty() ? "" : hex(commId) + " (" + cells + ")";
 }

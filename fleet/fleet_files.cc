@@ -48,8 +48,8 @@ StatusOr<Fleet> FleetReader::assemble() const {
   if (!fleet.isOk()) return fleet;
   fleet->skipped = skipped_;
   if (pointToPoint_ + otherCollectives_ > 0) {
-    fleet->notes.push_back("Inspector records not compared: " + std::to_string(pointToPoint_) +
-                           " point-to-point, " + std::to_string(otherCollectives_) +
+    fleet->notes.push_back("Inspector records not compared: " + std::to_string(pointToPoint_) + " point-to-point, " +
+                           std::to_string(otherCollectives_) +
                            " of collectives the tuner never decides (AllGatherV, ...)");
   }
   return fleet;

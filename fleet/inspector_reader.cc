@@ -52,8 +52,7 @@ class LineCounter {
 using Records = std::map<std::pair<uint64_t, int>, CommunicatorRecord>;
 
 // One collective's record into its communicator's; false with *error when it does not read.
-bool addCollective(const json& o, Records& records, InspectorDump& dump, const std::string& file,
-                   std::string* error) {
+bool addCollective(const json& o, Records& records, InspectorDump& dump, const std::string& file, std::string* error) {
   const json& header = o.contains("header") ? o["header"] : json();
   const json& metadata = o.contains("metadata") ? o["metadata"] : json();
   std::string version;
@@ -138,8 +137,9 @@ StatusOr<InspectorDump> parseInspectorDump(const std::string& text, const std::s
         break;
       }
       size_t at = lines.lineAt(in.position() - 1);  // the character it stopped at
-      return errorAt(file, at, at == line ? "not valid JSON" : "not valid JSON (in the object from line " +
-                                                                   std::to_string(line) + ")");
+      return errorAt(
+          file, at,
+          at == line ? "not valid JSON" : "not valid JSON (in the object from line " + std::to_string(line) + ")");
     }
     if (!object.is_object()) return errorAt(file, line, "not a JSON object");
     std::string error;

@@ -75,9 +75,8 @@ void summariseRange(const std::vector<Unit>& a, const std::vector<Unit>& b, cons
     range->whyNoInterval = "no cell in range was measured by every unit on both sides";
     return;
   }
-  StatusOr<RatioInterval> interval =
-      ratioOfGeometricMeans(rangeValues(a, range->cells), rangeValues(b, range->cells), settings.confidence,
-                            settings.degreesOfFreedom);
+  StatusOr<RatioInterval> interval = ratioOfGeometricMeans(rangeValues(a, range->cells), rangeValues(b, range->cells),
+                                                           settings.confidence, settings.degreesOfFreedom);
   range->verdict = judge(interval, static_cast<int>(a.size()), static_cast<int>(b.size()), settings,
                          &range->whyNoInterval);
   if (interval.isOk()) range->interval = *interval;

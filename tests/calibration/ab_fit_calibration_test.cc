@@ -39,7 +39,9 @@ AbFitOptions withoutControl() {
   return options;
 }
 
-double share(int part, int whole) { return whole > 0 ? static_cast<double>(part) / whole : 0; }
+double share(int part, int whole) {
+  return whole > 0 ? static_cast<double>(part) / whole : 0;
+}
 
 void print(const char* what, const FitTally& t) {
   std::printf(

@@ -86,7 +86,8 @@ std::vector<CommunicatorRecord> simulateExploration(const FleetSpec& spec) {
   return records;
 }
 
-std::vector<FitTally> runFits(FleetSpec spec, int fleets, uint64_t firstSeed, const std::vector<AbFitOptions>& options) {
+std::vector<FitTally> runFits(FleetSpec spec, int fleets, uint64_t firstSeed,
+                              const std::vector<AbFitOptions>& options) {
   std::vector<FitTally> tallies(options.size());
   for (int i = 0; i < fleets; ++i) {
     spec.seed = firstSeed + static_cast<uint64_t>(i);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/math/distributions/students_t.hpp>
-
 #include <cstdio>
 #include <ostream>
 #include <random>
@@ -110,7 +109,9 @@ struct ReplicateSplit {
   bool methodBeforeIsLiberal;
 };
 
-void PrintTo(const ReplicateSplit& s, std::ostream* out) { *out << s.a << " against " << s.b; }
+void PrintTo(const ReplicateSplit& s, std::ostream* out) {
+  *out << s.a << " against " << s.b;
+}
 
 class UnequalReplicates : public ::testing::TestWithParam<ReplicateSplit> {};
 
@@ -125,11 +126,12 @@ TEST_P(UnequalReplicates, FalseVerdictsStayAtOrBelowTheNominalRateAndTheBoundCat
   CompareRates r = compareTrials(split.a, split.b, normalNoise(), same, seed, trials, Settings{});
   CompareRates old = compareTrials(split.a, split.b, normalNoise(), same, seed, trials, before);
   const double bound = kNominal + perSizeSlack(kNominal, trials);
-  std::printf("%d against %d replicates: false sizes %.2f%%, summaries %.2f%%; method before%s: %.2f%%, %.2f%%; "
-              "bound %.2f%%\n",
-              split.a, split.b, 100 * r.sizeVerdicts.value(), 100 * r.rangeVerdicts.value(),
-              split.methodBeforeIsLiberal ? "" : " at twice its alpha", 100 * old.sizeVerdicts.value(),
-              100 * old.rangeVerdicts.value(), 100 * bound);
+  std::printf(
+      "%d against %d replicates: false sizes %.2f%%, summaries %.2f%%; method before%s: %.2f%%, %.2f%%; "
+      "bound %.2f%%\n",
+      split.a, split.b, 100 * r.sizeVerdicts.value(), 100 * r.rangeVerdicts.value(),
+      split.methodBeforeIsLiberal ? "" : " at twice its alpha", 100 * old.sizeVerdicts.value(),
+      100 * old.rangeVerdicts.value(), 100 * bound);
   EXPECT_LE(r.sizeVerdicts.value(), bound);
   EXPECT_LE(r.rangeVerdicts.value(), bound);
   EXPECT_TRUE(old.sizeVerdicts.value() > bound || old.rangeVerdicts.value() > bound)
@@ -260,10 +262,11 @@ TEST(FitCalibration, FalseRulesStayRareAndRealGainsAreFound) {
     FitOutcome none = judgeFit(sweep::fitPolicy(logs, withoutControl()), scenario);
     for (int r = 0; r < none.rules; ++r) falseShareWithoutControl.add(r < none.falseRules);
   }
-  std::printf("fit at %d replicates: %.2f%% of %ld rules false, %.1f%% of winnable sizes won; without control "
-              "%.2f%% of %ld\n",
-              kReplicates, 100 * falseShare.value(), falseShare.trials, 100 * won.value(),
-              100 * falseShareWithoutControl.value(), falseShareWithoutControl.trials);
+  std::printf(
+      "fit at %d replicates: %.2f%% of %ld rules false, %.1f%% of winnable sizes won; without control "
+      "%.2f%% of %ld\n",
+      kReplicates, 100 * falseShare.value(), falseShare.trials, 100 * won.value(),
+      100 * falseShareWithoutControl.value(), falseShareWithoutControl.trials);
   EXPECT_LE(falseShare.value(), kNominal + falseShare.slack(kNominal));
   EXPECT_GT(falseShareWithoutControl.value(), kNominal + falseShare.slack(kNominal)) << "the bound catches no control";
   EXPECT_GE(won.value(), 0.80);  // calibration_report: 90%

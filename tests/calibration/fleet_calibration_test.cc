@@ -120,7 +120,9 @@ struct Split {
   int fleets;                  // enough for the bound to tell the method before from nominal
 };
 
-void PrintTo(const Split& s, std::ostream* out) { *out << s.canary << " beside " << s.control; }
+void PrintTo(const Split& s, std::ostream* out) {
+  *out << s.canary << " beside " << s.control;
+}
 
 struct AaRates {
   int fleets = 0;
@@ -130,7 +132,9 @@ struct AaRates {
   double summaryRate() const { return fleets ? static_cast<double>(falseSummaries) / fleets : 0; }
 };
 
-bool isVerdict(verdicts::Verdict v) { return v == verdicts::Verdict::kFaster || v == verdicts::Verdict::kSlower; }
+bool isVerdict(verdicts::Verdict v) {
+  return v == verdicts::Verdict::kFaster || v == verdicts::Verdict::kSlower;
+}
 
 void count(const AbReport& report, AaRates& r) {
   ++r.fleets;
@@ -172,12 +176,12 @@ TEST_P(ACanaryBesideItsControl, GetsFalseVerdictsAtMostAtTheNominalRateAndTheBou
     }
   }
   const double bound = 0.05 + slack(0.05, fleets);
-  std::printf("A/A %d + %d (%.0f%% of buckets measured): false buckets %.2f%%, summaries %.2f%% (%d without a verdict: "
-              "too few communicators measured every bucket); method before%s: %.2f%%, %.2f%%; bound %.2f%%\n",
-              split.control, split.canary, split.measuredShare * 100, 100 * rates.bucketRate(),
-              100 * rates.summaryRate(), rates.insufficientSummaries,
-              split.methodBeforeIsLiberal ? "" : " at twice its alpha", 100 * ratesBefore.bucketRate(),
-              100 * ratesBefore.summaryRate(), 100 * bound);
+  std::printf(
+      "A/A %d + %d (%.0f%% of buckets measured): false buckets %.2f%%, summaries %.2f%% (%d without a verdict: "
+      "too few communicators measured every bucket); method before%s: %.2f%%, %.2f%%; bound %.2f%%\n",
+      split.control, split.canary, split.measuredShare * 100, 100 * rates.bucketRate(), 100 * rates.summaryRate(),
+      rates.insufficientSummaries, split.methodBeforeIsLiberal ? "" : " at twice its alpha",
+      100 * ratesBefore.bucketRate(), 100 * ratesBefore.summaryRate(), 100 * bound);
   EXPECT_LE(rates.bucketRate(), bound);
   EXPECT_LE(rates.summaryRate(), bound);
   EXPECT_TRUE(ratesBefore.bucketRate() > bound || ratesBefore.summaryRate() > bound)
@@ -188,8 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Splits, ACanaryBesideItsControl,
                          ::testing::Values(Split{30, 2, 1.0, true, 400}, Split{30, 3, 1.0, true, 1200},
                                            Split{40, 5, 0.95, false, 400}, Split{10, 10, 1.0, false, 400}),
                          [](const auto& param) {
-                           return std::to_string(param.param.canary) + "_beside_" +
-                                  std::to_string(param.param.control);
+                           return std::to_string(param.param.canary) + "_beside_" + std::to_string(param.param.control);
                          });
 
 }  // namespace

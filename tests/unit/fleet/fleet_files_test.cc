@@ -11,8 +11,8 @@
 namespace nccl_roce::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommEntry;
+using ::testing::HasSubstr;
 
 // An NCCL debug log and a vLLM log, as they sit next to the dumps in a pod's log directory.
 const char* kNcclDebugLog =
@@ -83,9 +83,9 @@ TEST(FleetFiles, InspectorRecordsThatAreNotTimedCollectivesAreCounted) {
   std::string p2p =
       "{\"header\": {\"id\": \"0x1f2e3d4c5b6a7980\", \"rank\": 2}, \"metadata\": "
       "{\"inspector_output_format_version\": \"v4.0\"}, \"p2p_perf\": {\"p2p\": \"Send\"}}\n";
-  ASSERT_TRUE(reader.add("inspector.log", p2p + p2p +
-                                              testing::inspectorRecord("0x1f2e3d4c5b6a7980", 1, "AllGatherV", 4096, 9))
-                  .isOk());
+  ASSERT_TRUE(
+      reader.add("inspector.log", p2p + p2p + testing::inspectorRecord("0x1f2e3d4c5b6a7980", 1, "AllGatherV", 4096, 9))
+          .isOk());
   StatusOr<Fleet> fleet = reader.assemble();
   ASSERT_TRUE(fleet.isOk());
   EXPECT_THAT(fleet->notes, ::testing::Contains("Inspector records not compared: 2 point-to-point, 1 of collectives "

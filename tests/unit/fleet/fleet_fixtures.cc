@@ -92,8 +92,13 @@ std::string inspectorRecord(const std::string& commId, int rank, const std::stri
   r["metadata"] = {{"inspector_output_format_version", version}, {"git_rev", ""},
                    {"rec_mechanism", "nccl_profiler_interface"}, {"dump_timestamp_us", 1748030377748202ull},
                    {"hostname", "node-a"}, {"pid", 1639453}};
-  r["coll_perf"] = {{"coll", coll}, {"coll_sn", 1407}, {"coll_msg_size_bytes", bytes}, {"coll_exec_time_us", execUs},
-                    {"coll_timing_source", timingSource}, {"coll_algobw_gbs", 277.2}, {"coll_busbw_gbs", 485.1}};
+  r["coll_perf"] = {{"coll", coll},
+                    {"coll_sn", 1407},
+                    {"coll_msg_size_bytes", bytes},
+                    {"coll_exec_time_us", execUs},
+                    {"coll_timing_source", timingSource},
+                    {"coll_algobw_gbs", 277.2},
+                    {"coll_busbw_gbs", 485.1}};
   return r.dump(oneLine ? -1 : 2) + "\n";
 }
 

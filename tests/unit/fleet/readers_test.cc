@@ -44,7 +44,8 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
 // kernel_host: NCCL 2.26 has no GPU stamps, so the profiler times kernels by the host clock. Kept apart.
 TEST(StatisticsReader, KeepsEachClocksTimingsApartAndDropsZeroDurations) {
   CommEntry comm;
-  comm.keys = {TimedKey{"AllReduce", 65536, 40, 20, "kernel_gpu"}, TimedKey{"AllReduce", 65536, 40, 6, "kernel_gpu_batch"},
+  comm.keys = {TimedKey{"AllReduce", 65536, 40, 20, "kernel_gpu"},
+               TimedKey{"AllReduce", 65536, 40, 6, "kernel_gpu_batch"},
                TimedKey{"AllReduce", 65536, 55, 7, "kernel_host"}, TimedKey{"AllReduce", 65536, 0, 3, "kernel_gpu"}};
   auto records = parseTelemetryFile(testing::statisticsFile({comm}), "pod-a.json");
   ASSERT_TRUE(records.isOk()) << records.status().toString();
@@ -165,14 +166,12 @@ TEST(InspectorReader, ObjectsMayBeSplitAcrossLinesOrShareOne) {
 }
 
 TEST(InspectorReader, EachClockIsKeptApartAndZeroDurationsAreCounted) {
-  auto dump = parseInspectorDump(testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41) +
-                                     testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 57, true, "v4.0",
-                                                              "kernel_cpu") +
-                                     testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 90, true, "v4.0",
-                                                              "collective_cpu") +
-                                     testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 0, true, "v4.0",
-                                                              "collective_cpu"),
-                                 "inspector.log");
+  auto dump = parseInspectorDump(
+      testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41) +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 57, true, "v4.0", "kernel_cpu") +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 90, true, "v4.0", "collective_cpu") +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 0, true, "v4.0", "collective_cpu"),
+      "inspector.log");
   ASSERT_TRUE(dump.isOk()) << dump.status().toString();
   const CommunicatorRecord& r = dump->records.at(0);
   EXPECT_EQ(r.timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count(), 1u);
@@ -191,8 +190,8 @@ TEST(InspectorReader, ACutShortLastRecordIsSkippedAndSaid) {
     EXPECT_EQ(dump->truncatedLast, "line 3") << cut;
     EXPECT_EQ(dump->records.at(0).timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count(), 2u);
   }
-  auto pretty = parseInspectorDump(record + testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41, false).substr(0, 200),
-                                   "cut.log");
+  auto pretty = parseInspectorDump(
+      record + testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41, false).substr(0, 200), "cut.log");
   ASSERT_TRUE(pretty.isOk());
   EXPECT_EQ(pretty->truncatedLast, "line 2") << "where the object starts";
   for (const char* empty : {"", "\n", "  \n\n"}) {
@@ -213,7 +212,8 @@ TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnErrorWithItsLine
   const std::pair<std::string, std::string> cases[] = {
       // A line cut in the middle: JSON allows the newline, so the error is where the next line starts.
       {record + record.substr(0, 40) + "\n" + record, "bad.log: line 3: not valid JSON (in the object from line 2)"},
-      {record + "\n" + replacedIn(pretty, "\"rank\"", "rank"), "bad.log: line 6: not valid JSON (in the object from line 3)"},
+      {record + "\n" + replacedIn(pretty, "\"rank\"", "rank"),
+       "bad.log: line 6: not valid JSON (in the object from line 3)"},
       {record + "[1, 2]\n", "bad.log: line 2: not a JSON object"},
       {record + replacedIn(record, "\"kernel_gpu\"", "\"kernel_tpu\""), "line 2: coll_timing_source is not"},
       {record + "}\n", "bad.log: line 2: not valid JSON"},

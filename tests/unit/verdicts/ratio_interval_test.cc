@@ -12,8 +12,12 @@ namespace {
 
 const double e = std::exp(1.0);
 
-double tQuantileDf1(double p) { return std::tan(M_PI * (p - 0.5)); }
-double tCdfDf1(double t) { return 0.5 + std::atan(t) / M_PI; }
+double tQuantileDf1(double p) {
+  return std::tan(M_PI * (p - 0.5));
+}
+double tCdfDf1(double t) {
+  return 0.5 + std::atan(t) / M_PI;
+}
 double tQuantileDf2(double p) { return (2 * p - 1) / std::sqrt(2 * p * (1 - p)); }
 double tCdfDf2(double t) { return 0.5 + t / (2 * std::sqrt(2 + t * t)); }
 
@@ -68,8 +72,7 @@ TEST(RatioOfGeometricMeans, TheSmallerSideSetsTheDegreesOfFreedom) {
   for (int i = 0; i < 30; ++i) control.push_back(100 * std::exp(0.05 * std::sin(i)));
   std::vector<double> canary{95, 95.2, 95.1};
   StatusOr<RatioInterval> smaller = ratioOfGeometricMeans(control, canary, 0.95);
-  StatusOr<RatioInterval> welch =
-      ratioOfGeometricMeans(control, canary, 0.95, DegreesOfFreedom::kWelchSatterthwaite);
+  StatusOr<RatioInterval> welch = ratioOfGeometricMeans(control, canary, 0.95, DegreesOfFreedom::kWelchSatterthwaite);
   ASSERT_TRUE(smaller.isOk() && welch.isOk());
   EXPECT_EQ(smaller->degreesOfFreedom, 2.0);
   EXPECT_GT(welch->degreesOfFreedom, 20.0);
