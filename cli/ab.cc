@@ -82,8 +82,8 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
       "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Empty files, files "
       "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
       "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, mixed "
-      "experiments, nothing to compare, or with --strict a skipped input. `nccl-roce ab fit --help`: a policy "
-      "from the same statistics.");
+      "experiments, nothing to compare, with --strict a skipped input, or a usage error. `nccl-roce ab fit "
+      "--help`: a policy from the same statistics.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   ab->require_subcommand(0, 1);
   ab->callback([o, fit, &context] {

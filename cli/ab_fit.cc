@@ -96,7 +96,7 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
       "written, on an unreadable or damaged statistics file or dump, mixed experiments, a missing control arm, too "
-      "few communicators (saying what to collect), or with --strict a skipped input.");
+      "few communicators (saying what to collect), with --strict a skipped input, or a usage error.");
   fit->callback([o, &context] { context.exitCode = runAbFit(*o); });
   return fit;
 }

@@ -39,7 +39,7 @@ int runDoctor(const DoctorOptions& options) {
   doctor::DoctorInputs in;
   in.resolution = &resolution;
   in.sysfs = sources->sources().sysfs;
-  in.env = &processEnvironment();
+  in.env = &sources->userEnvironment();
   in.liveMachine = options.machine.snapshot.empty() && options.machine.sysfsRoot.empty();
   in.devRootGiven = options.devRoot != "/dev";
   in.procRootGiven = options.procRoot != "/proc";
@@ -60,12 +60,19 @@ void addDoctorCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DoctorOptions>();
   CLI::App* doctor = app.add_subcommand("doctor", "Check why RDMA does or does not work here: pass/warn/fail with a remedy each");
   options->machine.addTo(*doctor, /*withSnapshot=*/true);
-  doctor->add_option("--dev-root", options->devRoot, "Directory that mirrors /dev")->capture_default_str();
-  doctor->add_option("--proc-root", options->procRoot, "Directory that mirrors /proc")->capture_default_str();
-  doctor->add_option("--hwloc-xml", options->hwlocXml, "hwloc topology file to use instead of this machine's");
-  doctor->add_option("--nccl-lib", options->ncclLibrary, "libnccl.so.2 to inspect (default: searched)");
+  doctor->add_option("--dev-root", options->devRoot, "Directory that mirrors /dev")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  doctor->add_option("--proc-root", options->procRoot, "Directory that mirrors /proc")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  doctor->add_option("--hwloc-xml", options->hwlocXml, "hwloc topology file to use instead of this machine's")
+      ->check(CLI::ExistingFile);
+  doctor->add_option("--nccl-lib", options->ncclLibrary, "libnccl.so.2 to inspect (default: searched)")
+      ->check(CLI::ExistingFile);
   doctor->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  doctor->footer("Exit status 1 when any check fails, 0 otherwise (warnings included).");
+  doctor->footer("Exit status 0 when no check fails (warnings included); 1 when one fails; 2 on a usage error, such as a "
+                 "path that does not exist or a snapshot that cannot be read.");
   doctor->callback([options, &context] { context.exitCode = runDoctor(*options); });
 }
 

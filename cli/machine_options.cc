@@ -3,16 +3,22 @@
 namespace nccl_roce::cli {
 
 namespace {
-constexpr const char* kSnapshotRoot = "/snapshot";
+// A replay answers under the root the snapshot was captured from, so any path a message names reads as that
+// machine's sysfs path, never as an internal one.
+constexpr const char* kSnapshotRoot = "/sys";
 }
 
 void MachineOptions::addTo(CLI::App& command, bool withSnapshot) {
-  command.add_option("--sysfs-root", sysfsRoot, "Directory that mirrors /sys (default: /sys)");
+  // A path that does not exist is a usage error (exit 2, CLI11's message), never an empty machine.
+  command.add_option("--sysfs-root", sysfsRoot, "Directory that mirrors /sys (default: /sys)")
+      ->check(CLI::ExistingDirectory);
   command.add_option("--ifaddrs", ifaddrs,
                      "File of this namespace's addresses, one 'IFNAME ADDRESS/PREFIXLEN' per line "
-                     "(default: the kernel's when reading /sys; none with --sysfs-root)");
+                     "(default: the kernel's when reading /sys; none with --sysfs-root)")
+      ->check(CLI::ExistingFile);
   if (withSnapshot) {
     command.add_option("--snapshot", snapshot, "Replay a file written by 'nccl-roce snapshot'")
+        ->check(CLI::ExistingFile)
         ->excludes(command.get_option("--sysfs-root"));
   }
 }
@@ -28,8 +34,11 @@ std::unique_ptr<MachineSources> MachineSources::open(const MachineOptions& optio
       return nullptr;
     }
     m->snapshot_ = std::move(*snapshot);
+    m->snapshotPath_ = options.snapshot;
     m->replay_ = std::make_unique<gid::SnapshotReplay>(*m->snapshot_, kSnapshotRoot);
-    m->user_ = &m->replay_->environment();
+    m->replayEnvironment_ =
+        std::make_unique<CallerOverSnapshotEnvironment>(processEnvironment(), m->replay_->environment());
+    m->user_ = m->replayEnvironment_.get();
     m->sources_ = m->replay_->sources();
     if (m->sources_.addresses != nullptr) m->sources_.addressSourceName = "snapshot " + options.snapshot;
   } else {
@@ -65,6 +74,7 @@ gid::Resolution MachineSources::resolve() const {
   if (sources_.verbs == nullptr && r.verbsSource == "not used") {
     r.verbsSource = snapshot_ ? "not used (replaying a snapshot)" : "not used (not reading this machine's /sys)";
   }
+  if (snapshot_) r.sysfsRoot = "snapshot " + snapshotPath_;
   return r;
 }
 

@@ -22,6 +22,24 @@ struct MachineOptions {
   void addTo(CLI::App& command, bool withSnapshot);
 };
 
+// The user's variables for a replay: the caller's, as on a live machine (a variable the caller set is kept and
+// reported, whatever the snapshot recorded), else those recorded with the snapshot, so a replay with nothing set
+// reproduces the captured resolution.
+class CallerOverSnapshotEnvironment final : public Environment {
+ public:
+  CallerOverSnapshotEnvironment(const Environment& caller, const Environment& recorded)
+      : caller_(caller), recorded_(recorded) {}
+  std::optional<std::string> get(const std::string& name) const override {
+    std::optional<std::string> value = caller_.get(name);
+    return value ? value : recorded_.get(name);
+  }
+  bool isPrivileged() const override { return false; }
+
+ private:
+  const Environment& caller_;
+  const Environment& recorded_;
+};
+
 // Owns whatever the sources point into (reader, snapshot, address list, user environment).
 class MachineSources {
  public:
@@ -30,13 +48,16 @@ class MachineSources {
 
   gid::Resolution resolve() const;
   const gid::ResolverSources& sources() const { return sources_; }
+  // The variables the resolution and the doctor's checks read: the caller's, over a snapshot's recorded ones.
   const Environment& userEnvironment() const { return *user_; }
 
  private:
   std::optional<gid::Snapshot> snapshot_;
+  std::string snapshotPath_;
   std::unique_ptr<gid::SnapshotReplay> replay_;
   std::unique_ptr<gid::SysfsReader> reader_;
   std::unique_ptr<gid::AddressSource> addresses_;
+  std::unique_ptr<CallerOverSnapshotEnvironment> replayEnvironment_;
   const Environment* user_ = &processEnvironment();
   gid::ResolverSources sources_;
 };

@@ -4,12 +4,18 @@
 
 #include "cli/commands.h"
 
+namespace {
+constexpr int kUsageError = 2;
+}
+
 int main(int argc, char** argv) {
   nccl_roce::cli::CommandContext context;
   CLI::App app{"nccl-roce: resolve RoCE/InfiniBand settings for NCCL, lint and explain tuner policies, "
                "parse and compare nccl-tests sweeps"};
   app.set_version_flag("--version", "nccl-roce " NCCL_ROCE_VERSION);
   app.require_subcommand(1);
+  app.footer("Exit status 2 on a usage error (an unknown option, a bad value, a missing input), with the reason on "
+             "stderr; each command's --help gives its other statuses.");
   nccl_roce::cli::addDetectCommand(app, context);
   nccl_roce::cli::addEnvCommand(app, context);
   nccl_roce::cli::addSnapshotCommand(app, context);
@@ -20,7 +26,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2 with CLI11's message, whatever CLI11's own code.
+    return app.exit(e) == 0 ? 0 : kUsageError;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nccl-roce: %s\n", e.what());
     return 2;

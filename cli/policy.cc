@@ -9,6 +9,7 @@
 #include "tuner/explain.h"
 #include "tuner/nccl_names.h"
 #include "tuner/policy_loader.h"
+#include "tuner/policy_pin.h"
 
 namespace nccl_roce::cli {
 
@@ -68,6 +69,9 @@ int runDigest(const std::vector<std::string>& files) {
   return status;
 }
 
+// Bounds for --nodes/--ranks: a range a person can read in CLI11's message (NCCL's nRanks is an int).
+constexpr uint64_t kMaxRanks = uint64_t{1} << 24;
+
 struct ExplainOptions {
   std::string policy;
   std::string collective = "allreduce";
@@ -95,8 +99,9 @@ int runExplain(const ExplainOptions& options) {
     std::fprintf(stderr, "nccl-roce policy explain: --ranks must be at least --nodes\n");
     return 2;
   }
-  std::string spec = options.policy.empty() ? processEnvironment().get("NCCL_ROCE_POLICY").value_or("") : options.policy;
-  auto active = tuner::loadPolicySpec(spec, nullptr);
+  // Without --policy, what the tuner would load from this environment (the inline text wins, as there).
+  auto active = options.policy.empty() ? tuner::loadRequestedPolicy(processEnvironment())
+                                       : tuner::loadPolicySpec(options.policy, nullptr);
   tuner::ExplainRequest request;
   request.nRanks = options.ranks;
   request.nNodes = options.nodes;
@@ -112,12 +117,14 @@ int runExplain(const ExplainOptions& options) {
 void addPolicyCommands(CLI::App& app, CommandContext& context) {
   CLI::App* policy = app.add_subcommand("policy", "Check and explain tuner policies");
   policy->require_subcommand(1);
+  policy->footer("Exit status: the subcommand's (see its --help); 2 on a usage error, such as no subcommand.");
 
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* lint = policy->add_subcommand(
       "lint", "Check policy or experiment files (TOML, or NCCL's example CSV); errors as file:line:column");
   lint->add_option("FILE", *files, "Policy files, experiment files or built-in names")->required();
-  lint->footer("Exit status 0 when every file is usable, 1 otherwise.");
+  lint->footer("Exit status 0 when every file is usable; 1 otherwise (a file that cannot be read is not usable); 2 on "
+               "a usage error.");
   lint->callback([files, &context] { context.exitCode = runLint(*files); });
 
   auto digestFiles = std::make_shared<std::vector<std::string>>();
@@ -126,7 +133,8 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
                 "an experiment, of its file and every arm's policy");
   digest->add_option("FILE", *digestFiles, "Policy or experiment files, built-in names, or - for an inline policy on stdin")
       ->required();
-  digest->footer("Exit status 0 when every file is usable, 1 otherwise (an unusable policy has no digest to pin).");
+  digest->footer("Exit status 0 when every file is usable; 1 otherwise (an unusable policy has no digest to pin); 2 "
+                 "on a usage error.");
   digest->callback([digestFiles, &context] { context.exitCode = runDigest(*digestFiles); });
 
   auto options = std::make_shared<ExplainOptions>();
@@ -134,15 +142,22 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
       "explain", "Show which rule fires for one collective call, what NCCL is told, and the fallbacks");
   explain->add_option("--policy", options->policy,
                       "Built-in name (" + std::string(tuner::kPassthroughPolicyName) + ", " +
-                          tuner::kDefaultPolicyName + ") or file (default: NCCL_ROCE_POLICY, else " +
-                          tuner::kDefaultPolicyName + ")");
+                          tuner::kDefaultPolicyName +
+                          ") or file (default: what the tuner loads: NCCL_ROCE_POLICY_INLINE, else NCCL_ROCE_POLICY, "
+                          "else " + tuner::kDefaultPolicyName + ")");
   explain->add_option("--coll", options->collective, "Collective")->capture_default_str();
-  explain->add_option("--nodes", options->nodes, "Nodes in the communicator")->required()->check(CLI::PositiveNumber);
-  explain->add_option("--ranks", options->ranks, "Ranks in the communicator")->required()->check(CLI::PositiveNumber);
+  explain->add_option("--nodes", options->nodes, "Nodes in the communicator")
+      ->required()
+      ->check(CLI::Range(uint64_t{1}, kMaxRanks));
+  explain->add_option("--ranks", options->ranks, "Ranks in the communicator")
+      ->required()
+      ->check(CLI::Range(uint64_t{1}, kMaxRanks));
   explain->add_option("--size", options->size, "Bytes NCCL reports (all-reduce: the buffer), e.g. 1M")->required();
-  explain->add_option("--pipe-ops", options->pipeOps, "numPipeOps")->capture_default_str();
+  explain->add_option("--pipe-ops", options->pipeOps, "numPipeOps")->check(CLI::Range(1, 1 << 16))->capture_default_str();
   explain->add_flag("--reg-buff", options->regBuff, "Buffers registered (or captured in a CUDA graph)");
   explain->add_option("--comm-id", options->commId, "Communicator id, for experiments")->capture_default_str();
+  explain->footer("Exit status 0 when the policy is usable; 1 when it is not (the explanation then shows NCCL's own "
+                  "choice, as the tuner would fall back); 2 on a usage error.");
   explain->callback([options, &context] { context.exitCode = runExplain(*options); });
 }
 

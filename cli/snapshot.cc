@@ -70,10 +70,13 @@ void addSnapshotCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<SnapshotOptions>();
   CLI::App* command = app.add_subcommand(
       "snapshot", "Capture the sysfs entries, addresses and RDMA variables the resolver reads, for a bug report");
-  command->add_option("--sysfs-root", options->sysfsRoot, "Directory that mirrors /sys (default: /sys)");
-  command->add_option("--ifaddrs", options->ifaddrs, "Address file to record instead of the kernel's");
+  command->add_option("--sysfs-root", options->sysfsRoot, "Directory that mirrors /sys (default: /sys)")
+      ->check(CLI::ExistingDirectory);
+  command->add_option("--ifaddrs", options->ifaddrs, "Address file to record instead of the kernel's")
+      ->check(CLI::ExistingFile);
   command->add_option("-o,--output", options->output, "Where to write the snapshot ('-' for stdout)")
       ->capture_default_str();
+  command->footer("Exit status 0 when the snapshot was written; 2 on a usage error or when it cannot be written.");
   command->callback([options, &context] { context.exitCode = runSnapshot(*options); });
 }
 

@@ -47,6 +47,7 @@ void addSweepCommands(CLI::App& app, CommandContext& context) {
   CLI::App* sweep = app.add_subcommand(
       "sweep", "Parse nccl-tests logs, compare two sweeps with statistics, fit a policy from forced-config sweeps");
   sweep->require_subcommand(1);
+  sweep->footer("Exit status: the subcommand's (see its --help); 2 on a usage error, such as no subcommand.");
   addSweepParseCommand(*sweep, context);
   addSweepCompareCommand(*sweep, context);
   addSweepFitCommand(*sweep, context);

@@ -118,7 +118,7 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   compare->footer(
       "Ratio = B/A of geometric-mean times: below 1 means B is faster. Each size's verdict and the summary's are "
       "wrong at most 1 - confidence of the time when nothing differs (docs/statistics.md). Exit status 0 on success; 1 when no series was "
-      "measured on both sides (or B is slower with --fail-on-slower); 2 on unreadable input or bad options.");
+      "measured on both sides (or B is slower with --fail-on-slower); 2 on unreadable input or a usage error.");
   compare->callback([o, &context] { context.exitCode = runCompare(*o); });
 }
 

@@ -82,7 +82,7 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
   fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
   fit->footer(
       "Exit status 0 when a policy was written; 1 when the logs cannot give one (no default run, no forced run, "
-      "several data types); 2 on unreadable input.");
+      "several data types); 2 on unreadable input or a usage error.");
   fit->callback([o, &context] { context.exitCode = runFit(*o); });
 }
 

@@ -78,7 +78,7 @@ void addSweepParseCommand(CLI::App& sweep, CommandContext& context) {
   parse->add_flag("-q,--quiet", options->quiet, "Do not list warnings on stderr");
   parse->footer(
       "Exit status 0 when every file holds at least one result row; 1 when one does not; 2 when a file cannot be "
-      "read. Lines that are not nccl-tests output are counted and skipped; warnings go to stderr.");
+      "read or on a usage error. Lines that are not nccl-tests output are counted and skipped; warnings go to stderr.");
   parse->callback([options, &context] { context.exitCode = runParse(*options); });
 }
 

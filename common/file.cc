@@ -101,7 +101,7 @@ StatusOr<std::vector<std::string>> listDirectory(const std::string& path, size_t
 Status writeFileAtomically(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return statusFromErrno(errno, tmp);
+  if (fd < 0) return statusFromErrno(errno, path);  // the file asked for, not our temporary name
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = ::write(fd, content.data() + written, content.size() - written);
@@ -110,14 +110,14 @@ Status writeFileAtomically(const std::string& path, const std::string& content) 
       int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      return statusFromErrno(err, tmp);
+      return statusFromErrno(err, path);
     }
     written += static_cast<size_t>(n);
   }
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    return statusFromErrno(err, tmp);
+    return statusFromErrno(err, path);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;

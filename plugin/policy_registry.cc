@@ -11,11 +11,24 @@ namespace {
 
 constexpr const char* kInlineName = tuner::kInlinePolicyVariable;
 
-std::chrono::seconds pinWait(const Environment& env) {
-  std::optional<uint64_t> seconds = parseUnsigned(env.get("NCCL_ROCE_POLICY_PIN_WAIT").value_or(""));
-  return std::chrono::seconds(seconds && *seconds <= PolicyRegistry::kMaxPinWaitSeconds
-                                  ? static_cast<int>(*seconds)
-                                  : PolicyRegistry::kDefaultPinWaitSeconds);
+struct PinWait {
+  std::chrono::seconds seconds{PolicyRegistry::kDefaultPinWaitSeconds};
+  std::string warning;  // NCCL_ROCE_POLICY_PIN_WAIT set to something unusable: what it said and what is used
+};
+
+PinWait pinWait(const Environment& env) {
+  PinWait wait;
+  std::optional<std::string> text = env.get("NCCL_ROCE_POLICY_PIN_WAIT");
+  if (!text) return wait;
+  std::optional<uint64_t> seconds = parseUnsigned(*text);
+  if (seconds && *seconds <= PolicyRegistry::kMaxPinWaitSeconds) {
+    wait.seconds = std::chrono::seconds(static_cast<int>(*seconds));
+  } else {
+    wait.warning = "NCCL_ROCE_POLICY_PIN_WAIT='" + *text + "' is not a whole number of seconds from 0 to " +
+                   std::to_string(PolicyRegistry::kMaxPinWaitSeconds) + "; waiting the default " +
+                   std::to_string(PolicyRegistry::kDefaultPinWaitSeconds) + " s for the pinned policy file";
+  }
+  return wait;
 }
 
 }  // namespace
@@ -23,25 +36,38 @@ std::chrono::seconds pinWait(const Environment& env) {
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
   std::shared_ptr<const tuner::ActivePolicy> policy = tuner::loadRequestedPolicy(env);
   std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
-  if (pinText.empty()) return {policy, false, ""};
+  if (pinText.empty()) return {policy, false, "", ""};
   std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
   if (!pin) {
     return {tuner::ActivePolicy::fallback(policy->requested(), "NCCL_ROCE_POLICY_DIGEST '" + pinText +
                                                                      "' is not a digest (sha256: and 64 hex digits)"),
-            false, ""};
+            false, "", ""};
   }
-  // Poll the file until it holds the pinned policy or the wait is over: a ConfigMap update in flight. An inline
-  // policy cannot change, so it is not waited for.
+  auto found = [&] {
+    return policy->digest().empty() ? "an unusable policy (" + policy->error() + ")" : policy->digest();
+  };
+  // An inline policy cannot change while the process runs, so it is not waited for, and the fix is in the pod
+  // template. A file is polled until it holds the pinned policy or the wait is over: a ConfigMap update in flight.
+  if (!env.get(kInlineName).value_or("").empty()) {
+    if (policy->digest() == *pin) return {policy, false, "", ""};
+    return {policy, false,
+            "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but the inline policy (NCCL_ROCE_POLICY_INLINE) is " + found() +
+                " (not waited for: inline text cannot change while the process runs); pin what `nccl-roce policy "
+                "digest -` prints for the text in the pod template, or put the pinned policy's text there",
+            ""};
+  }
   auto deadline = std::chrono::steady_clock::now() + wait;
-  while (policy->digest() != *pin && std::chrono::steady_clock::now() < deadline && !env.get(kInlineName)) {
+  while (policy->digest() != *pin && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     policy = tuner::loadRequestedPolicy(env);
   }
-  if (policy->digest() == *pin) return {policy, false, ""};
-  std::string found = policy->digest().empty() ? "an unusable policy (" + policy->error() + ")" : policy->digest();
+  if (policy->digest() == *pin) return {policy, false, "", ""};
+  std::string waited = wait.count() > 0 ? " after waiting " + std::to_string(wait.count()) + " s" : "";
   return {policy, false,
-          "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " + found + " after waiting " +
-              std::to_string(wait.count()) + " s"};
+          "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " + found() + waited +
+              "; set NCCL_ROCE_POLICY_DIGEST to that digest once every pod has the new file, or restore the file "
+              "the pin names",
+          ""};
 }
 
 std::string PolicyRegistry::keyOf(const Environment& env) {
@@ -52,7 +78,12 @@ std::string PolicyRegistry::keyOf(const Environment& env) {
 PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(const Environment& env) {
   std::string key = keyOf(env);
   auto it = loaded_.find(key);
-  if (it == loaded_.end()) return loaded_.emplace(key, loadPinned(env, pinWait(env))).first->second;
+  if (it == loaded_.end()) {
+    PinWait wait = pinWait(env);
+    Loaded loaded = loadPinned(env, wait.seconds);
+    if (!env.get("NCCL_ROCE_POLICY_DIGEST").value_or("").empty()) loaded.warning = wait.warning;
+    return loaded_.emplace(key, std::move(loaded)).first->second;
+  }
   if (!it->second.refusal.empty()) {
     bool given = it->second.givenToCommunicator;
     it->second = loadPinned(env, std::chrono::seconds(0));
@@ -66,7 +97,7 @@ PolicyRegistry::Active PolicyRegistry::active(const Environment& env) {
   Loaded& loaded = loadForCommunicator(env);
   bool first = !loaded.givenToCommunicator;
   loaded.givenToCommunicator = true;
-  return {loaded.policy, first, loaded.refusal};
+  return {loaded.policy, first, loaded.refusal, first ? loaded.warning : ""};
 }
 
 PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks,

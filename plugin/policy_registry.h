@@ -32,6 +32,9 @@ class PolicyRegistry {
     // Non-empty when NCCL_ROCE_POLICY_DIGEST pins a policy this process does not hold, even after waiting for it:
     // the tuner fails the communicator's init with this sentence rather than let its ranks decide differently.
     std::string refusal;
+    // Non-empty for the first communicator only: a setting of the pin that could not be used as given
+    // (NCCL_ROCE_POLICY_PIN_WAIT), with what was used instead; one WARN per process.
+    std::string warning;
   };
   Active active(const Environment& env);
 
@@ -61,6 +64,7 @@ class PolicyRegistry {
     std::shared_ptr<const tuner::ActivePolicy> policy;
     bool givenToCommunicator = false;
     std::string refusal;
+    std::string warning;
   };
   // The entry for `env` as a communicator gets it, loaded if need be (loadMutex_ held). A policy the pin refused
   // is read again, without waiting, each time it is asked for: a file that arrives after the wait is still taken,

@@ -90,7 +90,7 @@ CommunicatorTimings describeCommunicator(ProcessContext& process, const Profiler
   tuner::PolicyAssignment assignment = process.policies().active(process.environment()).policy->assign(comm.commId);
   labels.arm = assignment.arm;
   labels.policy = assignment.policy ? assignment.policy->name : "nccl";
-  labels.policyHash = assignment.policy ? hex(assignment.policy->contentHash) : "";
+  labels.policyHash = assignment.policy ? assignment.policy->digest : "";
   return labels;
 }
 

@@ -30,7 +30,6 @@ struct CommunicatorTuner {
   size_t nNodes = 0;
   tuner::PolicyAssignment assignment;
   std::string experiment;          // empty unless an experiment assigned the policy
-  uint64_t experimentHash = 0;
   std::string digest;              // of what NCCL_ROCE_POLICY(_INLINE) loaded: what a pin names
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
@@ -48,11 +47,11 @@ std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigne
 // first communicator that meets them. False when a pin refuses the policy (logged for every communicator).
 bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environment& env) {
   PolicyRegistry::Active active = policies.active(env);
+  if (!active.warning.empty()) NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit, "tuner: %s", active.warning.c_str());
   if (!active.refusal.empty()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit,
-                   "tuner: %s; failing the init of comm %s so that its ranks cannot run different policies (set "
-                   "NCCL_ROCE_POLICY_DIGEST to the new digest once every pod has the new file)",
-                   active.refusal.c_str(), hex(c.commId).c_str());
+                   "tuner: failing the init of comm %s so that its ranks cannot run different policies: %s",
+                   hex(c.commId).c_str(), active.refusal.c_str());
     return false;
   }
   c.digest = active.policy->digest();
@@ -63,7 +62,6 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
   c.assignment = active.policy->assign(c.commId);
   if (active.policy->experiment() && !c.assignment.arm.empty()) {
     c.experiment = active.policy->experiment()->name;
-    c.experimentHash = active.policy->experiment()->contentHash;
   }
   if (!c.assignment.policy || c.assignment.policy->rules.empty()) return true;
   PolicyRegistry::Lookup lookup = policies.lookup(c.assignment.policy, c.nRanks, c.nNodes);
@@ -95,11 +93,11 @@ void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Env
 void logPolicyInUse(CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
   NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
-                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, content %s, %s)%s%s: %zu of %zu rules apply",
+                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
                  hex(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
-                 policy ? policy->source.c_str() : "-", policy ? hex(policy->contentHash).c_str() : "-",
-                 c.digest.empty() ? "no digest" : c.digest.c_str(),
-                 c.assignment.arm.empty() ? "" : ", experiment arm ", c.assignment.arm.c_str(),
+                 policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
+                 c.experiment.empty() ? ""
+                                      : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
                  c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
 
@@ -114,10 +112,12 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
     return known ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
   };
   comm["experiment"] = orNull(!c.experiment.empty(), c.experiment);
-  comm["experiment_hash"] = orNull(!c.experiment.empty(), hex(c.experimentHash));
+  // Identities (tuner/policy_digest.h): the experiment's is what a pin names (= digest); the arm's policy's is
+  // policy_hash (= digest without an experiment).
+  comm["experiment_hash"] = orNull(!c.experiment.empty(), c.digest);
   comm["policy"] = policy ? policy->name : "nccl";
   comm["policy_source"] = policy ? policy->source : "";
-  comm["policy_hash"] = policy ? hex(policy->contentHash) : "";
+  comm["policy_hash"] = policy ? policy->digest : "";
   comm["digest"] = orNull(!c.digest.empty(), c.digest);
   comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
   comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));

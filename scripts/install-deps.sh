@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libboost-dev robin-map-dev
   libibverbs-dev libhwloc-dev
   valgrind clang libclang-rt-dev
+  python3-markdown-it python3-jsonschema
 )
 
 missing=()

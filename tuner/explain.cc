@@ -38,9 +38,9 @@ std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& 
     out += "policy '" + active.requested() + "' is unusable, so NCCL decides everything: " + active.error() + "\n";
   }
   const Policy& policy = *assignment.policy;
-  out += "policy: " + policy.name + " (" + policy.source + format(", content 0x%016llx)", static_cast<unsigned long long>(policy.contentHash));
+  out += "policy: " + policy.name + " (" + policy.source + ", " + policy.digest + ")";
   if (active.experiment()) {
-    out += "; experiment '" + active.experiment()->name + "' gives comm " +
+    out += "; experiment '" + active.experiment()->name + "' (" + active.digest() + ") gives comm " +
            format("0x%016llx", static_cast<unsigned long long>(request.commId)) + " the arm '" + assignment.arm + "'";
   }
   out += "\n";

@@ -121,7 +121,6 @@ PolicyDocument parseNcclCsv(const std::string& text, const std::string& sourceNa
   Policy policy;
   policy.name = "nccl-csv";
   policy.source = sourceName;
-  policy.contentHash = fnv1a64(text);
   policy.unavailableFallsThrough = true;
   int lineNumber = 0;
   for (std::string_view raw : split(text, '\n')) {

@@ -60,8 +60,7 @@ struct Policy {
   std::string name;
   std::string description;
   std::string source;        // "builtin:inference" or the file path
-  uint64_t contentHash = 0;  // FNV-1a of the file's bytes: what the INFO line and statistics name
-  std::string digest;        // "sha256:<hex>" of the file's bytes (what `sha256sum` prints): what a pin names
+  std::string digest;        // its identity, tuner/policy_digest.h; empty where no loader computed it
   std::vector<Rule> rules;
   std::vector<std::pair<std::string, std::string>> env;  // environment defaults the env plugin serves
   // NCCL's example CSV semantics: a matching rule whose choice is unavailable passes to the next matching
@@ -100,7 +99,7 @@ struct Exploration {
 struct Experiment {
   std::string name;
   std::string source;
-  uint64_t contentHash = 0;
+  std::string digest;  // its identity: its text and every arm's policy identity (tuner/policy_digest.h)
   std::vector<ExperimentArm> arms;  // as written, in file order
   std::optional<Exploration> explore;
 };

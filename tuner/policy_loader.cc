@@ -1,11 +1,11 @@
 #include "tuner/policy_loader.h"
 
 #include "common/file.h"
-#include "common/sha256.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/experiment.h"
 #include "tuner/exploration.h"
 #include "tuner/nccl_csv.h"
+#include "tuner/policy_digest.h"
 #include "tuner/policy_toml.h"
 
 namespace nccl_roce::tuner {
@@ -36,7 +36,7 @@ std::optional<Source> readSource(const std::string& ref, std::vector<PolicyError
 
 PolicyDocument parseSource(const Source& source) {
   PolicyDocument doc = source.csv ? parseNcclCsv(source.text, source.name) : parsePolicyToml(source.text, source.name);
-  if (doc.policy) doc.policy->digest = "sha256:" + sha256Hex(source.text);
+  if (doc.policy) doc.policy->digest = policyDigest(source.text);
   return doc;
 }
 
@@ -70,11 +70,12 @@ std::vector<std::pair<std::string, std::string>> sharedEnvironment(const Experim
 }
 
 // Loads every arm's policy: written arms' from their files (relative to the experiment's), then the generated
-// arms' from the base arm's. Returns what the experiment's digest covers: its bytes, then each arm's name and
-// policy digest, so a changed arm file changes it. Problems are appended to `out`.
-std::string loadArms(Experiment& experiment, const Source& source, std::vector<PolicyError>& out) {
+// arms' from the base arm's. Returns what the experiment's identity covers: each arm's name and policy identity,
+// so a changed arm file changes it. Problems are appended to `out`.
+std::vector<std::pair<std::string, std::string>> loadArms(Experiment& experiment, const Source& source,
+                                                          std::vector<PolicyError>& out) {
   const size_t before = out.size();
-  std::string bundle = source.text;
+  std::vector<std::pair<std::string, std::string>> bundle;
   for (auto& arm : experiment.arms) {
     std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
                           ? arm.policyRef
@@ -87,7 +88,7 @@ std::string loadArms(Experiment& experiment, const Source& source, std::vector<P
                              "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
       continue;
     }
-    bundle += "\n" + arm.name + "\n" + arm.policy->digest;
+    bundle.emplace_back(arm.name, arm.policy->digest);
   }
   if (out.size() > before || !experiment.explore) return bundle;
   const SourcePosition& at = experiment.explore->position;
@@ -105,7 +106,7 @@ std::string loadArms(Experiment& experiment, const Source& source, std::vector<P
     out.push_back({source.name, at.line, at.column, "[experiment.explore]: no base arm '" + experiment.explore->base + "'"});
     return bundle;
   }
-  for (const auto& arm : experiment.explore->arms) bundle += "\n" + arm.name + "\n" + arm.policy->digest;
+  for (const auto& arm : experiment.explore->arms) bundle.emplace_back(arm.name, arm.policy->digest);
   return bundle;
 }
 
@@ -167,10 +168,11 @@ std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& na
     return active;
   }
   Experiment experiment = std::move(*doc.experiment);
-  std::string bundle = loadArms(experiment, source, out);
+  auto bundle = loadArms(experiment, source, out);
   if (out.size() > before) return ActivePolicy::fallback(requested, summary(out, before));
   active->env_ = sharedEnvironment(experiment);
-  active->digest_ = "sha256:" + sha256Hex(bundle);
+  experiment.digest = compositeDigest(source.text, bundle);
+  active->digest_ = experiment.digest;
   active->experiment_ = std::move(experiment);
   return active;
 }

@@ -31,8 +31,8 @@ class ActivePolicy {
   // Non-empty when the requested policy was unusable and the `nccl` passthrough runs instead.
   const std::string& error() const { return error_; }
   const std::optional<Experiment>& experiment() const { return experiment_; }
-  // "sha256:<hex>": of the policy file's bytes; for an experiment, of its file's bytes followed by each arm's
-  // name and policy digest (so a changed arm file changes it). Empty for the fallback. What a pin compares.
+  // The identity a pin compares (tuner/policy_digest.h): the policy's; for an experiment, the experiment's (its
+  // text and every arm's policy identity, so a changed arm file changes it). Empty for the fallback.
   const std::string& digest() const { return digest_; }
   // Environment defaults: the policy's, or for an experiment those every arm agrees on.
   const std::vector<std::pair<std::string, std::string>>& environmentDefaults() const { return env_; }

@@ -238,13 +238,11 @@ PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourc
   if (root.contains("experiment")) {
     Experiment experiment;
     experiment.source = sourceName;
-    experiment.contentHash = fnv1a64(text);
     readExperiment(reader, root, experiment);
     doc.experiment = std::move(experiment);
   } else if (root.contains("policy")) {
     Policy policy;
     policy.source = sourceName;
-    policy.contentHash = fnv1a64(text);
     readPolicy(reader, root, policy);
     std::vector<PolicyError> problems = checkPolicy(policy);
     doc.errors.insert(doc.errors.end(), problems.begin(), problems.end());

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 
 #include "cli/doctor/checks.h"
@@ -11,26 +12,23 @@ namespace {
 
 std::string portName(const gid::PortDecision& p) { return p.device + ":" + std::to_string(p.port); }
 
-// What the entry at `index` of a selected port's table is, read straight from sysfs.
+// What the entry at `index` of a selected port's table is, read straight from sysfs ("" when it is the resolved
+// one). Said without the port, so that ports with the same problem share one sentence.
 std::string problemWithIndex(const DoctorInputs& in, const gid::PortDecision& p, long index) {
   if (p.gidIndex && *p.gidIndex == index) return "";
   std::string base = "class/infiniband/" + p.device + "/ports/" + std::to_string(p.port);
   std::string n = std::to_string(index);
   auto text = in.sysfs->attribute(base + "/gids/" + n);
   auto value = text.isOk() ? gid::GidValue::parseKernel(*text) : std::nullopt;
-  if (!value || value->isZero()) return "GID " + n + " on " + portName(p) + " is empty";
-  if (value->isIpv6LinkLocal()) return "GID " + n + " on " + portName(p) + " is link-local (" + value->toAddressString() + ")";
+  if (!value || value->isZero()) return "is empty";
+  if (value->isIpv6LinkLocal()) return "is link-local (" + value->toAddressString() + ")";
   auto type = in.sysfs->attribute(base + "/gid_attrs/types/" + n);
-  if (type.isOk() && gid::parseGidType(*type) == gid::GidType::kRoceV1) {
-    return "GID " + n + " on " + portName(p) + " is RoCE v1";
-  }
+  if (type.isOk() && gid::parseGidType(*type) == gid::GidType::kRoceV1) return "is RoCE v1";
   if (in.resolution->machine && in.resolution->machine->addresses &&
       !in.resolution->machine->hasAddress(*value)) {
-    return "GID " + n + " on " + portName(p) + " carries " + value->toAddressString() +
-           ", which is not an address of this pod (another pod's?)";
+    return "carries " + value->toAddressString() + ", which is not an address of this pod (another pod's?)";
   }
-  return "GID " + n + " on " + portName(p) + " differs from the resolved " +
-         (p.gidIndex ? std::to_string(*p.gidIndex) : std::string("?"));
+  return "differs from the resolved " + (p.gidIndex ? std::to_string(*p.gidIndex) : std::string("?"));
 }
 
 }  // namespace
@@ -48,10 +46,22 @@ CheckResult checkUserSettings(const DoctorInputs& in) {
       problems.push_back("NCCL_IB_GID_INDEX='" + *gidIndex + "' is read by NCCL as " + std::to_string(ncclReads));
       parsed = static_cast<uint64_t>(ncclReads < 0 ? 0 : ncclReads);
     }
+    // One sentence per kind of problem, naming its ports: eight rails with the same empty entry are one line.
+    std::vector<std::pair<std::string, std::string>> byProblem;  // problem -> ports, in port order
     for (const auto& p : in.resolution->ports) {
       if (!p.selected || p.linkLayer != gid::LinkLayer::kEthernet) continue;
       std::string problem = problemWithIndex(in, p, static_cast<long>(*parsed));
-      if (!problem.empty()) problems.push_back("NCCL_IB_GID_INDEX=" + *gidIndex + ": " + problem);
+      if (problem.empty()) continue;
+      auto it = std::find_if(byProblem.begin(), byProblem.end(), [&](const auto& e) { return e.first == problem; });
+      if (it == byProblem.end()) {
+        byProblem.emplace_back(problem, portName(p));
+      } else {
+        it->second += ", " + portName(p);
+      }
+    }
+    for (const auto& [problem, ports] : byProblem) {
+      problems.push_back("NCCL_IB_GID_INDEX=" + *gidIndex + ": GID " + std::to_string(*parsed) + " on " + ports + " " +
+                         problem);
     }
   }
   std::optional<std::string> hca = in.env->get("NCCL_IB_HCA");

@@ -74,14 +74,16 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
   const char* title = "NCCL and the plugins it will load";
   const Environment& env = *in.env;
   std::string nccl = in.ncclLibrary.empty() ? find("libnccl.so.2", env) : find(in.ncclLibrary, env);
-  std::string detail;
-  std::vector<std::string> warnings, failures;
+  // One short line: what was found, then the variables by what they make NCCL do; each fact once.
+  std::vector<std::string> parts, unset, warnings, failures;
   int version = nccl.empty() ? 0 : ncclVersion(nccl);
   if (nccl.empty()) {
-    warnings.push_back("libnccl.so.2 not found on LD_LIBRARY_PATH or the usual places");
+    parts.push_back(in.ncclLibrary.empty() ? "libnccl.so.2 not found on LD_LIBRARY_PATH or in /usr/local/cuda/lib, /usr/lib"
+                                           : in.ncclLibrary + " not found");
+    warnings.push_back(parts.back());
   } else {
-    detail = "NCCL " + (version > 0 ? format("%d.%d.%d", version / 10000, version / 100 % 100, version % 100)
-                                    : std::string("of unknown version")) + " at " + nccl;
+    parts.push_back("NCCL " + (version > 0 ? format("%d.%d.%d", version / 10000, version / 100 % 100, version % 100)
+                                           : std::string("of unknown version")) + " at " + nccl);
   }
   for (const char* kind : {"net", "tuner", "env"}) {
     std::string variable = "NCCL_" + toLower(kind) + "_PLUGIN";
@@ -89,11 +91,12 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
     std::optional<std::string> value = env.get(variable);
     std::string line;
     if (!value || value->empty()) {
-      line = std::string(kind) + ": " + variable + " unset (NCCL tries libnccl-" + kind + ".so)";
+      unset.push_back(variable);
       warnings.push_back(variable + " is not set to roce");
+      continue;
     } else if (toLower(*value) == "none") {
       line = std::string(kind) + ": disabled by " + variable + "=none";
-      warnings.push_back(variable + "=none");
+      warnings.push_back(line);
     } else {
       std::string path = find(*value, env);
       bool asLibrary = value->find('/') == std::string::npos && !(startsWith(*value, "lib") && endsWith(*value, ".so"));
@@ -104,24 +107,34 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
       } else {
         std::string name = pluginName(path);
         line = std::string(kind) + ": " + path + (name.empty() ? "" : " (" + name + ")");
-        if (name != "nccl-roce") warnings.push_back(std::string(kind) + " plugin is not nccl-roce");
+        if (name != "nccl-roce") {
+          line = std::string(kind) + ": " + path + " is " + (name.empty() ? "not a plugin" : name) + ", not nccl-roce";
+          warnings.push_back(line);
+        }
       }
       if (std::string(kind) == "env" && version > 0 && version < 22807) {
-        warnings.push_back("NCCL before 2.28.7 ignores env plugins (the net plugin applies the settings instead)");
+        line += " (NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)";
+        warnings.push_back(line);
       }
     }
-    detail += (detail.empty() ? "" : "; ") + line;
+    parts.push_back(line);
   }
+  if (!unset.empty()) {
+    std::string names;
+    for (const auto& u : unset) names += (names.empty() ? "" : ", ") + u;
+    parts.push_back(names + " unset");
+  }
+  std::string detail;
+  for (const auto& p : parts) detail += (detail.empty() ? "" : "; ") + p;
+  // The .deb installs the library under /usr/lib, where NCCL finds it without LD_LIBRARY_PATH; a tarball does not.
+  const char* where = "install the nccl-roce package, or put the tarball's lib/ on LD_LIBRARY_PATH";
   if (!failures.empty()) {
-    return CheckResult::fail(id, title, detail,
-                             "put libnccl-roce.so and its links on LD_LIBRARY_PATH (NCCL silently falls back otherwise)");
+    return CheckResult::fail(id, title, detail, std::string(where) + " (NCCL silently falls back otherwise)");
   }
   if (!warnings.empty()) {
-    std::string all;
-    for (const auto& w : warnings) all += (all.empty() ? "" : "; ") + w;
-    return CheckResult::warn(id, title, detail + " [" + all + "]",
-                             "set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce with the library on "
-                             "LD_LIBRARY_PATH");
+    return CheckResult::warn(id, title, detail,
+                             std::string("set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce; ") +
+                                 where + " if NCCL does not find it");
   }
   return CheckResult::pass(id, title, detail);
 }

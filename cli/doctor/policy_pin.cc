@@ -1,5 +1,6 @@
 // "policy-pin": does the policy this pod would load match NCCL_ROCE_POLICY_DIGEST? A mismatch means every
-// communicator's tuner init will wait for the file, then fail (docs/rollout.md): say so before NCCL does.
+// communicator's tuner init will wait for the file, then fail (an inline policy fails at once; docs/rollout.md):
+// say so before NCCL does.
 #include "cli/doctor/checks.h"
 #include "tuner/policy_pin.h"
 
@@ -22,6 +23,12 @@ CheckResult checkPolicyPin(const DoctorInputs& in) {
   }
   if (policy->digest() == *pin) {
     return CheckResult::pass(id, title, "'" + policy->requested() + "' is " + policy->digest());
+  }
+  if (policy->requested() == tuner::kInlinePolicyVariable) {  // the text is in the pod template: nothing to wait for
+    return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but the inline policy is " +
+                                            policy->digest() + ": every communicator's init will fail at once",
+                             "pin what `nccl-roce policy digest -` prints for the inline text (" + policy->digest() +
+                                 "), or put the pinned policy's text in NCCL_ROCE_POLICY_INLINE");
   }
   return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() +
                                           "' is " + policy->digest() +

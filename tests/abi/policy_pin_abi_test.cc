@@ -30,7 +30,11 @@ class ScopedEnv {
 const char* kFitted = "[policy]\nname = \"fitted\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"ll\"\n";
 const char* kStale = "[policy]\nname = \"stale\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"simple\"\n";
 
-std::string digestOf(const std::string& text) { return "sha256:" + sha256Hex(text); }
+// The identity a pin names: the text's sha256 with the whitespace at its end dropped (docs/rollout.md).
+std::string digestOf(std::string text) {
+  text.erase(text.find_last_not_of(" \t\r\n") + 1);
+  return "sha256:" + sha256Hex(text);
+}
 
 int initRank(const PluginLibrary& lib, void** ctx) {
   return lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->init(ctx, 0x51a7, 16, 2, captureNcclLog, nullptr, nullptr);

@@ -4,7 +4,8 @@
 //   ab_fit_report [--trials N]     (default 200 fleets per cell of the table; deterministic seeds)
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+
+#include <CLI/CLI.hpp>
 
 #include "tests/calibration/ab_fit_simulation.h"
 
@@ -46,16 +47,16 @@ void row(int perArm, int trials) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"Prints docs/ab-testing.md's table of the evidence ab fit needs: simulated exploration fleets with a "
+               "known best arm per bucket, fitted at each minimum number of communicators"};
   int trials = 200;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--trials") == 0 && i + 1 < argc) {
-      trials = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: %s [--trials N]\n", argv[0]);
-      return 2;
-    }
+  app.add_option("--trials", trials, "Simulated fleets per gain and row")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.footer("Exit status 0; 2 on a usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  if (trials < 1) return 2;
   std::printf(
       "Exploration fleets: 3 arms against a control with 4x their communicators, 13 buckets (7 with one arm "
       "faster by the gain, 6 with none), 2 ranks x 40 collectives per bucket; noise 5%% per communicator, "

@@ -19,6 +19,8 @@
 #include <memory>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/telemetry_file.h"
@@ -28,6 +30,7 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
@@ -57,13 +60,19 @@ struct Process {
 };
 
 Experiment decodeLl(uint64_t seed) {
-  Experiment e{"decode-ll", "0x00000000000051a7", {}, {}, false};
+  // Identities as the plugin computes them (tuner/policy_digest.h): the control's built-in policy, a candidate
+  // policy's text, and the experiment holding both.
+  const std::string control = tuner::loadPolicySpec("inference", nullptr)->digest();
+  const std::string candidate = tuner::policyDigest("[policy]\nname = \"decode-ll\"\n");
+  const std::string experiment = tuner::compositeDigest("[experiment]\nname = \"decode-ll\"\n",
+                                                        {{"control", control}, {"candidate", candidate}});
+  Experiment e{"decode-ll", experiment, {}, {}, false};
   e.spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
   e.spec.seed = seed;
   for (int bucket : {14, 15, 16}) e.spec.effects["candidate"][bucket] = 0.93;
   for (int bucket : {25, 26}) e.spec.effects["candidate"][bucket] = 1.04;
-  e.arms["control"] = Arm{"control", "inference", "0x1111111111111111", nullptr, nullptr};
-  e.arms["candidate"] = Arm{"candidate", "decode-ll", "0x2222222222222222", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "inference", control, nullptr, nullptr};
+  e.arms["candidate"] = Arm{"candidate", "decode-ll", candidate, nullptr, nullptr};
   return e;
 }
 
@@ -83,20 +92,18 @@ algorithm = ["ring", "tree"]
 protocol = ["ll", "simple"]
 )";
 
-std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
-
 // The explore arms' policies as the plugin loads them from the experiment, compiled for the fleet's shape.
 Experiment exploration(uint64_t seed) {
   auto active = tuner::loadPolicyText(kExplorationExperiment, "explore-allreduce.toml", nullptr);
   if (!active->error().empty() || !active->experiment() || !active->experiment()->explore) std::abort();  // ours
   const tuner::Experiment& experiment = *active->experiment();
-  Experiment e{experiment.name, hex(experiment.contentHash), fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
+  Experiment e{experiment.name, experiment.digest, fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
   e.spec.seed = seed;
-  e.arms["control"] = Arm{"control", "nccl", "", nullptr, nullptr};
+  e.arms["control"] = Arm{"control", "nccl", tuner::loadPolicySpec("nccl", nullptr)->digest(), nullptr, nullptr};
   for (const tuner::ExperimentArm& generated : experiment.explore->arms) {
     if (e.spec.communicatorsPerArm.count(generated.name) == 0) continue;
     const auto& policy = generated.policy;
-    e.arms[generated.name] = Arm{generated.name, policy->name, hex(policy->contentHash), policy,
+    e.arms[generated.name] = Arm{generated.name, policy->name, policy->digest, policy,
                                  std::make_unique<tuner::CompiledPolicy>(policy, e.spec.ranks, e.spec.nodes)};
   }
   for (const auto& explore : fleet::calibration::exploreArms()) {
@@ -183,14 +190,21 @@ Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, si
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool explore = argc > 1 && std::strcmp(argv[1], "--exploration") == 0;
-  int first = explore ? 2 : 1;
-  if (argc < first + 1 || argc > first + 2) {
-    std::fprintf(stderr, "usage: %s [--exploration] DIR [SEED]\n", argv[0]);
-    return 2;
+  CLI::App app{"Writes the statistics files of a simulated fleet with a known truth, through the plugin's own "
+               "writers (docs/ab-testing.md, \"Example: a synthetic fleet\")"};
+  bool explore = false;
+  std::string dir;
+  uint64_t seed = 7;
+  app.add_flag("--exploration", explore,
+               "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
+  app.add_option("DIR", dir, "Directory to write into (created)")->required();
+  app.add_option("SEED", seed, "Seed of the simulation")->capture_default_str();
+  app.footer("Exit status 0 when written; 1 when the files cannot be written; 2 on a usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  std::string dir = argv[first];
-  uint64_t seed = argc == first + 2 ? std::strtoull(argv[first + 1], nullptr, 10) : 7;
   std::error_code created;
   std::filesystem::create_directories(dir, created);
   if (created) {

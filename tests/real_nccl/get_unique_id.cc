@@ -5,8 +5,13 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstring>
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: %s LIBNCCL: loads NCCL and calls ncclGetUniqueId, which loads the env plugin\n", argv[0]);
+    return 0;
+  }
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s LIBNCCL\n", argv[0]);
     return 2;

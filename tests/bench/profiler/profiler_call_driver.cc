@@ -83,6 +83,11 @@ int printMemory() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: %s COLLECTIVES on|off|replay, or %s memory: profiler calls through the built library, for "
+                "callgrind (tests/bench/profiler/profiler_callgrind.sh)\n", argv[0], argv[0]);
+    return 0;
+  }
   if (argc == 2 && std::string(argv[1]) == "memory") return printMemory();
   std::string mode = argc == 3 ? argv[2] : "";
   if (mode != "on" && mode != "off" && mode != "replay") {

@@ -30,8 +30,13 @@ std::string makePolicy(int rules) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "stats")) {
-    std::fprintf(stderr, "usage: %s RULES CALLS [stats]\n", argv[0]);
+  bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
+  if (help || (argc != 3 && !(argc == 4 && std::string(argv[3]) == "stats"))) {
+    std::fprintf(help ? stdout : stderr,
+                 "usage: %s RULES CALLS [stats]: CALLS getCollInfo calls through the built library over a policy of "
+                 "RULES rules (statistics on with 'stats'), for callgrind (tests/bench/tuner/tuner_callgrind.sh)\n",
+                 argv[0]);
+    if (help) return 0;
     return 2;
   }
   int rules = std::atoi(argv[1]);

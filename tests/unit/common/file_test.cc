@@ -101,7 +101,11 @@ TEST(WriteFileAtomically, ReplacesTheFileWhole) {
   EXPECT_EQ(*readFileBounded(path, 64), "{}");
   auto names = listDirectory(dir.path(), 16);
   EXPECT_EQ(names->size(), 1u) << "no temporary file left behind";
-  EXPECT_FALSE(writeFileAtomically(dir.join("missing/dir/file"), "x").isOk());
+  Status missing = writeFileAtomically(dir.join("missing/dir/file"), "x");
+  EXPECT_FALSE(missing.isOk());
+  EXPECT_NE(missing.toString().find(dir.join("missing/dir/file") + ":"), std::string::npos)
+      << "names the file asked for: " << missing.toString();
+  EXPECT_EQ(missing.toString().find(".tmp."), std::string::npos) << "not our temporary name: " << missing.toString();
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(UserSettingsCheck, FailsOnAnIndexPointingAtALinkLocalEntry) {
   w.env.set("NCCL_IB_GID_INDEX", "5");  // the v2 link-local entry of the SR-IOV table
   auto r = doctor::checkUserSettings(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_THAT(r.detail, HasSubstr("GID 5 on mlx5_0:1 is link-local (fe80:"));
+  EXPECT_THAT(r.detail, HasSubstr("GID 5 on mlx5_0:1, mlx5_1:1 is link-local (fe80:"));
   EXPECT_THAT(r.remedy, HasSubstr("always wins"));
 }
 
@@ -38,7 +38,8 @@ TEST(UserSettingsCheck, FailsOnTheKServeDefaultOfThreeWhereThatEntryIsEmpty) {
   w.env.set("NCCL_IB_GID_INDEX", "3");
   auto r = doctor::checkUserSettings(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_THAT(r.detail, HasSubstr("GID 3 on mlx5_0:1 is empty"));
+  EXPECT_THAT(r.detail, HasSubstr("NCCL_IB_GID_INDEX=3: GID 3 on mlx5_0:1, mlx5_1:1 is empty")) << "one sentence names both ports";
+  EXPECT_THAT(r.detail, HasSubstr("is empty"));
 }
 
 TEST(UserSettingsCheck, FailsOnAnIndexCarryingAnotherPodsAddress) {

@@ -15,6 +15,7 @@ namespace nccl_roce::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using nlohmann::json;
 
 // Two rails of a pod plus a down port, with the pod's addresses in a --ifaddrs file.
@@ -180,7 +181,32 @@ TEST(DetectCli, BadOptionFilesAreReportedNotCrashedOn) {
   auto snapshot = runCommand(cliPath() + " detect --snapshot " + dir.join("bad-snapshot"));
   EXPECT_EQ(snapshot.exitCode, 2);
   EXPECT_THAT(snapshot.err, HasSubstr("not an nccl-roce snapshot"));
-  EXPECT_EQ(runCommand(cliPath() + " detect --format yaml").exitCode, 105) << "CLI11's validation error";
+  EXPECT_EQ(runCommand(cliPath() + " detect --format yaml").exitCode, 2) << "a usage error";
+}
+
+// The caller's RDMA variables count the same on a live machine and on a replay, as in the plugin: a value the
+// caller set is kept and reported, over whatever the snapshot recorded.
+TEST(DetectCli, AReplayKeepsTheCallersVariablesAsALiveMachineDoes) {
+  std::string example = sourcePath("share/nccl-roce/examples/sriov-pod-8rail.json");
+  auto detect = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " detect --format json --snapshot " +
+                           example);
+  ASSERT_EQ(detect.exitCode, 0) << detect.err;
+  json doc = json::parse(detect.out);
+  EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "3");
+  EXPECT_EQ(doc["kept"], json::array({"NCCL_IB_GID_INDEX"}));
+  EXPECT_EQ(doc["sources"]["sysfs_root"], "snapshot " + example) << "not an internal path";
+  auto env = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " env --snapshot " + example);
+  EXPECT_THAT(env.out, Not(HasSubstr("export NCCL_IB_GID_INDEX='7'")));
+  EXPECT_THAT(env.out, HasSubstr("NCCL_IB_GID_INDEX"));
+  auto doctor = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " doctor --format json --snapshot " +
+                           example);
+  json checks = json::parse(doctor.out)["checks"];
+  for (const auto& c : checks) {
+    if (c["id"] != "user-settings") continue;
+    std::string detail = c["detail"];
+    EXPECT_THAT(detail, HasSubstr("NCCL_IB_GID_INDEX=3: GID 3 on mlx5_10:1, mlx5_11:1, mlx5_12:1"));
+    EXPECT_LT(detail.size(), 250u) << "one sentence for the eight rails, not eight: " << detail;
+  }
 }
 
 TEST(Cli, EveryCommandHasHelp) {

@@ -11,6 +11,7 @@
 
 #include "common/env.h"
 #include "common/sha256.h"
+#include "tuner/policy_digest.h"
 #include "plugin/policy_registry.h"
 #include "tests/support/temp_dir.h"
 
@@ -76,7 +77,7 @@ const char* kOld = "[policy]\nname = \"old\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION 
 TEST(PolicyRegistry, EnvironmentDefaultsNeverWaitForAPinnedFileAndServeNothingFromAnotherOne) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", "sha256:" + sha256Hex(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "60"}});
   PolicyRegistry policies;
   auto start = std::chrono::steady_clock::now();
@@ -92,18 +93,79 @@ TEST(PolicyRegistry, EnvironmentDefaultsNeverWaitForAPinnedFileAndServeNothingFr
 TEST(PolicyRegistry, APinnedFileThatArrivesAfterTheWaitIsTakenByTheNextCommunicator) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", "sha256:" + sha256Hex(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "0"}});
   PolicyRegistry policies;
   PolicyRegistry::Active refused = policies.active(env);
-  EXPECT_NE(refused.refusal.find("pins sha256:" + sha256Hex(kPinned)), std::string::npos) << refused.refusal;
-  EXPECT_NE(refused.refusal.find("is sha256:" + sha256Hex(kOld)), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("pins " + tuner::policyDigest(kPinned)), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("is " + tuner::policyDigest(kOld)), std::string::npos) << refused.refusal;
   EXPECT_FALSE(policies.active(env).refusal.empty()) << "still the old file";
   dir.writeFile("p.toml", kPinned);
   PolicyRegistry::Active taken = policies.active(env);
   EXPECT_EQ(taken.refusal, "");
   EXPECT_EQ(taken.policy->assign(0).policy->name, "new");
   EXPECT_FALSE(taken.first) << "earlier communicators already met this request";
+}
+
+// An inline policy cannot change while the process runs: a mismatch is refused at once, without claiming a wait,
+// with the fix for the pod template; a file's refusal says how long it waited and the fix for files.
+TEST(PolicyRegistry, AnInlinePinMismatchIsRefusedAtOnceWithTheFixForThePodTemplate) {
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", kOld},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_PIN_WAIT", "60"}});
+  PolicyRegistry policies;
+  auto start = std::chrono::steady_clock::now();
+  PolicyRegistry::Active refused = policies.active(env);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "not waited for";
+  EXPECT_NE(refused.refusal.find("the inline policy (NCCL_ROCE_POLICY_INLINE) is " + tuner::policyDigest(kOld)),
+            std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("nccl-roce policy digest -"), std::string::npos) << refused.refusal;
+  EXPECT_EQ(refused.refusal.find("waiting"), std::string::npos) << "no wait claimed: " << refused.refusal;
+  EXPECT_EQ(refused.refusal.find("new file"), std::string::npos) << "no file to wait for: " << refused.refusal;
+}
+
+TEST(PolicyRegistry, AnInlinePolicyMatchesThePinOfItsFileWithoutTheFinalNewline) {
+  std::string text = kPinned;
+  text.pop_back();  // NCCL_ROCE_POLICY_INLINE="$(cat policy.toml)"
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", text},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)}});
+  PolicyRegistry policies;
+  EXPECT_EQ(policies.active(env).refusal, "");
+}
+
+TEST(PolicyRegistry, AFileRefusalSaysHowLongItWaitedAndTheFixForFiles) {
+  TempDir dir;
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_PIN_WAIT", "1"}});
+  PolicyRegistry policies;
+  PolicyRegistry::Active refused = policies.active(env);
+  EXPECT_NE(refused.refusal.find("after waiting 1 s"), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("once every pod has the new file"), std::string::npos) << refused.refusal;
+}
+
+// A pin wait that is not a whole number of seconds in range: one warning naming the variable, its value and the
+// wait used, for the first communicator only; the wait used is the default.
+TEST(PolicyRegistry, AnUnusablePinWaitIsNamedOnceWithTheValueUsed) {
+  for (const char* bad : {"5s", "-1", "", "3601"}) {
+    SCOPED_TRACE(bad);
+    TempDir dir;
+    MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kPinned)},
+                                                          {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                          {"NCCL_ROCE_POLICY_PIN_WAIT", bad}});
+    PolicyRegistry policies;
+    PolicyRegistry::Active first = policies.active(env);
+    EXPECT_EQ(first.refusal, "");
+    EXPECT_EQ(first.warning, "NCCL_ROCE_POLICY_PIN_WAIT='" + std::string(bad) +
+                                 "' is not a whole number of seconds from 0 to 3600; waiting the default 90 s for the "
+                                 "pinned policy file");
+    EXPECT_EQ(policies.active(env).warning, "") << "once per process";
+  }
+  MapEnvironment fine(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                         {"NCCL_ROCE_POLICY_INLINE", kPinned},
+                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "30"}});
+  PolicyRegistry policies;
+  EXPECT_EQ(policies.active(fine).warning, "");
 }
 
 }  // namespace

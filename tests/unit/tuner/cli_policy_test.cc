@@ -37,18 +37,25 @@ TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
   EXPECT_THAT(result.out, HasSubstr("ok (experiment 'e', 2 arms, sha256:"));
 }
 
-// What a pin names: for a policy file, what sha256sum prints; for an experiment, a digest that changes when an
-// arm's file changes (a ConfigMap update of one arm must not pass under the old pin).
-TEST(PolicyDigestCli, IsTheFilesSha256AndCoversAnExperimentsArms) {
+// What a pin names: for a policy file, the sha256 of its text without the final newline (so "$(cat f)" inline is
+// the same policy); for an experiment, a digest that changes when an arm's file changes (a ConfigMap update of one
+// arm must not pass under the old pin).
+TEST(PolicyDigestCli, IsTheTextsSha256AndCoversAnExperimentsArms) {
   TempDir dir;
   std::string arm = dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n");
   std::string ab = dir.writeFile("ab.toml", "[experiment]\nname = \"e\"\n"
                                             "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 90\n"
                                             "[[experiment.arm]]\nname = \"cand\"\npolicy = \"cand.toml\"\nweight = 10\n");
   auto digest = runCommand(cliPath() + " policy digest " + arm);
-  auto sum = runCommand("sha256sum " + arm);
+  auto sum = runCommand("printf '%s' \"$(cat " + arm + ")\" | sha256sum");
   ASSERT_EQ(digest.exitCode, 0) << digest.err;
   EXPECT_EQ(digest.out, "sha256:" + sum.out.substr(0, 64) + "\n");
+  auto catted = runCommand("printf '%s' \"$(cat " + arm + ")\" | " + cliPath() + " policy digest -");
+  EXPECT_EQ(catted.out, digest.out) << "NCCL_ROCE_POLICY_INLINE=\"$(cat f)\" drops the final newline: the same policy";
+  auto crlf = runCommand("printf '[policy]\\r\\nname = \"cand\"\\r\\n\\r\\n' | " + cliPath() + " policy digest -");
+  EXPECT_EQ(crlf.out, digest.out) << "CRLF line ends and trailing blank lines read as the same text";
+  auto commented = runCommand("printf '# fitted today\\n[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy digest -");
+  EXPECT_NE(commented.out, digest.out) << "comments are part of the identity";
   auto before = runCommand(cliPath() + " policy digest " + ab);
   dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n[[rule]]\nprotocol = \"ll\"\n");
   auto after = runCommand(cliPath() + " policy digest " + ab);
@@ -116,9 +123,9 @@ TEST(PolicyExplainCli, ShowsEveryArmOfAnExplorationWithItsShareAndWhatItDoesWith
                            " --nodes 2 --ranks 16 --size 1M --comm-id 5");
   EXPECT_EQ(result.exitCode, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("policy: explore-tree-ll128 (" + exploreExample() +
-                                    " [experiment.explore] over builtin:inference, content 0x"));
-  EXPECT_THAT(result.out, HasSubstr("experiment 'explore-allreduce' gives comm 0x0000000000000005 the arm "
-                                    "'explore-tree-ll128'\n"));
+                                    " [experiment.explore] over builtin:inference, sha256:"));
+  EXPECT_THAT(result.out, HasSubstr("experiment 'explore-allreduce' (sha256:"));
+  EXPECT_THAT(result.out, HasSubstr(") gives comm 0x0000000000000005 the arm 'explore-tree-ll128'\n"));
   EXPECT_THAT(result.out, HasSubstr("rule: line 21 'explore tree/ll128' matches (size 16K..64M, nodes 2.., ranks *)\n"
                                     "NCCL is told: cost 0.0 on Tree/LL128; nChannels 0 (NCCL decides)\n"));
   EXPECT_THAT(result.out, HasSubstr("  control: 94% of communicators, policy 'inference' (builtin:inference)\n"
