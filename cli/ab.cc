@@ -1,6 +1,6 @@
-// `nccl-roce ab STATS...`: per size bucket and over the inference range, is each experiment arm faster or slower
-// than the control arm, from the statistics files (and optionally Inspector dumps) of a whole fleet
-// (docs/ab-testing.md).
+// `nccl-roce ab STATS...` or `nccl-roce ab --prometheus URL`: per size bucket and over the inference range, is
+// each experiment arm faster or slower than the control arm, from the statistics files (and optionally Inspector
+// dumps) of a whole fleet, or from its series in Prometheus (docs/ab-testing.md).
 #include <cstdio>
 #include <memory>
 
@@ -16,12 +16,11 @@ namespace nccl_roce::cli {
 namespace {
 
 struct AbCliOptions {
-  std::vector<std::string> inputs;
+  FleetSource source;
   std::string range = "16K-64M";
   std::string format = "markdown";
   std::string output, jsonPath, svgPath;
   bool failOnSlower = false;
-  bool strict = false;
   fleet::AbOptions ab;
 };
 
@@ -31,7 +30,7 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
     return 2;
   }
-  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs, o.strict);
+  StatusOr<fleet::Fleet> assembled = readFleet(o.source);
   StatusOr<fleet::AbReport> report = assembled.isOk() ? fleet::compareArms(*assembled, o.ab) : assembled.status();
   if (!report.isOk()) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
@@ -58,9 +57,9 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
       "ab", "A/B a fleet: each experiment arm against the control, per size bucket and over the inference range, "
             "from the statistics files of every pod (communicators are the unit)");
   // Not required() here: `ab fit STATS...` gives ab none (the callback insists when fit is not used).
-  ab->add_option("STATS", o->inputs,
-                 "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
-                 "as the timing source (required unless a subcommand is given)");
+  addFleetSourceOptions(*ab, o->source,
+                        "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
+                        "as the timing source (STATS or --prometheus is required unless a subcommand is given)");
   ab->add_option("--control", o->ab.control, "The arm every other arm is compared with")->capture_default_str();
   ab->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
   ab->add_option("--min-collectives", o->ab.minCollectives,
@@ -76,19 +75,18 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
   ab->add_option("--svg", o->svgPath, "Also write an SVG chart of the ratios and intervals here");
   ab->add_flag("--fail-on-slower", o->failOnSlower,
                "Exit 1 when any arm is slower than the control over the inference range (rollout gates)");
-  addStrictOption(*ab, o->strict);
   ab->footer(
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
       "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Empty files, files "
       "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
-      "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, mixed "
-      "experiments, nothing to compare, with --strict a skipped input, or a usage error. `nccl-roce ab fit "
-      "--help`: a policy from the same statistics.");
+      "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, an "
+      "unreachable or failing Prometheus, mixed experiments, nothing to compare, with --strict a skipped input, or "
+      "a usage error. `nccl-roce ab fit --help`: a policy from the same statistics.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   ab->require_subcommand(0, 1);
   ab->callback([o, fit, &context] {
     if (fit->parsed()) return;
-    if (o->inputs.empty()) throw CLI::RequiredError("STATS");
+    requireOneFleetSource(o->source);
     context.exitCode = runAb(*o);
   });
 }

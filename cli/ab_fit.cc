@@ -21,10 +21,9 @@ namespace nccl_roce::cli {
 namespace {
 
 struct AbFitCliOptions {
-  std::vector<std::string> inputs;
+  FleetSource source;
   std::string output, report, jsonPath;
   bool quiet = false;
-  bool strict = false;
   fleet::AbFitOptions fit;
 };
 
@@ -44,7 +43,7 @@ void summarise(const fleet::AbFit& fit, const char* command) {
 
 int runAbFit(const AbFitCliOptions& o) {
   const char* command = "ab fit";
-  StatusOr<fleet::Fleet> assembled = readFleet(o.inputs, o.strict);
+  StatusOr<fleet::Fleet> assembled = readFleet(o.source);
   StatusOr<fleet::AbFit> fit = assembled.isOk() ? fleet::fitArms(*assembled, o.fit) : assembled.status();
   if (!fit.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, fit.status().message().c_str());
@@ -74,10 +73,9 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       "fit",
       "Fit a tuner policy from the fleet: per node count and size bucket, the arm that beat the control "
       "beyond the noise, as the configuration its tuner ran there");
-  fit->add_option("STATS", o->inputs,
-                  "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
-                  "as the timing source")
-      ->required();
+  addFleetSourceOptions(*fit, o->source,
+                        "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
+                        "as the timing source (or --prometheus)");
   fit->add_option("-o,--output", o->output, "Write the policy here instead of stdout");
   fit->add_option("--report", o->report, "Also write a markdown report of every challenge here");
   fit->add_option("--json", o->jsonPath, "Also write every challenge as JSON (schema nccl-roce.ab-fit/1) here");
@@ -90,14 +88,17 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
       ->check(CLI::Range(fleet::kAbFitMinCollectives, uint64_t{1} << 40));
   addVerdictOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
   fit->add_flag("-q,--quiet", o->quiet, "Only errors and skipped inputs on stderr");
-  addStrictOption(*fit, o->strict);
   fit->footer(
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
-      "written, on an unreadable or damaged statistics file or dump, mixed experiments, a missing control arm, too "
-      "few communicators (saying what to collect), with --strict a skipped input, or a usage error.");
-  fit->callback([o, &context] { context.exitCode = runAbFit(*o); });
+      "written, on an unreadable or damaged statistics file or dump, an unreachable or failing Prometheus, mixed "
+      "experiments, a missing control arm, too few communicators (saying what to collect), with --strict a skipped "
+      "input, or a usage error.");
+  fit->callback([o, &context] {
+    requireOneFleetSource(o->source);
+    context.exitCode = runAbFit(*o);
+  });
   return fit;
 }
 

@@ -9,6 +9,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/fleet_files.h"
+#include "fleet/prometheus_reader.h"
 
 namespace nccl_roce::cli {
 
@@ -76,10 +77,44 @@ StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, bool st
                 "--strict: " + std::to_string(fleet->skipped.size()) + " input(s) could not be read whole: " + skipped);
 }
 
-void addStrictOption(CLI::App& command, bool& strict) {
-  command.add_flag("--strict", strict,
+void addFleetSourceOptions(CLI::App& command, FleetSource& source, const std::string& statsHelp) {
+  command.add_option("STATS", source.inputs, statsHelp);
+  command.add_flag("--strict", source.strict,
                    "Exit 2 when an input is skipped (empty, of neither format, or a dump's last record cut short) "
                    "instead of listing it and going on");
+  command.add_option("--prometheus", source.prometheus.url,
+                     "Read the fleet from this Prometheus (or Thanos, Mimir, VictoriaMetrics) query API instead of "
+                     "files: the series NCCL_ROCE_METRICS textfiles carry, e.g. http://prometheus:9090");
+  command.add_option("--window", source.selection.window,
+                     "With --prometheus: each series' last sample within this long before now counts (a PromQL "
+                     "duration: 30m, 6h, 2d)")
+      ->capture_default_str();
+  command.add_option("--experiment", source.selection.experiment,
+                     "With --prometheus: only this experiment's series (needed when the window holds several)");
+  command.add_option("--prometheus-header", source.prometheus.headers,
+                     "With --prometheus: an HTTP header 'Name: value' sent with every query (repeatable), e.g. "
+                     "'X-Scope-OrgID: serving' for Mimir or 'Authorization: Bearer TOKEN'");
+}
+
+void requireOneFleetSource(const FleetSource& source) {
+  if (source.inputs.empty() && source.prometheus.url.empty()) throw CLI::RequiredError("STATS or --prometheus");
+  if (!source.inputs.empty() && !source.prometheus.url.empty()) {
+    throw CLI::ValidationError("STATS", "give statistics files or --prometheus, not both");
+  }
+  if (source.prometheus.url.empty() &&
+      (source.selection.window != fleet::PrometheusSelection().window || !source.selection.experiment.empty() ||
+       !source.prometheus.headers.empty())) {
+    throw CLI::ValidationError("--window, --experiment and --prometheus-header", "apply only with --prometheus");
+  }
+  // Prometheus has no files to skip: its series are the plugin's own, or the query fails.
+  if (!source.prometheus.url.empty() && source.strict) {
+    throw CLI::ValidationError("--strict", "applies only to STATS files");
+  }
+}
+
+StatusOr<fleet::Fleet> readFleet(const FleetSource& source) {
+  if (source.prometheus.url.empty()) return readFleet(source.inputs, source.strict);
+  return fleet::readPrometheusFleet(fleet::prometheusOverHttp(source.prometheus), source.selection);
 }
 
 }  // namespace nccl_roce::cli

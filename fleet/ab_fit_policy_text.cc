@@ -69,9 +69,9 @@ std::string header(const AbFit& fit) {
   out += format(
       "# Beyond the noise: Welch t on log times, on the smaller side's degrees of freedom, with the\n"
       "# communicator as the unit (at least %d of the arm and %d of the control per bucket, each with %llu\n"
-      "# or more collectives there); false wins held to an expected %.0f%% of the rules over all %d arm x\n"
-      "# bucket challenges of this fit (Benjamini-Hochberg false discovery rate). Intervals below are\n"
-      "# two-sided at %.0f%%.\n",
+      "# or more collectives there); false wins held to an expected %.0f%% of the rules\n"
+      "# over all %d arm x bucket challenges of this fit (Benjamini-Hochberg false discovery rate).\n"
+      "# Intervals below are two-sided at %.0f%%.\n",
       st.minUnits, st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives), (1 - st.confidence) * 100,
       fit.challenges, st.confidence * 100);
   out += "# Rules cover the measured buckets and node counts only: other sizes and node counts stay with NCCL.\n";

@@ -46,7 +46,7 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
 
 std::optional<double> communicatorValueUs(const CellTiming& timing, uint64_t minCollectives) {
   if (timing.collectives < minCollectives) return std::nullopt;
-  std::optional<double> mean = timing.histogram.geometricMeanNs();
+  std::optional<double> mean = timing.durations.geometricMeanNs();
   if (!mean || !(*mean > 0)) return std::nullopt;
   return *mean / 1000.0;
 }

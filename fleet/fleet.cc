@@ -59,13 +59,13 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
 
 using ClockTimings = std::map<TimingClock, std::map<uint64_t, CellTiming>>;
 
-// One rank's timings into its communicator's: histograms merged, the collectives the most any rank timed.
+// One rank's timings into its communicator's: counts and bin sums added, the collectives the most any rank timed.
 void addRank(ClockTimings& into, const CommunicatorRecord& r) {
   for (const auto& [clock, cells] : r.timings) {
-    for (const auto& [cell, histogram] : cells) {
+    for (const auto& [cell, timings] : cells) {
       CellTiming& t = into[clock][cell];
-      t.histogram.merge(histogram);
-      t.collectives = std::max(t.collectives, histogram.count());
+      t.durations.add(timings);
+      t.collectives = std::max(t.collectives, timings.count);
     }
   }
 }
@@ -78,12 +78,18 @@ std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockT
   for (const auto& [cell, timing] : a->second) {
     auto other = b->second.find(cell);
     if (other == b->second.end()) continue;
-    std::optional<double> x = timing.histogram.geometricMeanNs(), y = other->second.histogram.geometricMeanNs();
+    std::optional<double> x = timing.durations.geometricMeanNs(), y = other->second.durations.geometricMeanNs();
     if (!x || !y || std::fabs(std::log(*x / *y)) <= std::log1p(kSourcesDisagreeBy)) continue;
     cells +=
         format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000, *y / 1000);
   }
   return cells.empty() ? "" : hex(commId) + " (" + cells + ")";
+}
+
+std::vector<std::string> hexes(const std::set<uint64_t>& ids) {
+  std::vector<std::string> out;
+  for (uint64_t id : ids) out.push_back(hex(id));
+  return out;
 }
 
 // "a, b, c and 4 more"
@@ -97,7 +103,7 @@ std::string someOf(const std::vector<std::string>& items, size_t shown = 3) {
 // The notes of what reading and merging dropped or chose, each with its count.
 struct Tally {
   uint64_t zeroDurations = 0;
-  std::set<std::string> zeroFiles;
+  std::set<uint64_t> zeroCommunicators;  // named by id, as files and Prometheus' series both name them
   int byProfiler = 0, inspectorOnly = 0;
   std::vector<std::string> both, disagreeing;
   std::map<TimingClock, uint64_t> cpuCollectives;
@@ -105,12 +111,12 @@ struct Tally {
 
   void countZeros(const CommunicatorRecord& r) {
     zeroDurations += r.zeroDurations;
-    if (r.zeroDurations > 0) zeroFiles.insert(r.file);
+    if (r.zeroDurations > 0) zeroCommunicators.insert(r.commId);
   }
   void addNotes(std::vector<std::string>& notes) const {
     if (zeroDurations > 0) {
       notes.push_back(std::to_string(zeroDurations) + " collective(s) timed at zero (at or below 0.1 us, which " +
-                      "no collective takes) dropped, in " + someOf({zeroFiles.begin(), zeroFiles.end()}));
+                      "no collective takes) dropped, in communicator(s) " + someOf(hexes(zeroCommunicators)));
     }
     if (inspectorOnly > 0) {
       notes.push_back(std::to_string(inspectorOnly) + " communicator(s) timed by NVIDIA Inspector only: its " +

@@ -23,7 +23,7 @@ namespace nccl_roce::fleet {
 
 // What a communicator's ranks timed in one cell with one clock.
 struct CellTiming {
-  profiler::LogHistogram histogram;  // every rank's durations
+  CellTimings durations;  // every rank's durations, as count and bin sum (their geometric mean)
   // The communicator's collectives there: the most any one rank timed (every rank runs, and times, each of them).
   uint64_t collectives = 0;
 };
@@ -50,7 +50,7 @@ struct Fleet {
   std::string experiment;  // "" when no file names one
   std::vector<FleetCommunicator> communicators;
   std::vector<std::string> errors;  // communicators left out, and why
-  std::vector<std::string> notes;   // what else was left out or chosen, counted
+  std::vector<std::string> notes;   // what was left out or chosen, counted, and what the reader could not give
   std::vector<SkippedInput> skipped;  // filled by whoever read the files (fleet_files.h)
   int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
 };

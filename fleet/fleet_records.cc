@@ -23,6 +23,13 @@ const char* decisionSourceName(DecisionSource source) {
   return "nccl";
 }
 
+std::optional<DecisionSource> decisionSourceNamed(const std::string& name) {
+  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
+    if (name == decisionSourceName(s)) return s;
+  }
+  return std::nullopt;
+}
+
 std::string describeBucket(int bucket) {
   uint64_t lo = bucket == 0 ? 0 : uint64_t{1} << bucket;
   return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
@@ -41,7 +48,7 @@ const char* timingClockName(TimingClock clock) {
 }
 
 std::optional<TimingClock> clockOfTimingSource(const std::string& source) {
-  if (source == "kernel_gpu" || source == "kernel_gpu_batch") return TimingClock::kGpu;
+  if (source == "kernel_gpu" || source == "kernel_gpu_batch" || source == "none") return TimingClock::kGpu;
   if (source == "kernel_host" || source == "kernel_cpu") return TimingClock::kCpuKernel;
   if (source == "collective_cpu") return TimingClock::kCpuCollective;
   return std::nullopt;

@@ -1,6 +1,7 @@
 // What `nccl-roce ab` reads from a fleet, before any analysis: one record per communicator per process (a
-// statistics file holds one per communicator; an Inspector dump one per communicator and rank), with the
-// timings of each collective and power-of-two size bucket as a histogram.
+// statistics file holds one per communicator; an Inspector dump one per communicator and rank; Prometheus one
+// per communicator and rank), with the timings of each collective and power-of-two size bucket as the two
+// integers a geometric mean needs.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +23,35 @@ int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
 std::string describeBucket(int bucket);   // "64K-128K", as statistics files name it
 
+// A cell's timings as `ab` and `ab fit` use them: how many collectives, and the sum of their log-histogram bins
+// (profiler/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
+// two (LogHistogram::geometricMeanNs), and sums of integers are exact in any order: ranks and pods merge alike
+// whether read from statistics files or from Prometheus, where they are the textfile's counters
+// (profiler/open_metrics.h).
+struct CellTimings {
+  uint64_t count = 0;
+  uint64_t binSum = 0;
+
+  void add(const CellTimings& other) {
+    count += other.count;
+    binSum += other.binSum;
+  }
+  static CellTimings of(const profiler::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
+  std::optional<double> geometricMeanNs() const { return profiler::LogHistogram::geometricMeanNs(count, binSum); }
+};
+
 // The clock a duration was measured with. Durations of different clocks are never pooled or compared with one
 // another: a kernel's time on the GPU, the host's view of a kernel's start and stop (NCCL 2.26, or Inspector when
 // it has no GPU timer) and a collective's host-side time from its start to its stop event are different measures.
 enum class TimingClock { kGpu, kCpuKernel, kCpuCollective };
 const char* timingClockName(TimingClock clock);  // "GPU", "CPU (kernel)", "CPU (collective)"
-// The clock of a "timing_source" (ours: kernel_gpu, kernel_gpu_batch, kernel_host) or a "coll_timing_source"
-// (Inspector's: kernel_gpu, kernel_cpu, collective_cpu); nullopt for any other name.
+// The clock of a "timing_source" (ours: kernel_gpu, kernel_gpu_batch, kernel_host, and "none" for an entry that
+// does not say, a GPU time) or a "coll_timing_source" (Inspector's: kernel_gpu, kernel_cpu, collective_cpu);
+// nullopt for any other name. Statistics files, textfile series and Inspector dumps all go through this one map.
 std::optional<TimingClock> clockOfTimingSource(const std::string& source);
 
-// Durations per cell, each a histogram.
-using CellHistograms = std::map<uint64_t, profiler::LogHistogram>;
+// Durations per cell.
+using CellTimingsMap = std::map<uint64_t, CellTimings>;
 
 // Who made a tuner decision, as the statistics file's "source" says.
 enum class DecisionSource {
@@ -41,6 +60,7 @@ enum class DecisionSource {
   kUnavailable,  // "unavailable": a rule matched but none of its choices was available, NCCL's choice stood
 };
 const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
+std::optional<DecisionSource> decisionSourceNamed(const std::string& name);  // the inverse; nullopt for others
 
 // One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
 // choice fields of its tuner::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
@@ -68,7 +88,7 @@ struct CommunicatorRecord {
   bool fromStatistics = false;
   std::string experiment, experimentHash, arm, policy, policyHash;
   // One rank's durations per clock and cell, over every choice (algorithm, protocol, channels) made there.
-  std::map<TimingClock, CellHistograms> timings;
+  std::map<TimingClock, CellTimingsMap> timings;
   // Collectives timed at zero (below the histogram's 0.1 us floor): no collective takes that long, so the clock
   // could not resolve it; dropped from `timings` and counted here.
   uint64_t zeroDurations = 0;

@@ -109,7 +109,9 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
   }
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
   if (tuner::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  r.timings[*clock][cellOf(*collective, tuner::sizeBucket(bytes))].record(static_cast<uint64_t>(ns));
+  CellTimings& cell = r.timings[*clock][cellOf(*collective, tuner::sizeBucket(bytes))];
+  ++cell.count;
+  cell.binSum += static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(ns)));
   return true;
 }
 

@@ -13,11 +13,14 @@ namespace {
 
 using nlohmann::json;
 
+// Counts past 2^53 are no collective count (and would lose their last digits as Prometheus' float64s).
+constexpr uint64_t kMaxExactCount = uint64_t{1} << 53;
+
 Status invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kParseError, file + ": " + what);
 }
 
-// One timed key: its clock, its cell and its histogram, rebuilt from the bins and checked against the count.
+// One timed key: its clock, its cell, and its count and bin sum from the bins, which must add up to the count.
 // Bin 0 holds durations at or below the histogram's 0.1 us floor, which no collective takes: the clock could not
 // resolve them, so they are dropped and counted.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
@@ -28,36 +31,32 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
   if (bins == key.end() || !bins->is_array()) return invalid(where, "no bins");
-  profiler::LogHistogram histogram;
+  CellTimings timings;
   uint64_t total = 0;
   for (const json& bin : *bins) {
     if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
-        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins)) {
-      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) + ", count]");
+        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins) ||
+        bin[1].get<uint64_t>() > kMaxExactCount) {
+      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) +
+                                ", count below 2^53]");
     }
     total += bin[1].get<uint64_t>();
-    if (bin[0].get<int>() == 0) {
+    if (bin[0].get<uint64_t>() == 0) {
       record.zeroDurations += bin[1].get<uint64_t>();
     } else {
-      histogram.addToBin(bin[0].get<int>(), bin[1].get<uint64_t>());
+      timings.count += bin[1].get<uint64_t>();
+      timings.binSum += bin[0].get<uint64_t>() * bin[1].get<uint64_t>();
     }
   }
   if (total != count->get<uint64_t>()) {
     return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
                               std::to_string(count->get<uint64_t>()));
   }
-  if (histogram.count() == 0) return Status::ok();
+  if (timings.count == 0) return Status::ok();
   // kernel_host: the host clock (NCCL 2.26 has no GPU stamps); an entry that does not say is a GPU time.
-  TimingClock clock = cell.source == tuner::TimingSource::kKernelHost ? TimingClock::kCpuKernel : TimingClock::kGpu;
-  record.timings[clock][cellOf(cell.collective, cell.bucket)].merge(histogram);
+  std::optional<TimingClock> clock = clockOfTimingSource(tuner::timingSourceName(cell.source));
+  record.timings[clock.value_or(TimingClock::kGpu)][cellOf(cell.collective, cell.bucket)].add(timings);
   return Status::ok();
-}
-
-std::optional<DecisionSource> sourceNamed(const std::string& name) {
-  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
-    if (name == decisionSourceName(s)) return s;
-  }
-  return std::nullopt;
 }
 
 // One line of "decisions": its cell, what ran, who chose it and how many calls.
@@ -67,7 +66,7 @@ Status readDecision(const json& d, const std::string& where, CommunicatorRecord&
   if (Status read = tuner::readCellKey(d, &cell); !read.isOk()) return invalid(where, read.message());
   TunerDecision decision{cell.algorithm, cell.protocol, cell.channels, DecisionSource::kNccl, "", cell.chunkSize};
   std::string source;
-  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? sourceNamed(source) : std::nullopt;
+  std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? decisionSourceNamed(source) : std::nullopt;
   if (!from) return invalid(where, "source is not \"rule\", \"nccl\" or \"unavailable\"");
   decision.source = *from;
   if (!stringField(d, "rule", &decision.rule)) return invalid(where, "rule is neither null nor a string");

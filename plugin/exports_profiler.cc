@@ -1,11 +1,9 @@
 // The exported profiler tables. Only shims live here: each version's descriptors are read into the few fields
-// the one implementation (plugin/profiler_events.h, plugin/profiler_plugin.cc) uses, since every version moved
-// them. The per-event implementation is inline, so each startEvent and recordState below is the whole event. NCCL dlsyms its
+// the one implementation (plugin/profiler_plugin.cc) uses, since every version moved them. NCCL dlsyms its
 // newest version first (2.31: v7, then v6, ...); from 2.28.3 it also looks here when NCCL_PROFILER_PLUGIN is
 // unset and this library is the net plugin. Every entry is noexcept.
 #include <type_traits>
 
-#include "common/inline.h"
 #include "plugin/nccl/profiler_v1.h"
 #include "plugin/nccl/profiler_v2.h"
 #include "plugin/nccl/profiler_v3.h"
@@ -13,7 +11,6 @@
 #include "plugin/nccl/profiler_v5.h"
 #include "plugin/nccl/profiler_v6.h"
 #include "plugin/nccl/profiler_v7.h"
-#include "plugin/profiler_events.h"
 #include "plugin/profiler_plugin.h"
 
 namespace {
@@ -35,32 +32,22 @@ ncclResult_t recordNothing(void* /*eHandle*/, ncclProfilerEventState_t /*eState*
   return ncclSuccess;
 }
 
-// The fields the implementation reads from a Coll descriptor, wherever the version keeps them, read where it
-// uses them (profilerTryStartColl says why). Before v5 a collective's group is its parentObj; from v5 it is
-// coll.parentGroup (parentObj is the CollApi event, which we do not ask for). v3 has nMaxChannels where v4+
+// A Coll descriptor's fields, wherever the version keeps them. Before v5 a collective's group is its parentObj;
+// from v5 it is coll.parentGroup (parentObj is the CollApi event, which we ignore). v3 has nMaxChannels where v4+
 // have nChannels.
 template <typename Descr>
-struct CollFields {
-  static constexpr bool kV3 = std::is_same_v<Descr, ncclProfilerEventDescr_v3_t>;
-  static constexpr bool kGroupIsParent = kV3 || std::is_same_v<Descr, ncclProfilerEventDescr_v4_t>;
-
-  const Descr& d;
-  const char* func() const { return d.coll.func; }
-  uint64_t count() const { return d.coll.count; }
-  const char* datatype() const { return d.coll.datatype; }
-  const char* algo() const { return d.coll.algo; }
-  const char* proto() const { return d.coll.proto; }
-  int nChannels() const {
-    if constexpr (kV3) return d.coll.nMaxChannels; else return d.coll.nChannels;
-  }
-  const void* group() const {
-    if constexpr (kGroupIsParent) return d.parentObj; else return d.coll.parentGroup;
-  }
-};
-template <typename Descr>
-CollEvent collOf(const Descr& d) {
-  CollFields<Descr> f{d};
-  return {f.func(), f.count(), f.datatype(), f.algo(), f.proto(), f.nChannels(), f.group()};
+nccl_roce::profiler::CollEvent collOf(const Descr& d) {
+  constexpr bool kV3 = std::is_same_v<Descr, ncclProfilerEventDescr_v3_t>;
+  constexpr bool kGroupIsParent = kV3 || std::is_same_v<Descr, ncclProfilerEventDescr_v4_t>;
+  nccl_roce::profiler::CollEvent coll;
+  coll.func = d.coll.func;
+  coll.datatype = d.coll.datatype;
+  coll.algo = d.coll.algo;
+  coll.proto = d.coll.proto;
+  coll.count = d.coll.count;
+  if constexpr (kV3) coll.channels = d.coll.nMaxChannels; else coll.channels = d.coll.nChannels;
+  if constexpr (kGroupIsParent) coll.group = d.parentObj; else coll.group = d.coll.parentGroup;
+  return coll;
 }
 
 // A channel's start stamp: the GPU's from v4; v3 has none, so the host clock's, now.
@@ -68,29 +55,7 @@ uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) { return hostNow
 template <typename Descr>
 uint64_t startStampOf(const Descr& d) { return d.kernelCh.pTimer; }
 
-// The Coll and KernelCh events each in a function of its own, which startEvent jumps to (a tail call, not a
-// second call level): sharing one function with the Coll event, which needs many registers, made every event
-// save and restore them. Each tries the inline version and hands the event to the general one where that
-// gives up (plugin/profiler_events.h). startCollGeneral is apart so that the CollEvent it builds for the
-// general version lives in its frame, not in startCollEvent's.
-template <typename Descr>
-NCCL_ROCE_NOINLINE ncclResult_t startCollGeneral(void* context, void** eHandle, const Descr& d) noexcept {
-  return profilerStartColl(context, eHandle, collOf(d));
-}
-template <typename Descr>
-NCCL_ROCE_NOINLINE ncclResult_t startCollEvent(void* context, void** eHandle, const Descr& d) noexcept {
-  if (profilerTryStartColl(context, eHandle, CollFields<Descr>{d})) return ncclSuccess;
-  return startCollGeneral(context, eHandle, d);
-}
-template <typename Descr>
-NCCL_ROCE_NOINLINE ncclResult_t startKernelChEvent(void* context, void** eHandle, const Descr& d) noexcept {
-  uint64_t stamp = startStampOf(d);
-  if (profilerTryStartKernelCh(context, eHandle, d.parentObj, d.kernelCh.channelId, stamp)) return ncclSuccess;
-  return profilerStartKernelCh(context, eHandle, d.parentObj, d.kernelCh.channelId, stamp);
-}
-
-// startEvent for v3 - v7: each event type to its implementation, reading only what it uses (three of these run
-// per collective, so nothing is copied that is not read).
+// startEvent for v3 - v7: each event type to its implementation.
 template <typename Descr>
 ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
   if (eHandle == nullptr) return ncclSuccess;
@@ -101,23 +66,24 @@ ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
   switch (eDescr->type) {
     case ncclProfileGroup:
       profilerStartGroup(context, eHandle);
-      return ncclSuccess;
+      break;
     case ncclProfileColl:
-      return startCollEvent(context, eHandle, *eDescr);
+      profilerStartColl(context, eHandle, collOf(*eDescr));
+      break;
     case ncclProfileKernelCh:
-      return startKernelChEvent(context, eHandle, *eDescr);
+      profilerStartKernelCh(context, eHandle, eDescr->parentObj, eDescr->kernelCh.channelId, startStampOf(*eDescr));
+      break;
     default:
-      return profilerStartOther(context, eHandle, eDescr->type);
+      profilerStartOther(context, eHandle, eDescr->type);
   }
+  return ncclSuccess;
 }
 
 // v4-v7 pass a channel's GPU stop stamp in the same place (kernelCh.pTimer, the first member of the union).
 template <typename Args>
 ncclResult_t recordState(void* eHandle, ncclProfilerEventState_t eState, Args* eStateArgs) noexcept {
-  if (eState != ncclProfilerKernelChStop || eStateArgs == nullptr) return ncclSuccess;
-  uint64_t stamp = eStateArgs->kernelCh.pTimer;
-  if (profilerTryStopKernelCh(eHandle, stamp)) return ncclSuccess;
-  return profilerStopKernelCh(eHandle, stamp);
+  if (eState == ncclProfilerKernelChStop && eStateArgs != nullptr) profilerStopKernelCh(eHandle, eStateArgs->kernelCh.pTimer);
+  return ncclSuccess;
 }
 
 // v3 (2.26) gives no communicator, and kernel channels without stamps.

@@ -24,7 +24,8 @@ void MetricsTextfile::add(std::shared_ptr<TimedCommunicator> comm, const Environ
     auto dir = env.get("NCCL_ROCE_METRICS");
     if (!dir || dir->empty()) return;
     char host[256] = {0};
-    node_ = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "";
+    process_.node = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "";
+    process_.pid = static_cast<long>(::getpid());
     path_ = *dir + "/nccl-roce." + std::to_string(::getpid()) + ".prom";
     writer_ = std::thread([this] { run(); });
   }
@@ -47,16 +48,17 @@ std::string MetricsTextfile::path() const {
 
 Status MetricsTextfile::writeNow() {
   std::vector<profiler::CommunicatorTimings> all;
-  std::string path, node;
+  std::string path;
+  profiler::ProcessLabels process;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (path_.empty()) return Status::ok();
     path = path_;
-    node = node_;
+    process = process_;
     all.assign(finished_.begin(), finished_.end());
     for (const auto& comm : live_) all.push_back(comm->snapshot());
   }
-  return writeFileAtomically(path, profiler::renderOpenMetrics(node, all));
+  return writeFileAtomically(path, profiler::renderOpenMetrics(process, all));
 }
 
 void MetricsTextfile::run() {

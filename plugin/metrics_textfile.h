@@ -50,7 +50,8 @@ class MetricsTextfile {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread writer_;
-  std::string path_, node_;
+  std::string path_;
+  profiler::ProcessLabels process_;
   std::vector<std::shared_ptr<TimedCommunicator>> live_;
   std::deque<profiler::CommunicatorTimings> finished_;
 };

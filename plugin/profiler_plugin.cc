@@ -12,7 +12,6 @@
 #include "plugin/metrics_textfile.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
-#include "plugin/profiler_events.h"
 #include "plugin/timing_records.h"
 
 namespace nccl_roce::plugin {
@@ -23,23 +22,19 @@ using profiler::CollectiveTracker;
 using profiler::EventHandle;
 using profiler::HandleKind;
 
-// One communicator's profiler context: what its events read (ProfilerEventContext), and its tracker's owner
-// and what its timings are reported with.
-struct ProfilerComm : ProfilerEventContext {
-  ProfilerComm(ProcessContext& p, std::shared_ptr<CollectiveTracker> t, int nRanks)
-      : ProfilerEventContext(t.get(), nRanks), process(&p), owner(std::move(t)) {}
+// One communicator's profiler context, which NCCL holds: its tracker and what its timings are reported with.
+struct ProfilerComm {
+  ProfilerComm(ProcessContext& p, std::shared_ptr<CollectiveTracker> t) : process(&p), tracker(std::move(t)) {}
 
   ProcessContext* process;
-  std::shared_ptr<CollectiveTracker> owner;  // of `tracker`; shared with the metrics textfile
+  std::shared_ptr<CollectiveTracker> tracker;  // shared with the metrics textfile
   std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;
 };
 
-ProfilerComm* commOf(void* context) {
-  return static_cast<ProfilerComm*>(static_cast<ProfilerEventContext*>(context));
-}
+ProfilerComm* commOf(void* context) { return static_cast<ProfilerComm*>(context); }
 
 bool timingRequested(const Environment& env) {
   auto stats = env.get("NCCL_ROCE_STATS");
@@ -50,14 +45,15 @@ bool timingRequested(const Environment& env) {
 ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicator& comm, ChannelClock clock) {
   CollectiveTracker::Config config;
   config.source = clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
+  config.nRanks = comm.nRanks;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
   try {
-    auto c = std::make_unique<ProfilerComm>(process, tracker, comm.nRanks);
+    auto c = std::make_unique<ProfilerComm>(process, tracker);
     const Environment& env = process.environment();
     c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
     c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
-    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->owner,
+    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker,
                                                    process.statistics(), c->statsPath, c->statsEntry);
     process.metrics().add(c->timed, env);
     return c.release();
@@ -94,7 +90,7 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
       return ncclSuccess;
     }
     c->logger.setFunction(logFunction);
-    *context = static_cast<ProfilerEventContext*>(c);
+    *context = c;
     NCCL_ROCE_INFO(c->logger, kLogProfile | kLogInit, "profiler: timing comm 0x%016llx (%s clock), reported to %s",
                    static_cast<unsigned long long>(comm.commHash), clock == ChannelClock::kGpu ? "GPU" : "host",
                    c->statsPath.c_str());
@@ -122,56 +118,65 @@ uint64_t hostNowNs() noexcept {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
-ncclResult_t profilerStartColl(void* context, void** eHandle, const CollEvent& coll) noexcept {
-  auto* c = static_cast<ProfilerEventContext*>(context);
-  if (c == nullptr) {
-    *eHandle = nullptr;
-    return ncclSuccess;
-  }
-  const profiler::CollShape& shape = c->names.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
-  *eHandle = c->tracker->startCollective(shape.keyOf(coll.count, coll.nChannels), coll.group);
-  return ncclSuccess;
+// Each event runs inside a try block: nothing is thrown across NCCL's C ABI (an allocation failing for a new key
+// or name costs the event, never the process).
+
+void profilerStartGroup(void* context, void** eHandle) noexcept {
+  *eHandle = context != nullptr ? commOf(context)->tracker->startGroup() : nullptr;
 }
 
-ncclResult_t profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel,
-                                   uint64_t stampNs) noexcept {
-  auto* c = static_cast<ProfilerEventContext*>(context);
-  *eHandle = c ? c->tracker->startChannel(parent, static_cast<uint32_t>(channel), stampNs) : nullptr;
-  return ncclSuccess;
-}
-
-ncclResult_t profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
+void profilerStartColl(void* context, void** eHandle, const profiler::CollEvent& coll) noexcept {
   *eHandle = nullptr;
-  // Point-to-point is not timed, but NCCL starts its events whenever kernel channels are on.
-  if (context != nullptr && type != ncclProfileP2p) {
-    static_cast<ProfilerEventContext*>(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+  if (context == nullptr) return;
+  try {
+    *eHandle = commOf(context)->tracker->startCollective(coll);
+  } catch (...) {
   }
-  return ncclSuccess;
 }
 
-// The general version of profilerTryStopKernelCh: builds the process context if need be, and waits for the
-// tracker's lock.
-ncclResult_t profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
-  EventHandle h(eHandle);
-  if (h.kind() != HandleKind::kChannel) return ncclSuccess;
-  ProcessContext* process = processContext();
-  if (process == nullptr) return ncclSuccess;
-  process->trackers().with(h.tracker(), [eHandle, stampNs](CollectiveTracker& tracker) {
-    tracker.stopChannel(eHandle, stampNs);
-  });
-  return ncclSuccess;
+void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept {
+  *eHandle = nullptr;
+  if (context == nullptr) return;
+  try {
+    *eHandle = commOf(context)->tracker->startChannel(parent, static_cast<uint32_t>(channel), stampNs);
+  } catch (...) {
+  }
+}
+
+void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
+  EventHandle h = EventHandle::of(eHandle);
+  if (h.kind != HandleKind::kChannel) return;  // nullptr, or not one of ours
+  ProcessContext* process = processContextIfBuilt();  // a tracker exists only once it is built
+  if (process == nullptr) return;
+  try {
+    process->trackers().with(h.tracker, [&](CollectiveTracker& tracker) { tracker.stopChannel(eHandle, stampNs); });
+  } catch (...) {
+  }
+}
+
+void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
+  *eHandle = nullptr;
+  bool known = type != 0 && type <= ncclProfileKernelPhase && (type & (type - 1)) == 0;  // one of NCCL's, v1-v7
+  if (context == nullptr || known) return;
+  try {
+    commOf(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
+  } catch (...) {
+  }
 }
 
 ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept { return ncclSuccess; }
 
 ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
-  EventHandle h(eHandle);
-  if (h.kind() != HandleKind::kChannel) return ncclSuccess;  // groups and collectives need nothing at their stop
-  ProcessContext* process = processContext();
+  EventHandle h = EventHandle::of(eHandle);
+  if (h.kind != HandleKind::kChannel) return ncclSuccess;  // groups and collectives need nothing at their stop
+  ProcessContext* process = processContextIfBuilt();
   if (process == nullptr) return ncclSuccess;
-  process->trackers().with(h.tracker(), [eHandle](CollectiveTracker& tracker) {
-    if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
-  });
+  try {
+    process->trackers().with(h.tracker, [eHandle](CollectiveTracker& tracker) {
+      if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
+    });
+  } catch (...) {
+  }
   return ncclSuccess;
 }
 
@@ -180,7 +185,7 @@ ncclResult_t profilerFinalize(void* context) noexcept {
   ProfilerComm* c = commOf(context);
   try {
     c->process->metrics().finish(c->timed);
-    c->process->trackers().remove(c->owner);  // after this no proxy event reaches the tracker
+    c->process->trackers().remove(c->tracker);  // after this no proxy event reaches the tracker
     TelemetryFiles& statistics = c->process->statistics();
     Status written = statistics.report(c->statsPath, c->statsEntry, timingRecords(*c->timed));
     if (!written.isOk()) {

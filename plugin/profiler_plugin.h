@@ -1,9 +1,7 @@
 // The profiler plugin, implemented once; plugin/exports_profiler.cc reads each ABI version's (v1..v7) event
-// descriptors into the few fields used here. Init and finalize are here; the per-event entry points, inline,
-// in plugin/profiler_events.h.
-// It times collectives per communicator from NCCL's Coll and KernelCh events (profiler/collective_tracker.h)
-// and reports them into the process's statistics file next to the tuner's decisions, and optionally as an
-// OpenMetrics textfile (plugin/metrics_textfile.h).
+// descriptors into the few fields used here. It times collectives per communicator from NCCL's Coll and
+// KernelCh events (profiler/collective_tracker.h) and reports them into the process's statistics file next to
+// the tuner's decisions, and optionally as an OpenMetrics textfile (plugin/metrics_textfile.h).
 //
 // Contract with NCCL: nothing here ever returns an error (an init error unloads the profiler or, on 2.23-2.27,
 // turns it off for the whole process; an event error is ignored), and when timing is off init sets
@@ -14,6 +12,7 @@
 #include <cstdint>
 
 #include "plugin/nccl/profiler_v7.h"
+#include "profiler/collective_tracker.h"
 
 namespace nccl_roce::plugin {
 
@@ -40,7 +39,30 @@ ncclResult_t profilerInit(void** context, int* eActivationMask, const ProfilerCo
                           ncclDebugLogger_t logFunction) noexcept;
 
 ncclResult_t profilerFinalize(void* context) noexcept;
-// The per-event entry points (startEvent, stopEvent, recordEventState) are in plugin/profiler_events.h.
+
+// The per-event entry points, which the exported tables call for the events NCCL starts, stops or updates.
+// Each start sets *eHandle (nullptr: no event, so NCCL sends no children for it); none ever fails.
+// Group and Coll events: the user's thread, or CUDA's host-callback thread (graph replays, profiler/
+// collective_tracker.h).
+void profilerStartGroup(void* context, void** eHandle) noexcept;
+void profilerStartColl(void* context, void** eHandle, const profiler::CollEvent& coll) noexcept;
+// KernelCh events, on NCCL's proxy thread. stampNs: the channel's GPU start stamp (v4+), or the host clock's
+// when NCCL gives none (v3).
+void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept;
+// recordEventState(KernelChStop) from v4 on: the channel's GPU stop stamp. The handle names its tracker, found in
+// the process's registry.
+void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept;
+// Every other event type. NCCL builds P2p events (its KernelCh bit implies them) and, from 2.28 on, the API-level
+// GroupApi, CollApi and P2pApi events (implied by the Group, Coll and KernelCh bits; KernelLaunch only by its
+// own) whatever a profiler asks for: they are known and ignored. A type this plugin does not know is counted as
+// dropped (unknown_event).
+void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept;
+// Nothing to do from v4 on: a channel's GPU stop stamp comes in its KernelChStop state, and a group or a
+// collective is timed by its channels, not by its host-side stop.
+ncclResult_t profilerStopEvent(void* eHandle) noexcept;
+// v3 (NCCL 2.26): a kernel channel stops, by the host clock, when NCCL's proxy thread stops its event.
+ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept;
+uint64_t hostNowNs() noexcept;  // CLOCK_MONOTONIC: v3's channel stamps
 
 // The plugin's name in NCCL's logs ("PROFILER/Plugin: Plugin name set by env to nccl-roce").
 inline constexpr const char* kProfilerName = "nccl-roce";

@@ -49,6 +49,19 @@ RuleLookup TelemetryFiles::rulesOf(const std::string& path, const TelemetryEntry
   return found == file->second.rules.end() ? RuleLookup() : found->second;
 }
 
+void TelemetryFiles::attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  files_[path].decisions[entry] = std::move(lookup);
+}
+
+DecisionsLookup TelemetryFiles::decisionsOf(const std::string& path, const TelemetryEntry& entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto file = files_.find(path);
+  if (file == files_.end()) return {};
+  auto found = file->second.decisions.find(entry);
+  return found == file->second.decisions.end() ? DecisionsLookup() : found->second;
+}
+
 Status TelemetryFiles::write(const std::string& path, const File& file) {
   nlohmann::ordered_json header;
   header["schema"] = kTelemetrySchema;

@@ -37,6 +37,10 @@ struct TelemetryEntry {
 // communicator": a rule name, or null. Lets the profiler label timings with the deciding rule while both run.
 using RuleLookup = std::function<nlohmann::ordered_json(int collective, int bucket, int algorithm, int protocol)>;
 
+// The tuner's live decision counts of a communicator, as the statistics file's "decisions" list
+// (tuner/decision_counts.h): what the metrics textfile exports beside the timings (profiler/open_metrics.h).
+using DecisionsLookup = std::function<nlohmann::ordered_json()>;
+
 class TelemetryFiles {
  public:
   // NCCL_ROCE_STATS=/data/stats -> /data/stats.<pid>.json: processes never collide.
@@ -54,6 +58,9 @@ class TelemetryFiles {
   // entry when both claimed it, see above). An empty function when none is attached.
   void attachRules(const std::string& path, const TelemetryEntry& entry, RuleLookup lookup);
   RuleLookup rulesOf(const std::string& path, const TelemetryEntry& entry);
+  // The same for the tuner's decision counts.
+  void attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup);
+  DecisionsLookup decisionsOf(const std::string& path, const TelemetryEntry& entry);
 
  private:
   struct Reported {
@@ -65,6 +72,7 @@ class TelemetryFiles {
     std::map<TelemetryEntry, size_t> order;                       // entry -> index in `reported`
     std::vector<Reported> reported;
     std::map<TelemetryEntry, RuleLookup> rules;
+    std::map<TelemetryEntry, DecisionsLookup> decisions;
   };
   static Status write(const std::string& path, const File& file);
 

@@ -1,11 +1,14 @@
 #include "plugin/timing_records.h"
 
+#include <map>
+
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/process_context.h"
 #include "plugin/profiler_plugin.h"
 #include "tuner/cell_key.h"
 #include "tuner/nccl_names.h"
+#include "tuner/size_bucket.h"
 
 namespace nccl_roce::plugin {
 
@@ -37,11 +40,9 @@ nlohmann::ordered_json droppedCounts(const CommunicatorTimings& t) {
 nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, const std::string& rule) {
   const LogHistogram& h = e.histogram;
   nlohmann::ordered_json k;
-  tuner::writeCellKey(tuner::cellKey(e.key.collective, e.key.bucket == 0 ? 0 : uint64_t{1} << e.key.bucket,
-                                     e.key.algorithm, e.key.protocol, e.key.channels),
-                      k);
+  tuner::writeCellKey(e.key, k);
   k["rule"] = rule.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rule);
-  k["timing_source"] = profiler::timingSourceName(e.key.source);
+  k["timing_source"] = tuner::timingSourceName(e.key.source);
   k["count"] = h.count();
   k["sum_us"] = microseconds(static_cast<double>(h.sumNs()));
   k["min_us"] = microseconds(static_cast<double>(h.minNs()));
@@ -53,6 +54,27 @@ nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, cons
   for (const auto& [bin, count] : h.nonEmptyBins()) bins.push_back({bin, count});
   k["bins"] = std::move(bins);
   return k;
+}
+
+// One of the tuner's "decisions" (tuner/decision_counts.h toJson, which this library wrote) as labels.
+profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
+  std::map<std::string, std::string> text;
+  std::map<std::string, uint64_t> number;
+  for (const auto& item : d.items()) {
+    if (item.value().is_string()) text[item.key()] = item.value().get<std::string>();
+    if (item.value().is_number_unsigned()) number[item.key()] = item.value().get<uint64_t>();
+  }
+  profiler::DecisionCount out;
+  out.collective = tuner::parseCollective(text["collective"]).value_or(-1);
+  out.bucket = tuner::sizeBucket(number["size_min"]);
+  out.algorithm = text["algorithm"];
+  out.protocol = text["protocol"];
+  out.channels = static_cast<int>(number["channels"]);
+  out.chunkSize = static_cast<uint32_t>(number["chunk_size"]);  // absent: 0, NCCL's own
+  out.source = text["source"];
+  out.rule = text["rule"];
+  out.count = number["count"];
+  return out;
 }
 
 }  // namespace
@@ -78,6 +100,9 @@ CommunicatorTimings TimedCommunicator::snapshot() const {
         rules ? rules(e.key.collective, e.key.bucket, e.key.algorithm, e.key.protocol) : nlohmann::ordered_json();
     t.rules.push_back(rule.is_string() ? rule.get<std::string>() : std::string());
   }
+  if (DecisionsLookup decisions = statistics_.decisionsOf(statsPath_, statsEntry_)) {
+    for (const nlohmann::ordered_json& d : decisions()) t.decisions.push_back(decisionCount(d));
+  }
   return t;
 }
 
@@ -87,8 +112,14 @@ CommunicatorTimings describeCommunicator(ProcessContext& process, const Profiler
   labels.nNodes = comm.nNodes;
   labels.nRanks = comm.nRanks;
   labels.rank = comm.rank;
-  tuner::PolicyAssignment assignment = process.policies().active(process.environment()).policy->assign(comm.commId);
+  PolicyRegistry::Active active = process.policies().active(process.environment());
+  tuner::PolicyAssignment assignment = active.policy->assign(comm.commId);
   labels.arm = assignment.arm;
+  const auto& experiment = active.policy->experiment();
+  if (experiment && !assignment.arm.empty()) {
+    labels.experiment = experiment->name;
+    labels.experimentHash = active.policy->digest();  // as the tuner writes experiment_hash
+  }
   labels.policy = assignment.policy ? assignment.policy->name : "nccl";
   labels.policyHash = assignment.policy ? assignment.policy->digest : "";
   return labels;

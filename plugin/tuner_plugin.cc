@@ -88,6 +88,9 @@ void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Env
                            int rule = stats->ruleFor(coll, bucket, algo, proto);
                            return policy ? tuner::ruleName(*policy, rule) : nlohmann::ordered_json(nullptr);
                          });
+  statistics.attachDecisions(c.statsPath, c.statsEntry, [stats = c.stats, policy = c.assignment.policy] {
+    return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
+  });
 }
 
 void logPolicyInUse(CommunicatorTuner& c) {

@@ -1,9 +1,6 @@
 #include "profiler/collective_tracker.h"
 
 #include <algorithm>
-#include <thread>
-
-#include "tuner/size_bucket.h"
 
 namespace nccl_roce::profiler {
 
@@ -17,97 +14,132 @@ uint32_t powerOfTwoAtLeast(uint32_t n) {
 
 }  // namespace
 
-uint64_t collectiveKey(const CollectiveInfo& info) {
-  if (info.collective < 0) return 0;
-  TimingKey key;
-  key.collective = static_cast<int8_t>(info.collective);
-  key.bucket = static_cast<uint8_t>(tuner::sizeBucket(info.bytes));
-  key.algorithm = static_cast<int8_t>(info.algorithm);
-  key.protocol = static_cast<int8_t>(info.protocol);
-  key.channels = static_cast<uint8_t>(info.channels);
-  return key.packed();
-}
-
-CollectiveTracker::Lock::Lock(std::atomic_flag& flag) : flag_(flag) {
-  while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
-}
-
 CollectiveTracker::CollectiveTracker(const Config& config)
     : config_(config),
-      slots_(powerOfTwoAtLeast(std::min(config.slots, EventHandle::kMaxSlots))),
-      slotMask_(slots_ - 1),
-      maxSticky_(slots_ / 4 * 3),
-      sourceBits_(uint64_t{static_cast<uint8_t>(config.source)} << TimingKey::kSourceShift),
-      groupBase_(EventHandle::base(HandleKind::kGroup, config.index)),
-      collectiveBase_(EventHandle::base(HandleKind::kCollective, config.index)),
-      collectiveOwner_(EventHandle::ownerOf(HandleKind::kCollective, config.index)),
-      channelOwner_(EventHandle::ownerOf(HandleKind::kChannel, config.index)) {
-  records_.reset(new Record[slots_]);
-  for (uint32_t i = 0; i < slots_; ++i) {
-    records_[i].generation = config.firstGeneration & EventHandle::kGenerationMask;  // no handle carries it
-  }
+      records_(new Record[powerOfTwoAtLeast(std::clamp(config.slots, 1u, EventHandle::kMaxSlots))]),
+      slots_(powerOfTwoAtLeast(std::clamp(config.slots, 1u, EventHandle::kMaxSlots))),
+      names_(config.nRanks) {
+  for (uint32_t i = 0; i < slots_; ++i) records_[i].generation = config.firstGeneration & EventHandle::kGenerationMask;
 }
 
 size_t CollectiveTracker::bytesFor(uint32_t slots) { return sizeof(CollectiveTracker) + slots * sizeof(Record); }
 
-void* CollectiveTracker::startCollective(uint64_t key, const void* group) {
-  if (key == 0) return nullptr;  // NCCL reads nullptr as "no event" and sends no children
-  key |= sourceBits_;
-  Lock lock(busy_);
-  uint32_t slot = allocate();
-  EventHandle h = beginCollective(slot, table_.indexOf(key), key);
-  if (group != nullptr && group == group_) {
-    joinBatch(slot);
+void* CollectiveTracker::startGroup() {
+  EventHandle h;
+  h.kind = HandleKind::kGroup;
+  h.tracker = config_.index;
+  h.generation = groups_.fetch_add(1, std::memory_order_relaxed) + 1;
+  return h.pointer();
+}
+
+void* CollectiveTracker::startCollective(const CollEvent& coll) {
+  std::lock_guard<SpinLock> lock(lock_);
+  const CollShape& shape = names_.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
+  if (!shape.timed()) return nullptr;
+  uint32_t slot = nextRecord_;
+  nextRecord_ = (nextRecord_ + 1) % slots_;
+  Record& r = records_[slot];
+  uint32_t generation = (r.generation + 1) & EventHandle::kGenerationMask;  // past every handle of its last use
+  r = Record{};
+  r.generation = generation;
+  r.entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
+  r.channels = static_cast<uint8_t>(std::clamp<int>(coll.channels, 1, kMaskChannels));
+  r.stopsLeft = r.channels;
+  EventHandle h;
+  h.kind = HandleKind::kCollective;
+  h.tracker = config_.index;
+  h.slot = slot;
+  h.generation = r.generation;
+  if (coll.group != nullptr && coll.group == group_) {
+    // A second collective in one kernel plan: they share the kernel, so all of them are timed as a batch.
+    if (Record* first = recordOf(groupFirst_, HandleKind::kCollective)) markBatched(*first);
+    markBatched(r);
   } else {
-    beginGroup(group, h);
+    group_ = coll.group;
+    groupFirst_ = h;
   }
   return h.pointer();
 }
 
-uint32_t CollectiveTracker::allocate() {
-  // Oldest first, past sticky records; with at most three quarters sticky, a free one is near.
-  uint32_t slot = nextRecord_;
-  for (uint32_t tries = 1; tries < slots_ && records_[slot].sticky; ++tries) slot = (slot + 1) & slotMask_;
-  nextRecord_ = (slot + 1) & slotMask_;
-  return slot;
-}
-
-void CollectiveTracker::joinBatch(uint32_t slot) {
-  // A second collective in one kernel plan: they share the kernel, so all of them are timed as a batch. The
-  // first is marked with the second (marking is done once: a batch key is left as it is).
-  if (Record* first = find(groupFirst_, collectiveOwner_)) markBatched(*first);
-  markBatched(records_[slot]);
-}
-
 void CollectiveTracker::markBatched(Record& r) {
-  if (r.key == TimingTable::kNoKey) return;  // too many keys: dropped whatever its source
-  uint64_t key = table_.packedAt(r.key);
-  if (TimingKey::unpack(key).source != TimingSource::kKernelGpu) return;
-  r.key = table_.indexOf(key | uint64_t{static_cast<uint8_t>(TimingSource::kKernelGpuBatch)} << TimingKey::kSourceShift);
+  if (r.entry == nullptr || r.entry->key.source != TimingSource::kKernelGpu) return;  // untimed, or marked already
+  CellKey batch = r.entry->key;
+  batch.source = TimingSource::kKernelGpuBatch;
+  r.entry = table_.entryFor(batch);
+}
+
+CollectiveTracker::Record* CollectiveTracker::recordOf(const EventHandle& h, HandleKind kind) {
+  if (h.kind != kind || h.tracker != config_.index || h.slot >= slots_) return nullptr;
+  Record& r = records_[h.slot];
+  return r.generation == h.generation ? &r : nullptr;
 }
 
 void* CollectiveTracker::startChannel(const void* parent, uint32_t channel, uint64_t stampNs) {
-  Lock lock(busy_);
-  return channelStarted(parent, channel, stampNs);
+  // A null parent is a kernel NCCL runs for something we do not time (send/receive, a collective we left
+  // untimed): not an error.
+  if (parent == nullptr) return nullptr;
+  std::lock_guard<SpinLock> lock(lock_);
+  EventHandle h = EventHandle::of(parent);
+  Record* r = recordOf(h, HandleKind::kCollective);
+  if (r == nullptr || channel >= kMaskChannels) {
+    table_.drop(Drop::kMissingParent);
+    return nullptr;
+  }
+  uint64_t bit = uint64_t{1} << channel;
+  if (r->started & bit) {  // the channel starts again before its round ended: that round lost events
+    table_.drop(Drop::kIncomplete);
+    r->started = r->stopped = 0;
+  }
+  if (r->started == 0) {  // a new round
+    r->firstStart = stampNs;
+    r->stopsLeft = r->channels;
+  }
+  r->started |= bit;
+  r->firstStart = std::min(r->firstStart, stampNs);
+  h.kind = HandleKind::kChannel;
+  h.channel = channel;
+  return h.pointer();
 }
 
 void CollectiveTracker::stopChannel(const void* channelHandle, uint64_t stampNs) {
-  Lock lock(busy_);
-  channelStopped(EventHandle(channelHandle), stampNs);
+  std::lock_guard<SpinLock> lock(lock_);
+  EventHandle h = EventHandle::of(channelHandle);
+  Record* r = recordOf(h, HandleKind::kChannel);
+  if (r == nullptr || h.channel >= kMaskChannels) {
+    table_.drop(Drop::kMissingParent);
+    return;
+  }
+  uint64_t bit = uint64_t{1} << h.channel;
+  if (!(r->started & bit) || (r->stopped & bit)) {
+    table_.drop(Drop::kStopWithoutStart);
+    return;
+  }
+  if (stampNs < r->firstStart) {
+    table_.drop(Drop::kStopBeforeStart);
+    r->started = r->stopped = 0;  // the round is lost; the next starts afresh
+    return;
+  }
+  if (r->stopped == 0) r->lastStop = stampNs;
+  r->stopped |= bit;
+  r->lastStop = std::max(r->lastStop, stampNs);
+  if (--r->stopsLeft == 0) {  // every channel NCCL gave it has stopped
+    table_.record(r->entry, r->lastStop - r->firstStart);
+    r->started = r->stopped = 0;
+  }
 }
 
 void CollectiveTracker::dropEvent(Drop why) {
-  Lock lock(busy_);
+  std::lock_guard<SpinLock> lock(lock_);
   table_.drop(why);
 }
 
 std::vector<TimingTable::Entry> CollectiveTracker::entries() const {
-  Lock lock(busy_);
+  std::lock_guard<SpinLock> lock(lock_);
   return table_.entries();
 }
 
 uint64_t CollectiveTracker::dropped(Drop why) const {
-  Lock lock(busy_);
+  std::lock_guard<SpinLock> lock(lock_);
   return table_.dropped(why);
 }
 

@@ -1,51 +1,50 @@
 // One communicator's collectives in flight, from NCCL's Coll event to the kernel-channel stamps that time it.
 //
-// NCCL starts a collective's Coll event on the user's thread when it enqueues it; the proxy thread later
-// starts and stops one KernelCh event per channel, each naming the collective as its parent, with the GPU's
-// start and stop stamps. The collective's duration is the earliest channel start to the latest channel stop,
-// recorded once every channel the collective was given has stopped. Collectives captured in a CUDA graph get
-// their Coll event once, at capture, and a new round of KernelCh events at every replay, all naming the
-// capture-time parent: such a record is kept ("sticky") once a second round shows it is replayed.
+// NCCL starts a kernel plan's Group event and then its collectives' Coll events when it hands the plan to its
+// proxy (hostStreamPlanTask in NCCL's enqueue.cc, every release 2.26-2.30): on the user's thread for an eager
+// launch, or on CUDA's host-callback thread when the launch went through NCCL's host stream, which is always
+// so for a plan captured in a CUDA graph, at every replay. Each replay's Coll events are new, with new handles.
+// The proxy thread then starts and stops one KernelCh event per channel, naming the Coll handle as its parent,
+// with the GPU's start and stop stamps. A collective's duration runs from its earliest channel start to its
+// latest channel stop, recorded when as many channels as it was given have stopped.
 //
-// Records live in a fixed ring, reused oldest first (sticky ones skipped); handles carry the record's
-// generation (event_handle.h), so an event for a reused record is counted as dropped, never misattributed.
-// Collectives of one Group event (a kernel plan) after the first share its kernel: all of them are timed as a
-// batch. NCCL starts a plan's collectives right after its Group event, so only the latest group is remembered.
-// Thread safety: the user's thread and NCCL's proxy thread call in concurrently; a spin lock (never held
-// across anything slow) serialises what both touch: the records and the histograms. The user's thread is one
-// at a time (NCCL starts a communicator's Group and Coll events where it is used, and a communicator is not
-// used from two threads at once), so what only it touches (the next record, the latest group, the key table's
-// keys, which it adds under the lock for the readers of entries()) it reads without the lock. Nothing
-// allocates after construction except a new key's histogram.
+// Records live in a fixed ring, reused oldest first; handles carry the record's generation (event_handle.h), so
+// an event for a reused record is counted as dropped, never misattributed. Collectives of one Group event after
+// the first share its kernel: all of them are timed as a batch. NCCL starts a plan's collectives right after its
+// Group event, so the latest group and its first collective are all that is remembered.
 //
-// Each event has two versions. The general one (startCollective, startChannel, stopChannel) does everything,
-// out of line. The try one is inline (collective_tracker_events.h), for NCCL's entry points: it handles the
-// common case, and where the general one would make a call (the other thread holds the lock; a new key, a
-// batch, a sticky record in the way) it gives up before changing anything and returns false, and the caller
-// then calls the general one as its last act. With no call inside, an inlined event keeps its values in scratch
-// registers and saves none: that and the single call level are most of what it costs less
-// (docs/performance.md, Profiler).
+// Threads: Group and Coll events come from the user's thread or CUDA's host-callback thread, and both can run
+// for one communicator at once (an eager collective while a graph's replay starts, with
+// NCCL_GRAPH_MIXING_SUPPORT=0); KernelCh events from the proxy thread; snapshots from the metrics writer and
+// finalize. Every member function but startGroup takes the tracker's one lock (common/spin_lock.h), never held
+// across anything slow. Nothing allocates after construction except a new key's entry and a new name
+// combination.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
+#include "common/spin_lock.h"
+#include "profiler/coll_name_cache.h"
 #include "profiler/event_handle.h"
 #include "profiler/timing_table.h"
 
 namespace nccl_roce::profiler {
 
-// A collective as tests and tools describe it; NCCL's events arrive as names, cached into keys (coll_name_cache.h).
-struct CollectiveInfo {
-  int collective = -1;  // tuner index; -1 for collectives the tuner never sees (not timed)
-  uint64_t bytes = 0;   // as the tuner counts them (x nRanks for AllGather and ReduceScatter)
-  int algorithm = -1, protocol = -1;
-  int channels = 0;     // channels NCCL gave it: the KernelCh events to expect per round
+// A Coll event's fields the tracker reads, wherever an ABI version keeps them.
+struct CollEvent {
+  const char* func = nullptr;      // NCCL's names: "AllReduce"
+  const char* datatype = nullptr;  // "ncclFloat32"
+  const char* algo = nullptr;      // "RING"
+  const char* proto = nullptr;     // "LL"
+  uint64_t count = 0;              // elements (one rank's, for AllGather and ReduceScatter)
+  int channels = 0;                // the channels NCCL gave it: the KernelCh events to expect
+  const void* group = nullptr;     // its Group event's handle
 };
-// Its TimingKey::packed() with the source left 0 (the tracker adds its own); 0 when it is not timed.
-uint64_t collectiveKey(const CollectiveInfo& info);
 
 class CollectiveTracker {
  public:
@@ -53,93 +52,57 @@ class CollectiveTracker {
     uint32_t index = 0;            // this tracker's number in its handles
     uint32_t firstGeneration = 0;  // distinct per tracker, so handles of a finished tracker never match
     TimingSource source = TimingSource::kKernelGpu;
-    uint32_t slots = 16384;        // collectives held at once (graph-captured ones included); a power of two
+    uint32_t slots = 16384;        // collectives in flight at once; a power of two, at most EventHandle::kMaxSlots
+    int nRanks = 0;                // to size AllGather and ReduceScatter; 0: not known (profiler v1-v3)
   };
   explicit CollectiveTracker(const Config& config);
 
-  // The user's thread. key: TimingKey::packed() with the source 0 (its channels are the KernelCh events to
-  // expect per round); 0 for a collective that is not timed, which gets nullptr (NCCL then sends no children).
+  // Group and Coll events. A collective that is not timed (one the tuner never sees) gets nullptr, so NCCL
+  // sends no children for it.
   void* startGroup();
-  void* startCollective(uint64_t key, const void* group);
-  void* startCollective(const CollectiveInfo& info, const void* group) {
-    return startCollective(collectiveKey(info), group);
-  }
-  // The proxy thread. stampNs: GPU %globaltimer (or the host clock for kKernelHost trackers).
+  void* startCollective(const CollEvent& coll);
+  // KernelCh events. stampNs: GPU %globaltimer (or the host clock for kKernelHost trackers).
   void* startChannel(const void* parent, uint32_t channel, uint64_t stampNs);
   void stopChannel(const void* channelHandle, uint64_t stampNs);
-  // Anything else NCCL hands us (an unknown event type, a stop for an event we did not start).
+  // Anything else NCCL hands us that cannot be used (an event type we do not know).
   void dropEvent(Drop why);
-
-  // The try versions (see the top): true when done, with `handle` set; false when nothing was done.
-  bool tryStartCollective(uint64_t key, const void* group, void*& handle);
-  bool tryStartChannel(const void* parent, uint32_t channel, uint64_t stampNs, void*& handle);
-  bool tryStopChannel(const void* channelHandle, uint64_t stampNs);
 
   std::vector<TimingTable::Entry> entries() const;
   uint64_t dropped(Drop why) const;
   uint32_t index() const { return config_.index; }
   TimingSource source() const { return config_.source; }
 
-  // Memory held, for docs/performance.md: the ring and the key table (histograms come on top).
+  // Memory held, for docs/performance.md: the ring of records and the tracker (key entries, 8 KiB each, and
+  // the name cache's strings come on top).
   static size_t bytesFor(uint32_t slots);
 
  private:
-  // 40 bytes. Records start with the tracker's first generation, which no handle carries (handles start one
+  // 48 bytes. Records start with the tracker's first generation, which no handle carries (handles start one
   // past it), so an unused record matches none.
   struct Record {
     uint64_t started = 0, stopped = 0;  // channel bit masks of the current round
-    uint64_t firstStart = 0;
-    uint64_t lastStop = 0;              // of the current round; past its start, a round has run before
-    uint32_t generation = 0;            // handles match the record of their generation only
-    uint8_t key = TimingTable::kNoKey;  // the key's index in table_
-    uint8_t expected = 1;               // channels per round (0 as 1: a round ends at its first stop)
-    uint8_t channelsStopped = 0;        // in this round (the bits of `stopped`, counted without a popcount call)
-    bool sticky = false;
+    uint64_t firstStart = 0, lastStop = 0;
+    TimingTable::Entry* entry = nullptr;  // its key's; nullptr: not counted (too many keys)
+    uint32_t generation = 0;              // handles match the record of their generation only
+    uint8_t channels = 1;                 // the channels NCCL gave it (0 as 1)
+    uint8_t stopsLeft = 1;                // channels of the current round still to stop
   };
-  static constexpr uint32_t kMaskChannels = 64;  // channels a round can track; NCCL's MAXCHANNELS
+  static constexpr uint32_t kMaskChannels = 64;  // channels a round can track: NCCL's MAXCHANNELS
 
-  class Lock {
-   public:
-    explicit Lock(std::atomic_flag& flag);  // waits, yielding, while the other thread holds it
-    ~Lock() { flag_.clear(std::memory_order_release); }
-
-   private:
-    std::atomic_flag& flag_;
-  };
-  bool tryLock() { return !busy_.test_and_set(std::memory_order_acquire); }
-  void unlock() { busy_.clear(std::memory_order_release); }
-
-  // The live record a handle of `owner` (ownerOf(its kind, this tracker)) names, nullptr when it is stale,
-  // foreign or not a handle. The slot is masked, not bounded: a handle of this tracker is always in range, and
-  // one past the range whose owner matches is garbage that the generation rejects.
-  Record* find(EventHandle h, uint32_t owner);
-  // Under the lock, shared by both versions of each event.
-  EventHandle beginCollective(uint32_t slot, uint8_t keyIndex, uint64_t key);
-  void beginGroup(const void* group, EventHandle first);
-  void* channelStarted(const void* parent, uint32_t channel, uint64_t stampNs);
-  void channelStopped(EventHandle h, uint64_t stampNs);
-  void finishRound(Record& r);
-  uint32_t allocate();  // the next record past sticky ones
-  void joinBatch(uint32_t slot);
+  // The live record a handle of this tracker and `kind` names; nullptr for a stale, foreign or odd handle.
+  Record* recordOf(const EventHandle& h, HandleKind kind);
   void markBatched(Record& r);
 
-  Config config_;
-  mutable std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+  const Config config_;
+  std::atomic<uint32_t> groups_{0};  // Group events started: their handles' number
+  mutable SpinLock lock_;            // everything below
   std::unique_ptr<Record[]> records_;
-  uint32_t slots_ = 0;  // a power of two
-  uint32_t slotMask_ = 0, maxSticky_ = 0;  // slots_ - 1; three quarters of slots_
-  uint32_t nextRecord_ = 0, sticky_ = 0;
-  // Computed once: config_.source where TimingKey::packed() keeps it, and this tracker's handle owners.
-  uint64_t sourceBits_ = 0;
-  EventHandle groupBase_{nullptr}, collectiveBase_{nullptr};
-  uint32_t collectiveOwner_ = 0, channelOwner_ = 0;
-  std::atomic<uint32_t> groups_{0};  // Group events started (their handles' number)
-  // The group of the latest collective, and its first collective's handle.
-  const void* group_ = nullptr;
-  EventHandle groupFirst_{nullptr};
+  const uint32_t slots_;
+  uint32_t nextRecord_ = 0;
+  const void* group_ = nullptr;  // the latest collective's group
+  EventHandle groupFirst_;       // and the handle of that group's first collective
+  CollNameCache names_;
   TimingTable table_;
 };
 
 }  // namespace nccl_roce::profiler
-
-#include "profiler/collective_tracker_events.h"

@@ -1,10 +1,7 @@
 #include "profiler/log_histogram.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstring>
-#include <vector>
 
 namespace nccl_roce::profiler {
 
@@ -12,42 +9,42 @@ namespace {
 
 const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kRelativeError);
 
+// Every bin's upper bound, computed once: bin i holds (bounds[i-1], bounds[i]].
+const std::array<double, LogHistogram::kBins>& upperBounds() {
+  static const std::array<double, LogHistogram::kBins> bounds = [] {
+    std::array<double, LogHistogram::kBins> b{};
+    for (int i = 0; i < LogHistogram::kBins; ++i) b[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
+    return b;
+  }();
+  return bounds;
+}
+
 }  // namespace
-
-namespace detail {
-
-BinMap::BinMap() {
-  for (size_t i = 0; i < kBins; ++i) {
-    upper_[i] = std::pow(kGamma, static_cast<double>(i)) * LogHistogram::kMinNs;
-    upperFloor_[i] = static_cast<uint64_t>(std::floor(upper_[i]));
-  }
-  firstSlice_ = sliceOf(static_cast<double>(upperFloor_[0] + 1));
-  uint64_t lastSlice = sliceOf(static_cast<double>(upperFloor_[kBins - 1]));
-  int bin = 0;
-  // kSlices covers the range (tests/unit/stats pin every bin's bounds); the bound only keeps the table safe.
-  for (uint64_t slice = firstSlice_; slice <= lastSlice && slice - firstSlice_ < kSlices; ++slice) {
-    double lowest = lowestOf(slice);
-    while (bin < kBins - 1 && lowest > upper_[static_cast<size_t>(bin)]) ++bin;
-    firstBin_[slice - firstSlice_] = static_cast<uint16_t>(bin);
-  }
-}
-
-double BinMap::lowestOf(uint64_t slice) {
-  uint64_t bits = slice << (52 - kSliceBits);
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-}  // namespace detail
 
 double LogHistogram::gamma() { return kGamma; }
 
+int LogHistogram::binOf(uint64_t durationNs) {
+  const auto& bounds = upperBounds();
+  // Exact: a duration in nanoseconds is below 2^53, so the double holds it whole.
+  auto first = std::lower_bound(bounds.begin(), bounds.end() - 1, static_cast<double>(durationNs));
+  return static_cast<int>(first - bounds.begin());
+}
+
 double LogHistogram::representativeNs(int bin) { return 2 * std::pow(kGamma, bin) * kMinNs / (kGamma + 1); }
 
-double LogHistogram::upperBoundNs(int bin) { return detail::binMap().upper(std::clamp(bin, 0, kBins - 1)); }
+double LogHistogram::upperBoundNs(int bin) { return upperBounds()[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))]; }
 
-double LogHistogram::largestNs() { return detail::binMap().upper(kBins - 1); }
+uint64_t LogHistogram::largestNs() { return static_cast<uint64_t>(upperBounds()[kBins - 1]); }
+
+void LogHistogram::record(uint64_t durationNs) {
+  ++bins_[static_cast<size_t>(binOf(durationNs))];
+  ++count_;
+  sumNs_ += durationNs;
+  minNs_ = std::min(minNs_, durationNs);
+  maxNs_ = std::max(maxNs_, durationNs);
+  if (static_cast<double>(durationNs) < kMinNs) ++below_;
+  if (durationNs > largestNs()) ++above_;
+}
 
 void LogHistogram::addToBin(int bin, uint64_t n) {
   if (bin < 0 || bin >= kBins || n == 0) return;
@@ -82,15 +79,20 @@ std::optional<double> LogHistogram::quantileNs(double q) const {
   return representativeNs(kBins - 1);
 }
 
-std::optional<double> LogHistogram::geometricMeanNs() const {
-  if (count_ == 0) return std::nullopt;
-  double sum = 0;
-  for (int i = 0; i < kBins; ++i) {
-    if (bins_[static_cast<size_t>(i)]) {
-      sum += static_cast<double>(bins_[static_cast<size_t>(i)]) * std::log(representativeNs(i));
-    }
-  }
-  return std::exp(sum / static_cast<double>(count_));
+std::optional<double> LogHistogram::geometricMeanNs() const { return geometricMeanNs(count_, binSum()); }
+
+uint64_t LogHistogram::binSum() const {
+  uint64_t sum = 0;
+  for (int i = 1; i < kBins; ++i) sum += static_cast<uint64_t>(i) * bins_[static_cast<size_t>(i)];
+  return sum;
+}
+
+// log(representative(i)) = log(2 kMinNs / (gamma + 1)) + i log(gamma): the mean of the logs is the representative
+// value at the mean bin.
+std::optional<double> LogHistogram::geometricMeanNs(uint64_t count, uint64_t binSum) {
+  if (count == 0) return std::nullopt;
+  double meanBin = static_cast<double>(binSum) / static_cast<double>(count);
+  return 2 * std::pow(kGamma, meanBin) * kMinNs / (kGamma + 1);
 }
 
 std::vector<std::pair<int, uint64_t>> LogHistogram::nonEmptyBins() const {

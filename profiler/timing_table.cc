@@ -18,27 +18,34 @@ const char* dropName(Drop drop) {
   return "incomplete";
 }
 
-uint8_t TimingTable::indexOf(uint64_t packed) {
-  size_t at = hashOf(packed);
-  for (; index_[at] != kNoKey; at = (at + 1) % kIndexSize) {
-    if (packed_[index_[at]] == packed) return index_[at];
+// Room for every key up front, so adding one on NCCL's threads never rehashes.
+TimingTable::TimingTable() { entries_.reserve(kMaxKeys); }
+
+TimingTable::Entry* TimingTable::entryFor(const CellKey& key) {
+  auto found = entries_.find(key);
+  if (found != entries_.end()) return found->second.get();
+  if (entries_.size() == kMaxKeys) return nullptr;
+  std::unique_ptr<Entry> entry(new (std::nothrow) Entry{key, {}});
+  if (!entry) return nullptr;
+  return entries_.emplace(key, std::move(entry)).first->second.get();
+}
+
+void TimingTable::record(Entry* entry, uint64_t durationNs) {
+  if (durationNs > LogHistogram::largestNs()) {
+    drop(Drop::kTimerWrapped);
+  } else if (entry == nullptr) {
+    drop(Drop::kTooManyKeys);
+  } else {
+    entry->histogram.record(durationNs);
   }
-  if (used_ == kMaxKeys) return kNoKey;
-  auto index = static_cast<size_t>(used_);
-  histograms_[index].reset(new (std::nothrow) profiler::LogHistogram());
-  if (!histograms_[index]) return kNoKey;
-  packed_[index] = packed;
-  index_[at] = static_cast<uint8_t>(index);
-  ++used_;
-  return static_cast<uint8_t>(index);
 }
 
 std::vector<TimingTable::Entry> TimingTable::entries() const {
   std::vector<Entry> out;
-  for (size_t i = 0; i < static_cast<size_t>(used_); ++i) {
-    if (histograms_[i]->count() != 0) out.push_back({TimingKey::unpack(packed_[i]), *histograms_[i]});
+  for (const auto& [key, entry] : entries_) {
+    if (entry->histogram.count() != 0) out.push_back(*entry);
   }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key.packed() < b.key.packed(); });
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
   return out;
 }
 

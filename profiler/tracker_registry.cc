@@ -1,37 +1,42 @@
 #include "profiler/tracker_registry.h"
 
-#include <new>
-#include <thread>
-
 namespace nccl_roce::profiler {
 
 std::shared_ptr<CollectiveTracker> TrackerRegistry::add(CollectiveTracker::Config config) {
-  for (uint32_t i = 0; i < kSlots; ++i) {
-    bool expected = false;
-    if (!slots_[i].taken.compare_exchange_strong(expected, true)) continue;
-    config.index = i;
-    // Far apart per tracker, so a handle from a slot's previous tracker never matches a record of its next one.
-    config.firstGeneration = (nextGeneration_.fetch_add(1) * 0x9E3779u) & EventHandle::kGenerationMask;
-    std::shared_ptr<CollectiveTracker> tracker;
-    try {
-      tracker = std::make_shared<CollectiveTracker>(config);
-    } catch (...) {
-      slots_[i].taken.store(false);
-      return nullptr;
+  uint32_t index = kSlots;
+  {
+    std::lock_guard<SpinLock> lock(addLock_);
+    for (uint32_t i = 0; i < kSlots && index == kSlots; ++i) {
+      if (!taken_[i]) index = i;
     }
-    slots_[i].tracker.store(tracker.get());
-    return tracker;
+    if (index == kSlots) return nullptr;
+    taken_[index] = true;
+    config.index = index;
+    config.firstGeneration = (++trackersMade_ * kGenerationsPerTracker) & EventHandle::kGenerationMask;
   }
-  return nullptr;
+  std::shared_ptr<CollectiveTracker> tracker;
+  try {
+    tracker = std::make_shared<CollectiveTracker>(config);  // its ring: not under a lock
+  } catch (...) {
+    std::lock_guard<SpinLock> lock(addLock_);
+    taken_[index] = false;
+    throw;
+  }
+  std::lock_guard<SpinLock> lock(slots_[index].lock);
+  slots_[index].tracker = tracker.get();
+  return tracker;
 }
 
 void TrackerRegistry::remove(const std::shared_ptr<CollectiveTracker>& tracker) {
   if (!tracker) return;
-  Slot& slot = slots_[tracker->index() % kSlots];
-  if (slot.tracker.load() != tracker.get()) return;
-  slot.tracker.store(nullptr);
-  while (slot.users.load() != 0) std::this_thread::yield();  // events already inside finish first
-  slot.taken.store(false);
+  uint32_t i = tracker->index() % kSlots;
+  {
+    std::lock_guard<SpinLock> slotLock(slots_[i].lock);  // waits for an event inside to leave
+    if (slots_[i].tracker != tracker.get()) return;
+    slots_[i].tracker = nullptr;
+  }
+  std::lock_guard<SpinLock> lock(addLock_);
+  taken_[i] = false;
 }
 
 }  // namespace nccl_roce::profiler

@@ -10,6 +10,7 @@ packages=(
   libibverbs-dev libhwloc-dev
   valgrind clang libclang-rt-dev
   python3-markdown-it python3-jsonschema
+  libcurl4-openssl-dev prometheus prometheus-node-exporter
 )
 
 missing=()

@@ -1,8 +1,6 @@
 #include "tuner/cell_key.h"
 
-#include <functional>
 #include <string>
-#include <string_view>
 #include <tuple>
 
 #include "common/strings.h"
@@ -54,7 +52,6 @@ const char* timingSourceName(TimingSource source) {
   return "none";
 }
 
-bool CellKey::operator==(const CellKey& o) const { return fields(*this) == fields(o); }
 bool CellKey::operator<(const CellKey& o) const { return fields(*this) < fields(o); }
 
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize) {
@@ -66,15 +63,6 @@ CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int
   key.channels = static_cast<uint8_t>(channels < 0 ? 0 : channels > 255 ? 255 : channels);
   key.chunkSize = chunkSize;
   return key;
-}
-
-size_t CellKeyHash::operator()(const CellKey& k) const noexcept {
-  // The fields side by side, without the struct's padding.
-  unsigned char bytes[10] = {static_cast<unsigned char>(k.collective), k.bucket,
-                             static_cast<unsigned char>(k.algorithm), static_cast<unsigned char>(k.protocol),
-                             k.channels, static_cast<unsigned char>(k.source)};
-  for (int i = 0; i < 4; ++i) bytes[6 + i] = static_cast<unsigned char>(k.chunkSize >> (8 * i));
-  return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
 
 void writeCellKey(const CellKey& key, nlohmann::ordered_json& out) {

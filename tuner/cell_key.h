@@ -35,7 +35,10 @@ struct CellKey {
   uint32_t chunkSize = 0;  // bytes; 0 = NCCL's own chunk size
   TimingSource source = TimingSource::kNone;
 
-  bool operator==(const CellKey& o) const;
+  bool operator==(const CellKey& o) const {
+    return collective == o.collective && bucket == o.bucket && algorithm == o.algorithm && protocol == o.protocol &&
+           channels == o.channels && chunkSize == o.chunkSize && source == o.source;
+  }
   bool operator!=(const CellKey& o) const { return !(*this == o); }
   // By collective, bucket, then the choice: the order statistics files list cells in.
   bool operator<(const CellKey& o) const;
@@ -44,9 +47,17 @@ struct CellKey {
 // A key from the tuner's values; indices out of NCCL's ranges become -1 (unknown), channels past 255 saturate.
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize = 0);
 
-// For hash maps (tsl::robin_map<CellKey, V, CellKeyHash>): std::hash of the fields' bytes.
+// For hash maps (FlatMap<CellKey, V, CellKeyHash>, common/flat_map.h): the fields side by side in one integer,
+// the chunk size over the upper ones (keys that differ only in bits it overlaps share a hash, which costs a
+// comparison, never a wrong answer).
 struct CellKeyHash {
-  size_t operator()(const CellKey& key) const noexcept;
+  size_t operator()(const CellKey& k) const noexcept {
+    uint64_t fields = uint64_t{static_cast<uint8_t>(k.collective)} | uint64_t{k.bucket} << 8 |
+                      uint64_t{static_cast<uint8_t>(k.algorithm)} << 16 |
+                      uint64_t{static_cast<uint8_t>(k.protocol)} << 24 | uint64_t{k.channels} << 32 |
+                      uint64_t{static_cast<uint8_t>(k.source)} << 40;
+    return static_cast<size_t>(fields ^ uint64_t{k.chunkSize} << 24);
+  }
 };
 
 // Writes the key's members of a statistics-file line: "collective", "bucket", "size_min", "size_max",

@@ -1,7 +1,6 @@
 #include "tuner/decision_counts.h"
 
 #include <algorithm>
-#include <functional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -9,12 +8,12 @@
 namespace nccl_roce::tuner {
 
 size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept {
-  // Within one key, decisions differ by who decided and by rule: small numbers, folded into the key's hash.
-  return CellKeyHash{}(d.key) ^ std::hash<int>{}(d.rule * 4 + static_cast<int>(d.source));
+  // Within one key, decisions differ by who decided and by rule: small numbers, put past the key's fields.
+  return CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
 }
 
 void DecisionCounts::record(const CellKey& key, Source source, int rule) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   ++counts_[Decided{key, source, rule}];
 }
 
@@ -37,7 +36,7 @@ nlohmann::ordered_json ruleName(const Policy& policy, int rule) {
 }
 
 int DecisionCounts::ruleFor(int collective, int bucket, int algorithm, int protocol) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   int best = -1;
   uint64_t bestCount = 0;
   for (const auto& [d, count] : counts_) {
@@ -54,7 +53,7 @@ int DecisionCounts::ruleFor(int collective, int bucket, int algorithm, int proto
 }
 
 DecisionCounts::Totals DecisionCounts::totals() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinLock> lock(lock_);
   Totals t;
   for (const auto& [d, count] : counts_) {
     t.calls += count;
@@ -67,7 +66,7 @@ DecisionCounts::Totals DecisionCounts::totals() const {
 nlohmann::ordered_json DecisionCounts::toJson(const Policy& policy) const {
   std::vector<std::pair<Decided, uint64_t>> decisions;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     decisions.assign(counts_.begin(), counts_.end());
   }
   std::sort(decisions.begin(), decisions.end(), [](const auto& a, const auto& b) {

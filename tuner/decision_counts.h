@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <tsl/robin_map.h>
 
+#include "common/flat_map.h"
+#include "common/spin_lock.h"
 #include "tuner/cell_key.h"
 #include "tuner/decide.h"
 #include "tuner/policy.h"
@@ -60,8 +61,8 @@ class DecisionCounts {
     size_t operator()(const Decided& d) const noexcept;
   };
 
-  mutable std::mutex mutex_;
-  tsl::robin_map<Decided, uint64_t, DecidedHash> counts_;  // calls per decision
+  mutable SpinLock lock_;
+  FlatMap<Decided, uint64_t, DecidedHash> counts_;  // calls per decision
 };
 
 }  // namespace nccl_roce::tuner

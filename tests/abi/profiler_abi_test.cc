@@ -1,7 +1,9 @@
-// The profiler tables of the built .so, driven as NCCL drives them: init with the process-wide activation mask;
-// a Group, then its Coll on the user's thread; on a second thread (NCCL's proxy) one KernelCh per channel naming
-// the Coll as parent, its GPU stop stamp in the KernelChStop state, then stopEvent; finalize writes the
-// statistics file. Stamps are injected, so every duration is known.
+// The profiler tables of the built .so, driven as NCCL drives them (src/plugin/profiler.cc and src/enqueue.cc,
+// 2.26-2.30): init with the process-wide activation mask; from 2.28 the API-level GroupApi and CollApi events on
+// the user's thread when a collective is called; a plan's Group, then its Coll events where NCCL hands the plan
+// to its proxy (the user's thread, or CUDA's host-callback thread at every replay of a CUDA graph); on NCCL's
+// proxy thread one KernelCh per channel naming the Coll as parent, its GPU stop stamp in the KernelChStop state,
+// then stopEvent; finalize writes the statistics file. Stamps are injected, so every duration is known.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -86,14 +88,19 @@ class ProxyThread {
     thread_ = std::thread([this] { run(); });
   }
   ~ProxyThread() {
-    push(nullptr);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back({nullptr, 0, 0, /*last=*/true});
+      ready_.notify_one();
+    }
     thread_.join();
   }
   // The collective's channels run from startNs to startNs + durationNs (channel c starts c*100 ns later and
-  // ends c*100 ns earlier, so the collective's time is the earliest start to the latest stop).
+  // ends c*100 ns earlier, so the collective's time is the earliest start to the latest stop). A null `coll` is
+  // a kernel whose parent NCCL left null (a send or receive).
   void push(void* coll, uint64_t startNs = 0, uint64_t durationNs = 0) {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back({coll, startNs, durationNs});
+    queue_.push_back({coll, startNs, durationNs, false});
     ready_.notify_one();
   }
 
@@ -101,6 +108,7 @@ class ProxyThread {
   struct Work {
     void* coll;
     uint64_t start, duration;
+    bool last;
   };
   void run() {
     for (;;) {
@@ -109,11 +117,12 @@ class ProxyThread {
       Work w = queue_.front();
       queue_.pop_front();
       lock.unlock();
-      if (w.coll == nullptr) return;
+      if (w.last) return;
       for (int c = 0; c < channels_; ++c) {
         Descr d = kernelChannel<Descr>(w.coll, c, w.start + 100u * c);
         void* ch = nullptr;
         t_->startEvent(ctx_, &ch, &d);
+        if (ch == nullptr) continue;  // NCCL records no state and no stop for a null handle
         Args args{};
         args.kernelCh.pTimer = w.start + w.duration - 100u * c;
         t_->recordEventState(ch, ncclProfilerKernelChStop, &args);
@@ -332,6 +341,145 @@ TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
   EXPECT_EQ(comm["policy"], "decode");
   EXPECT_EQ(comm["decisions"][0]["rule"], "decode-ring-ll");
   EXPECT_EQ(comm["timing"]["collectives"][0]["rule"], "decode-ring-ll");
+}
+
+// NCCL 2.28+'s sequence for one all-reduce and one send, as its enqueue makes the calls: GroupApi and CollApi
+// (P2pApi) when the user calls, then the plan's Group and Coll (P2p), then the kernel's channels. Each stop or
+// state is made only for a non-null handle, as NCCL makes it.
+template <typename Table, typename Descr, typename Args>
+void playApiLevelSequence(const Table* t, void* ctx, ProxyThread<Table, Descr, Args>& proxy, uint64_t startNs) {
+  auto start = [&](Descr d) {
+    void* h = nullptr;
+    EXPECT_EQ(t->startEvent(ctx, &h, &d), ncclSuccess);
+    return h;
+  };
+  auto stop = [&](void* h) {
+    if (h != nullptr) t->stopEvent(h);
+  };
+  Descr groupApiEvent{};
+  groupApiEvent.type = ncclProfileGroupApi;
+  void* groupApi = start(groupApiEvent);
+  EXPECT_EQ(groupApi, nullptr) << "an API-level event we do not use gets no handle, so NCCL sends nothing more for it";
+  if (groupApi != nullptr) t->recordEventState(groupApi, ncclProfilerGroupStartApiStop, nullptr);
+  Descr collApiEvent{};
+  collApiEvent.type = ncclProfileCollApi;
+  collApiEvent.parentObj = groupApi;
+  void* collApi = start(collApiEvent);
+  stop(collApi);
+  Descr p2pApiEvent{};
+  p2pApiEvent.type = ncclProfileP2pApi;
+  p2pApiEvent.parentObj = groupApi;
+  void* p2pApi = start(p2pApiEvent);
+  stop(p2pApi);
+  Descr launch{};
+  launch.type = ncclProfileKernelLaunch;  // only with its own mask bit, which we do not set: ignored if it comes
+  stop(start(launch));
+  Descr groupEvent{};
+  groupEvent.type = ncclProfileGroup;
+  void* group = start(groupEvent);
+  Descr collEvent = allReduce<Descr>(group, 2);
+  collEvent.parentObj = collApi;
+  void* coll = start(collEvent);
+  ASSERT_NE(coll, nullptr);
+  Descr p2pEvent{};
+  p2pEvent.type = ncclProfileP2p;
+  p2pEvent.parentObj = p2pApi;
+  void* p2p = start(p2pEvent);
+  EXPECT_EQ(p2p, nullptr) << "point-to-point is not timed";
+  proxy.push(coll, startNs, 40'000);
+  proxy.push(p2p, startNs, 10'000);  // the send's kernel channels name no parent
+  stop(coll);
+  stop(p2p);
+  stop(group);
+  stop(groupApi);
+}
+
+// NCCL builds GroupApi, CollApi and P2pApi events whenever the Group, Coll or KernelCh bits are set (2.28-2.30),
+// and P2p events with KernelCh: none of them is a loss, so a healthy job counts no dropped event. An event type
+// NCCL does not have is still counted.
+template <typename Table, typename Descr, typename Args>
+void apiLevelEventsAreNotDrops(const char* symbol) {
+  SCOPED_TRACE(symbol);
+  TempDir dir;
+  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
+  PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
+  const auto* t = lib.table<Table>(symbol);
+  int mask = 0;
+  void* ctx = init(t, &mask, 0x42);
+  ASSERT_NE(ctx, nullptr);
+  {
+    ProxyThread<Table, Descr, Args> proxy(t, ctx, 2);
+    for (int i = 0; i < 50; ++i) playApiLevelSequence(t, ctx, proxy, 1'000'000ull + i * 100'000ull);
+  }
+  Descr future{};
+  future.type = uint64_t{1} << 20;  // no NCCL release has it
+  void* h = &h;
+  EXPECT_EQ(t->startEvent(ctx, &h, &future), ncclSuccess);
+  EXPECT_EQ(h, nullptr);
+  ASSERT_EQ(t->finalize(ctx), ncclSuccess);
+  nlohmann::json file = readStatistics(dir.join("stats"));
+  const nlohmann::json& timing = file["communicators"][0]["timing"];
+  EXPECT_EQ(timing["collectives"][0]["count"], 50);
+  for (const auto& [why, count] : timing["dropped"].items()) EXPECT_EQ(count, why == "unknown_event" ? 1 : 0) << why;
+}
+
+TEST(ProfilerAbi, NcclsApiLevelEventsAreNotCountedAsDrops) {
+  apiLevelEventsAreNotDrops<ncclProfiler_v5_t, ncclProfilerEventDescr_v5_t, ncclProfilerEventStateArgs_v5_t>(
+      "ncclProfiler_v5");
+  apiLevelEventsAreNotDrops<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t>(
+      "ncclProfiler_v6");
+  apiLevelEventsAreNotDrops<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t>(
+      "ncclProfiler_v7");
+}
+
+// vLLM's shape: eager collectives from the user's thread while a CUDA graph replays, whose host node starts the
+// captured plan's Group and Coll events again at every replay on CUDA's host-callback thread (NCCL's
+// hostStreamPlanCallback). With NCCL_GRAPH_MIXING_SUPPORT=0 NCCL does not order the two, so both threads start
+// events for one communicator at once, while the proxy thread plays every kernel's channels and the metrics
+// writer snapshots. Each collective is timed once, under its own size, and nothing is dropped (TSan: label
+// concurrency).
+TEST(ProfilerAbi, ReplaysOnCudasCallbackThreadAndEagerCollectivesAreTimedTogether) {
+  using Descr = ncclProfilerEventDescr_v6_t;
+  TempDir dir;
+  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
+  ScopedEnv metrics("NCCL_ROCE_METRICS", dir.path());
+  PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
+  const auto* t = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
+  int mask = 0;
+  void* ctx = init(t, &mask, 0x77);
+  ASSERT_NE(ctx, nullptr);
+  constexpr int kEach = 2000;
+  {
+    ProxyThread<ncclProfiler_v6_t, Descr, ncclProfilerEventStateArgs_v6_t> proxy(t, ctx, 2);
+    auto plans = [&](uint64_t count, uint64_t durationNs) {
+      for (int i = 0; i < kEach; ++i) {
+        Descr g{};
+        g.type = ncclProfileGroup;
+        void* group = nullptr;
+        t->startEvent(ctx, &group, &g);
+        Descr c = allReduce<Descr>(group, 2);
+        c.coll.count = count;
+        void* coll = nullptr;
+        t->startEvent(ctx, &coll, &c);
+        proxy.push(coll, 1'000'000ull + static_cast<uint64_t>(i) * 1000, durationNs);
+        t->stopEvent(coll);
+        t->stopEvent(group);
+      }
+    };
+    std::thread hostCallback(plans, 1u << 20, 90'000);  // the graph's 4 MiB all-reduces
+    plans(16384, 40'000);                               // eager 64 KiB ones
+    hostCallback.join();
+  }
+  ASSERT_EQ(t->finalize(ctx), ncclSuccess);
+  nlohmann::json file = readStatistics(dir.join("stats"));
+  const nlohmann::json& timing = file["communicators"][0]["timing"];
+  ASSERT_EQ(timing["collectives"].size(), 2u) << timing.dump(1);
+  for (const nlohmann::json& key : timing["collectives"]) {
+    EXPECT_EQ(key["timing_source"], "kernel_gpu") << key["bucket"];
+    EXPECT_EQ(key["count"], kEach) << key["bucket"];
+    EXPECT_NEAR(key["p50_us"].get<double>(), key["bucket"] == "64K-128K" ? 40.0 : 90.0, 1.0) << key["bucket"];
+  }
+  for (const auto& [why, count] : timing["dropped"].items()) EXPECT_EQ(count, 0) << why;
 }
 
 }  // namespace

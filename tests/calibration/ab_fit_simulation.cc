@@ -79,8 +79,8 @@ std::vector<CommunicatorRecord> simulateExploration(const FleetSpec& spec) {
   }
   std::vector<CommunicatorRecord> records = simulateFleet(spec);
   for (CommunicatorRecord& r : records) {
-    for (const auto& [cell, histogram] : r.timings[TimingClock::kGpu]) {
-      r.decisions[cell][decisionOf[r.arm]] += histogram.count();
+    for (const auto& [cell, timings] : r.timings[TimingClock::kGpu]) {
+      r.decisions[cell][decisionOf[r.arm]] += timings.count;
     }
   }
   return records;

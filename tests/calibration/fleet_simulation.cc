@@ -69,8 +69,8 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.arm = arm;
     r.policy = arm;
     r.policyHash = arm == "control" ? "0x1" : "0x2";
-    profiler::LogHistogram& h = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
-    for (uint64_t d : durations) h.record(d);
+    CellTimings& t = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
+    for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(d))});
   });
   std::vector<CommunicatorRecord> out;
   for (auto& [key, r] : records) out.push_back(std::move(r));

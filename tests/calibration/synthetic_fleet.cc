@@ -11,6 +11,12 @@
 // against a cost table where NCCL picks Ring/LL128. The
 // truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
 // ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
+// --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (profiler/open_metrics.h) from the same trackers, 24
+// communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
+// --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
+// --zeros: each rank of the first communicator times 3 collectives at zero (the clock could not resolve them), which
+// `ab` drops and counts, from statistics files and Prometheus alike.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,15 +27,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/file.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/telemetry_file.h"
+#include "profiler/open_metrics.h"
 #include "plugin/timing_records.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/nccl_names.h"
 #include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
@@ -134,7 +143,10 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   uint64_t clock = 1'000'000;
   for (uint64_t d : durations) {
     if (decisions) p.decisions->record(call, decision, table);
-    void* coll = p.tracker->startCollective({kAllReduce, call.bytes, algorithm, protocol, 1}, nullptr);
+    // The Coll event as NCCL names it: the bytes as ncclInt8 elements, the tuner's names for NCCL's.
+    profiler::CollEvent event{"AllReduce", "ncclInt8", tuner::algorithmName(algorithm), tuner::protocolName(protocol),
+                              call.bytes, 1, nullptr};
+    void* coll = p.tracker->startCollective(event);
     p.tracker->stopChannel(p.tracker->startChannel(coll, 0, clock), clock + d);
     clock += d + 1000;
   }
@@ -152,39 +164,94 @@ nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Pr
   return tuner;
 }
 
-Status writeFleet(const Experiment& e, const std::string& dir, size_t* files, size_t* communicators) {
-  std::map<std::pair<uint64_t, int>, Process> processes;
-  fleet::calibration::forEachMeasurement(e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
-                                                     const std::vector<uint64_t>& durations) {
-    Process& p = processes[{commId, rank}];
-    if (!p.tracker) p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
-    p.arm = arm;
-    run(p, e.arms.at(arm), bucket, durations, e.decisions);
-  });
+// Metrics textfiles of 24 processes' communicators each, as a process hosting many communicators writes one
+// (plugin/metrics_textfile.h): few enough files for `promtool check metrics` to check each in a test.
+struct Textfiles {
+  static constexpr size_t kCommunicatorsPerFile = 24;
+  std::string dir, prefix;
+  std::vector<profiler::CommunicatorTimings> pending;
+  int written = 0;
+
+  Status add(profiler::CommunicatorTimings timings) {
+    pending.push_back(std::move(timings));
+    return pending.size() < kCommunicatorsPerFile ? Status::ok() : flush();
+  }
+  Status flush() {
+    if (pending.empty() || dir.empty()) return Status::ok();
+    std::string pod = format("pod-%d", written++);
+    Status status = writeFileAtomically(dir + "/" + prefix + "-" + pod + ".prom",
+                                        profiler::renderOpenMetrics({pod, written}, pending));
+    pending.clear();
+    return status;
+  }
+};
+
+// Where the fleet is written: each process's statistics file, and metrics textfiles when `metrics.dir` is set.
+struct Output {
+  std::string stats;
+  Textfiles metrics;
+};
+
+// One communicator's ranks, each as its own process would write them: the tuner's and the profiler's entry of its
+// statistics file, and the textfile NCCL_ROCE_METRICS gets from the same tracker (plugin/metrics_textfile.h).
+Status writeCommunicator(const Experiment& e, uint64_t commId, const std::map<int, Process>& ranks, Output& out) {
   plugin::TelemetryFiles statistics;
-  std::set<uint64_t> ids;
-  for (const auto& [key, p] : processes) {
-    auto [commId, rank] = key;
+  for (const auto& [rank, p] : ranks) {
     const Arm& arm = e.arms.at(p.arm);
-    std::string path = dir + format("/pod-%016llx-rank%d.json", static_cast<unsigned long long>(commId), rank);
+    std::string name = format("pod-%016llx-rank%d", static_cast<unsigned long long>(commId), rank);
+    std::string path = out.stats + "/" + name + ".json";
     plugin::TelemetryEntry entry = statistics.claim(path, commId, "profiler");
     statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
       return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
     });
+    if (e.decisions) {
+      statistics.attachDecisions(path, entry, [stats = p.decisions, policy = arm.policy] {
+        return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
+      });
+    }
     profiler::CommunicatorTimings labels;
     labels.commId = commId;
     labels.nRanks = e.spec.ranks;
     labels.nNodes = e.spec.nodes;
     labels.rank = rank;
+    labels.experiment = e.name;
+    labels.experimentHash = e.hash;
+    labels.arm = arm.name;
+    labels.policy = arm.policyName;
+    labels.policyHash = arm.policyHash;
     plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
     Status written = statistics.report(path, entry, tunerFields(e, arm, p));
     if (written.isOk()) written = statistics.report(path, entry, plugin::timingRecords(timed));
+    if (written.isOk() && !out.metrics.dir.empty()) written = out.metrics.add(timed.snapshot());
     if (!written.isOk()) return written;
-    ids.insert(commId);
   }
-  *files = processes.size();
-  *communicators = ids.size();
   return Status::ok();
+}
+
+// Simulates and writes one communicator at a time: a tracker holds 0.65 MiB, and a fleet can have thousands.
+Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, size_t* communicators) {
+  std::map<int, Process> ranks;
+  uint64_t current = 0;
+  Status status = Status::ok();
+  auto flush = [&] {
+    if (ranks.empty() || !status.isOk()) return;
+    status = writeCommunicator(e, current, ranks, out);
+    *files += ranks.size();
+    ++*communicators;
+    ranks.clear();
+  };
+  fleet::calibration::forEachMeasurement(e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
+                                                     std::vector<uint64_t> durations) {
+    if (commId != current) flush();
+    if (zeros && *communicators == 0 && ranks.count(rank) == 0) std::fill_n(durations.begin(), 3, 0);
+    current = commId;
+    Process& p = ranks[rank];
+    if (!p.tracker) p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
+    p.arm = arm;
+    run(p, e.arms.at(arm), bucket, durations, e.decisions);
+  });
+  flush();
+  return status.isOk() ? out.metrics.flush() : status;
 }
 
 }  // namespace
@@ -193,31 +260,48 @@ int main(int argc, char** argv) {
   CLI::App app{"Writes the statistics files of a simulated fleet with a known truth, through the plugin's own "
                "writers (docs/ab-testing.md, \"Example: a synthetic fleet\")"};
   bool explore = false;
-  std::string dir;
+  Output out;
+  int perArm = 0, ranks = 0;
+  bool zeros = false;
   uint64_t seed = 7;
   app.add_flag("--exploration", explore,
                "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
-  app.add_option("DIR", dir, "Directory to write into (created)")->required();
+  app.add_option("DIR", out.stats, "Directory to write the statistics files into (created)")->required();
   app.add_option("SEED", seed, "Seed of the simulation")->capture_default_str();
+  app.add_option("--metrics", out.metrics.dir,
+                 "Also write NCCL_ROCE_METRICS textfiles here (created), one per 24 communicator ranks");
+  app.add_option("--per-arm", perArm,
+                 "Communicators per arm (decode-ll: 24 each; exploration: 24 per generated arm, twice that control)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--ranks", ranks, "Ranks per communicator (2)")->check(CLI::Range(1, 1024));
+  app.add_flag("--zeros", zeros, "Each rank of the first communicator times 3 collectives of its first bucket at zero");
   app.footer("Exit status 0 when written; 1 when the files cannot be written; 2 on a usage error.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  std::error_code created;
-  std::filesystem::create_directories(dir, created);
-  if (created) {
-    std::fprintf(stderr, "synthetic_fleet: cannot create %s: %s\n", dir.c_str(), created.message().c_str());
-    return 1;
+  for (const std::string& dir : {out.stats, out.metrics.dir}) {
+    std::error_code created;
+    if (!dir.empty()) std::filesystem::create_directories(dir, created);
+    if (created) {
+      std::fprintf(stderr, "synthetic_fleet: cannot create %s: %s\n", dir.c_str(), created.message().c_str());
+      return 1;
+    }
   }
   Experiment e = explore ? exploration(seed) : decodeLl(seed);
+  out.metrics.prefix = e.name;
+  if (perArm > 0) {
+    for (auto& [arm, n] : e.spec.communicatorsPerArm) n = explore && arm == "control" ? 2 * perArm : perArm;
+  }
+  if (ranks > 0) e.spec.ranks = ranks;
   size_t files = 0, communicators = 0;
-  Status written = writeFleet(e, dir, &files, &communicators);
+  Status written = writeFleet(e, zeros, out, &files, &communicators);
   if (!written.isOk()) {
     std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
     return 1;
   }
-  std::printf("wrote %zu statistics files (%zu communicators) to %s\n", files, communicators, dir.c_str());
+  std::printf("wrote %zu statistics files (%zu communicators) to %s%s%s\n", files, communicators, out.stats.c_str(),
+              out.metrics.dir.empty() ? "" : " and their metrics textfiles to ", out.metrics.dir.c_str());
   return 0;
 }

@@ -2,18 +2,24 @@
 // (tests/bench/profiler/profiler_callgrind.sh), through the built libnccl-roce.so's ncclProfiler_v6 table
 // (NCCL 2.29-2.30). Sizes cycle over 8 power-of-two buckets and 2 protocols, so the key table sees 16 keys as a
 // decode loop does. Each call is made only where NCCL makes it (the activation mask and the handles decide).
-//   on:     per collective, what NCCL calls with timing on: Group start, Coll start, Coll stop, Group stop on the
-//           user's thread; KernelCh start, its KernelChStop state and its stop on the proxy thread's side.
+//   on:     per collective, what NCCL calls with timing on (src/plugin/profiler.cc, src/enqueue.cc): GroupApi
+//           and CollApi start when the user calls (their stops only for a handle, and we give none), Group
+//           start, Coll start, Coll stop, Group stop where the plan goes to the proxy; KernelCh start, its
+//           KernelChStop state and its stop on the proxy thread.
 //   off:    the same with timing off (NCCL_ROCE_STATS unset): init returns mask 0, so, as in NCCL, no call.
-//   replay: 16 collectives captured in a CUDA graph (their Group and Coll events fire once, at capture), then
-//           per replayed collective only what NCCL calls at each replay: KernelCh start, KernelChStop, stop.
+//   replay: per replay of a graph-captured collective, what NCCL calls at each replay: the plan's Group and
+//           Coll events again (from a second thread, as CUDA's host-callback thread makes them) and its
+//           channels'; the API-level events came once, at capture.
 //   memory: prints the tracker's bytes per communicator (CollectiveTracker::bytesFor) for docs/performance.md.
 // Usage: profiler_call_driver COLLECTIVES on|off|replay, or profiler_call_driver memory
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plugin/nccl/profiler_v6.h"
@@ -29,7 +35,21 @@ struct Profiler {
   int mask = 0;
 };
 
-// Collective i's Group and Coll events, as NCCL's enqueue makes them; returns the Coll handle (nullptr: none).
+// What NCCL 2.28+ calls when the user calls a collective: GroupApi and CollApi start (each stopped only if it
+// got a handle).
+void callCollective(const Profiler& p) {
+  if (!(p.mask & (ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh | ncclProfileCollApi))) return;
+  for (uint64_t type : {uint64_t{ncclProfileGroupApi}, uint64_t{ncclProfileCollApi}}) {
+    ncclProfilerEventDescr_v6_t api{};
+    api.type = type;
+    void* h = nullptr;
+    p.table->startEvent(p.context, &h, &api);
+    if (h != nullptr) p.table->stopEvent(h);
+  }
+}
+
+// Collective i's plan: its Group and Coll events, as NCCL makes them when it hands the plan to its proxy;
+// returns the Coll handle (nullptr: none).
 void* startCollective(const Profiler& p, long i) {
   static const char* const kProtocols[] = {"LL", "SIMPLE"};
   void* g = nullptr;
@@ -74,9 +94,27 @@ void runChannel(const Profiler& p, void* coll, uint64_t startNs, uint64_t durati
   }
 }
 
+size_t heapInUse() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;  // the ring is big enough to be mmapped: hblkhd
+}
+
+// A communicator's tracker as the plugin makes it (default config), measured as heap in use: before any
+// collective, then after each of 16 keys' first collective (the key's entry and the name combinations).
 int printMemory() {
-  std::printf("CollectiveTracker::bytesFor(16384) = %zu bytes; LogHistogram per key = %zu bytes\n",
-              nccl_roce::profiler::CollectiveTracker::bytesFor(16384), sizeof(nccl_roce::profiler::LogHistogram));
+  using nccl_roce::profiler::CollectiveTracker;
+  size_t before = heapInUse();
+  auto tracker = std::make_unique<CollectiveTracker>(CollectiveTracker::Config{});
+  size_t empty = heapInUse() - before;
+  static const char* const kProtocols[] = {"LL", "SIMPLE"};
+  for (int i = 0; i < 16; ++i) {
+    tracker->startCollective({"AllReduce", "ncclBfloat16", "RING", kProtocols[i / 8], size_t{1024} << (i % 8), 1, nullptr});
+  }
+  size_t keyed = heapInUse() - before;
+  std::printf("tracker heap: %zu bytes before any key (CollectiveTracker::bytesFor(16384) = %zu); %zu with 16 keys "
+              "(%zu per key; LogHistogram %zu)\n",
+              empty, CollectiveTracker::bytesFor(16384), keyed, (keyed - empty) / 16,
+              sizeof(nccl_roce::profiler::LogHistogram));
   return 0;
 }
 
@@ -115,14 +153,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   uint64_t stamp = 1'000'000'000;
-  std::vector<void*> captured;
+  auto run = [&] {
+    for (long i = 0; i < collectives; ++i) {
+      if (mode != "replay") callCollective(p);
+      void* coll = startCollective(p, i);
+      runChannel(p, coll, stamp, 20'000 + static_cast<uint64_t>(i % 8) * 1'000);
+      stamp += 100'000;
+    }
+  };
   if (mode == "replay") {
-    for (long i = 0; i < 16; ++i) captured.push_back(startCollective(p, i));
-  }
-  for (long i = 0; i < collectives; ++i) {
-    void* coll = mode == "replay" ? captured[static_cast<size_t>(i % 16)] : startCollective(p, i);
-    runChannel(p, coll, stamp, 20'000 + static_cast<uint64_t>(i % 8) * 1'000);
-    stamp += 100'000;
+    for (int i = 0; i < 16; ++i) callCollective(p);  // the capture: only the API-level calls
+    std::thread(run).join();
+  } else {
+    run();
   }
   p.table->finalize(p.context);
   return 0;

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per collective in the profiler's entry points (the exported table's startEvent, stopEvent and
 # recordEventState and all they call; the driver loop is not counted), by callgrind:
-#   on      per collective with timing on: Group start/stop, Coll start/stop, KernelCh start, KernelChStop, stop
+#   on      per collective with timing on: GroupApi and CollApi start, Group start/stop, Coll start/stop,
+#           KernelCh start, KernelChStop, stop (the 16 keys' new histograms are counted too)
 #   off     the same with timing off (init sets NCCL's activation mask to 0, so NCCL makes no call)
-#   replay  per replayed collective of a CUDA graph: KernelCh start, KernelChStop, stop (the 16 captures and
-#           their keys' new histograms are counted too: about 7 per replay at 20,000)
+#   replay  per replay of a graph-captured collective: Group and Coll start/stop again, and its channels
 # then the tracker's memory per communicator.
 # Usage: tests/bench/profiler/profiler_callgrind.sh [BUILD_DIR] [COLLECTIVES]
 set -euo pipefail

@@ -116,5 +116,23 @@ TEST(AbCli, ASummaryThatKeepsTooFewCommunicatorsSaysSoInsteadOfDeciding) {
   EXPECT_THAT(report.out, HasSubstr("**insufficient data**"));
 }
 
+// The fleet comes from files or from Prometheus, never both, and the Prometheus options need --prometheus.
+TEST(AbCli, TakesStatisticsFilesOrPrometheusNotBoth) {
+  TempDir dir;
+  writeFleet(dir, 40);
+  auto both = runCommand(cliPath() + " ab " + dir.join("pods") + " --prometheus http://127.0.0.1:1");
+  EXPECT_NE(both.exitCode, 0);
+  EXPECT_THAT(both.err, HasSubstr("give statistics files or --prometheus, not both"));
+  auto window = runCommand(cliPath() + " ab fit " + dir.join("pods") + " --window 2h");
+  EXPECT_NE(window.exitCode, 0);
+  EXPECT_THAT(window.err, HasSubstr("apply only with --prometheus"));
+  auto neither = runCommand(cliPath() + " ab fit");
+  EXPECT_NE(neither.exitCode, 0);
+  EXPECT_THAT(neither.err, HasSubstr("STATS or --prometheus"));
+  auto strict = runCommand(cliPath() + " ab --strict --prometheus http://127.0.0.1:1");
+  EXPECT_NE(strict.exitCode, 0);
+  EXPECT_THAT(strict.err, HasSubstr("--strict: applies only to STATS files"));
+}
+
 }  // namespace
 }  // namespace nccl_roce::fleet

@@ -100,10 +100,10 @@ TEST(AbFitCli, ThePolicyGoesToStdoutWithoutOutputAndAbStillComparesTheFleet) {
   EXPECT_THAT(ab.out, HasSubstr("## explore-ring-ll vs control: AllReduce"));
   auto none = runCommand(cliPath() + " ab");
   EXPECT_NE(none.exitCode, 0);
-  EXPECT_THAT(none.err, HasSubstr("STATS is required"));
+  EXPECT_THAT(none.err, HasSubstr("STATS or --prometheus is required"));
   auto fitNone = runCommand(cliPath() + " ab fit");
   EXPECT_NE(fitNone.exitCode, 0);
-  EXPECT_THAT(fitNone.err, HasSubstr("STATS is required"));
+  EXPECT_THAT(fitNone.err, HasSubstr("STATS or --prometheus is required"));
 }
 
 // Three communicators per arm, each in its own pod's file.

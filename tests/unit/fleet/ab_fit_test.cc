@@ -46,7 +46,9 @@ void add(Fleet& fleet, const Arm& arm, const std::vector<int>& buckets) {
       double us = 40 * spread * (r == arm.ratio.end() ? 1.0 : r->second);
       uint64_t cell = cellOf(kAllReduce, bucket);
       CellTiming& timing = c.timings[TimingClock::kGpu][cell];
-      for (int k = 0; k < 20; ++k) timing.histogram.record(static_cast<uint64_t>(us * 1000));
+      for (int k = 0; k < 20; ++k) {
+        timing.durations.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(us * 1000)))});
+      }
       timing.collectives = 20;
       c.decisions[cell][arm.decision] = 20;
     }

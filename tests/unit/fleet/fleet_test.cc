@@ -46,7 +46,7 @@ TEST(Fleet, RanksOfOneCommunicatorInDifferentPodsAreOneUnit) {
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].records, 2);
   const CellTiming& timing = gpuTiming(fleet->communicators[0], cellOf(4, 16));
-  EXPECT_EQ(timing.histogram.count(), 40u) << "both ranks' durations";
+  EXPECT_EQ(timing.durations.count, 40u) << "both ranks' durations";
   EXPECT_EQ(timing.collectives, 20u) << "the communicator ran 20 collectives, each timed by both ranks";
 }
 
@@ -117,7 +117,7 @@ TEST(Fleet, InspectorTimingsJoinOurArmsByCommunicatorId) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].arm, "candidate");
-  EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).histogram.count(), 1u);
+  EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).durations.count, 1u);
   EXPECT_EQ(fleet->communicators[0].timedBy, TimedBy::kInspector);
   EXPECT_EQ(fleet->withoutArm, 1) << "0x99 has no statistics file giving its arm";
 }
@@ -163,7 +163,7 @@ TEST(Fleet, ACommunicatorTimedByBothSourcesUsesOursAndNotesWhereTheyDisagree) {
   ASSERT_TRUE(fleet.isOk());
   for (const FleetCommunicator& c : fleet->communicators) {
     EXPECT_EQ(c.timedBy, TimedBy::kProfiler);
-    EXPECT_NEAR(*gpuTiming(c, cellOf(4, 16)).histogram.geometricMeanNs(), 40000, 400) << "ours, not Inspector's";
+    EXPECT_NEAR(*gpuTiming(c, cellOf(4, 16)).durations.geometricMeanNs(), 40000, 400) << "ours, not Inspector's";
   }
   EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("2 communicator(s) timed by both nccl-roce's profiler and "
                                                           "Inspector")));
@@ -211,8 +211,8 @@ TEST(Fleet, ZeroDurationsAreDroppedAndCounted) {
   StatusOr<Fleet> fleet = assembleFleet(ours, inspector->records);
   ASSERT_TRUE(fleet.isOk());
   const CellTiming& timing = gpuTiming(fleet->communicators.at(0), cellOf(4, 16));
-  EXPECT_EQ(timing.histogram.count(), 20u) << "the 4 zeros are not in the comparison";
-  EXPECT_NEAR(*timing.histogram.geometricMeanNs(), 40000, 400);
+  EXPECT_EQ(timing.durations.count, 20u) << "the 4 zeros are not in the comparison";
+  EXPECT_NEAR(*timing.durations.geometricMeanNs(), 40000, 400);
   EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("5 collective(s) timed at zero")));
   EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("inspector.log")));
   EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("pod-0.json")));

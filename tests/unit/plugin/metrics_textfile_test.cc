@@ -31,7 +31,7 @@ struct TrackedComm {
   }
   void run(int n) {
     for (int i = 0; i < n; ++i) {
-      void* coll = tracker->startCollective({4, 65536, 1, 0, 1}, nullptr);
+      void* coll = tracker->startCollective({"AllReduce", "ncclInt8", "RING", "LL", 65536, 1, nullptr});
       void* ch = tracker->startChannel(coll, 0, 1000);
       tracker->stopChannel(ch, 51000);
     }

@@ -21,10 +21,12 @@ nlohmann::json dashboard() {
 void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
   CommunicatorTimings c;
   TimingTable table;
-  table.record(TimingKey{4, 16, 1, 0, 4, TimingSource::kKernelGpu}, 40000);
+  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
+  key.source = TimingSource::kKernelGpu;
+  table.record(table.entryFor(key), 40000);
   c.entries = table.entries();
   c.dropped = {{Drop::kMissingParent, 1}};
-  std::string text = renderOpenMetrics("n", {c});
+  std::string text = renderOpenMetrics({"n", 1}, {c});
   std::regex sample(R"(^([a-z_]+)\{([^}]*)\})");
   std::regex label(R"(([a-z_]+)=)");
   std::istringstream lines(text);
@@ -80,6 +82,19 @@ TEST(GrafanaDashboard, ShowsLatencyPerSizeBucketPerArm) {
                        expr.find("by (le, message_size, arm)") != std::string::npos;
   }
   EXPECT_TRUE(perBucketPerArm);
+}
+
+// The dashboard shows the statistics `nccl-roce ab` decides on, from the same series `ab --prometheus` reads.
+TEST(GrafanaDashboard, ShowsTheGeometricMeanAbDecidesOnFromItsSeries) {
+  nlohmann::json d = dashboard();
+  bool geometricMean = false;
+  for (const auto& panel : d["panels"]) {
+    std::string expr = panel["targets"][0]["expr"];
+    geometricMean |= expr.find("rate(nccl_roce_ab_log_duration_sum{") != std::string::npos &&
+                     expr.find("rate(nccl_roce_ab_log_duration_count{") != std::string::npos &&
+                     expr.find("by (message_size, arm)") != std::string::npos;
+  }
+  EXPECT_TRUE(geometricMean);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(LogHistogram, EveryValueIsWithinOnePercentOfItsBinsRepresentative) {
 }
 
 // Bin i holds (upperBound(i-1), upperBound(i)]: checked at, just below and just above every bound a duration in
-// nanoseconds can meet, so the fast bin search agrees with the definition everywhere.
+// nanoseconds can meet, so the bin search agrees with the definition everywhere.
 TEST(LogHistogram, EveryDurationFallsInTheBinWhoseBoundsHoldIt) {
   for (int bin = 1; bin < LogHistogram::kBins - 1; ++bin) {
     auto bound = static_cast<uint64_t>(LogHistogram::upperBoundNs(bin));
@@ -66,6 +66,24 @@ TEST(LogHistogram, GeometricMeanIsWithinOnePercent) {
   LogHistogram h;
   for (uint64_t v : {20000u, 40000u, 80000u}) h.record(v);  // geometric mean 40 us
   EXPECT_NEAR(*h.geometricMeanNs(), 40000, 400);
+}
+
+// `nccl-roce ab` reads only a cell's count and bin sum (from statistics files and from Prometheus): they must give
+// the histogram's geometric mean to the last bit, and the mean of the logs of the bins' representative values.
+TEST(LogHistogram, CountAndBinSumGiveTheGeometricMeanExactly) {
+  LogHistogram h;
+  double sumOfLogs = 0;
+  for (uint64_t v : {7000u, 20000u, 40000u, 40100u, 80000u, 3000000u}) {
+    h.record(v);
+    sumOfLogs += std::log(LogHistogram::representativeNs(LogHistogram::binOf(v)));
+    EXPECT_GT(LogHistogram::binOf(v), 0);
+  }
+  uint64_t bins = 0;
+  for (uint64_t v : {7000u, 20000u, 40000u, 40100u, 80000u, 3000000u}) bins += LogHistogram::binOf(v);
+  EXPECT_EQ(h.binSum(), bins);
+  EXPECT_EQ(*LogHistogram::geometricMeanNs(h.count(), h.binSum()), *h.geometricMeanNs());
+  EXPECT_NEAR(*h.geometricMeanNs(), std::exp(sumOfLogs / 6), 1e-9 * *h.geometricMeanNs());
+  EXPECT_FALSE(LogHistogram::geometricMeanNs(0, 0));
 }
 
 TEST(LogHistogram, MergingEqualsRecordingEverythingInOne) {
@@ -94,26 +112,14 @@ TEST(LogHistogram, ValuesOutsideTheRangeAreKeptAndCounted) {
   EXPECT_EQ(h.nonEmptyBins().back().first, LogHistogram::kBins - 1);
 }
 
-// What the profiler calls once per collective, having dropped durations past the range: the same bins and
-// statistics as record().
-TEST(LogHistogram, RecordingInRangeWithAKeptBinMapEqualsRecording) {
-  const detail::BinMap& bins = detail::binMap();
-  LogHistogram kept, plain;
-  for (uint64_t v = 1; v <= bins.largest(); v = v * 5 / 3 + 1) {
-    kept.recordInRange(v, bins);
-    plain.record(v);
-  }
-  kept.recordInRange(bins.largest(), bins);
-  plain.record(bins.largest());
-  EXPECT_EQ(kept.nonEmptyBins(), plain.nonEmptyBins());
-  EXPECT_EQ(kept.count(), plain.count());
-  EXPECT_EQ(kept.sumNs(), plain.sumNs());
-  EXPECT_EQ(kept.minNs(), plain.minNs());
-  EXPECT_EQ(kept.maxNs(), plain.maxNs());
-  EXPECT_EQ(kept.below(), plain.below());
-  EXPECT_EQ(plain.above(), 0u) << "the range's largest value is in it";
-  plain.record(bins.largest() + 1);
-  EXPECT_EQ(plain.above(), 1u);
+// The range's largest whole duration is in it; one nanosecond more is counted as above.
+TEST(LogHistogram, TheLargestDurationIsTheLastInTheRange) {
+  LogHistogram h;
+  h.record(LogHistogram::largestNs());
+  EXPECT_EQ(h.above(), 0u);
+  EXPECT_EQ(LogHistogram::binOf(LogHistogram::largestNs()), LogHistogram::kBins - 1);
+  h.record(LogHistogram::largestNs() + 1);
+  EXPECT_EQ(h.above(), 1u);
 }
 
 TEST(LogHistogram, AnEmptyHistogramHasNoQuantiles) {

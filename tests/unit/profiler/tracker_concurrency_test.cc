@@ -1,8 +1,12 @@
-// NCCL's proxy thread delivers kernel-channel events while the user's thread starts the next collectives:
-// every collective is timed exactly once and nothing is dropped (run under TSan by scripts/sanitizers.sh).
+// The threads NCCL really uses for one communicator, at once: Group and Coll events from the user's thread
+// (eager collectives) and from CUDA's host-callback thread (a graph's replays, which NCCL does not serialise with
+// eager launches when NCCL_GRAPH_MIXING_SUPPORT=0), KernelCh events from the proxy thread, and snapshots from the
+// metrics writer. Every collective is timed exactly once, under its own key, and nothing is dropped (run under
+// TSan by scripts/sanitizers.sh, label concurrency).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -11,49 +15,81 @@
 namespace nccl_roce::profiler {
 namespace {
 
-// As NCCL's entry points call the tracker: the inline try version, then the general one where it gives up
-// (the other thread holding the lock, most often here).
-void* startCollective(CollectiveTracker& t, uint64_t key, const void* group) {
-  void* h = nullptr;
-  return t.tryStartCollective(key, group, h) ? h : t.startCollective(key, group);
-}
-void* startChannel(CollectiveTracker& t, void* coll, uint32_t channel, uint64_t stampNs) {
-  void* h = nullptr;
-  return t.tryStartChannel(coll, channel, stampNs, h) ? h : t.startChannel(coll, channel, stampNs);
-}
-void stopChannel(CollectiveTracker& t, void* channel, uint64_t stampNs) {
-  if (!t.tryStopChannel(channel, stampNs)) t.stopChannel(channel, stampNs);
-}
+constexpr int kPerThread = 10000, kChannels = 4;
 
-TEST(TrackerConcurrency, TheProxyThreadTimesWhileTheUserThreadEnqueues) {
+// What the threads that launch collectives hand the proxy thread: the Coll handles, in order. At most 1000
+// collectives are in flight (started, not yet timed), as NCCL's queues bound it, so no record is reused before
+// its kernel reported.
+class Launches {
+ public:
+  void beforeStart() {
+    while (started_.load() - timed_.load() > 1000) std::this_thread::yield();
+    started_.fetch_add(1);
+  }
+  void push(void* coll) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    handles_.push_back(coll);
+  }
+  std::vector<void*> take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(handles_, {});
+  }
+  void timed() { timed_.fetch_add(1); }
+
+ private:
+  std::mutex mutex_;
+  std::vector<void*> handles_;
+  std::atomic<int> started_{0}, timed_{0};
+};
+
+TEST(TrackerConcurrency, EagerAndReplayedCollectivesAreTimedWhileTheProxyAndTheWriterRun) {
   CollectiveTracker::Config config;
   config.slots = 4096;
   CollectiveTracker t(config);
-  constexpr int kCollectives = 20000, kChannels = 4;
-  std::vector<std::atomic<void*>> handed(kCollectives);
-  std::atomic<int> published{0}, timed{0};
+  Launches launched;
+  std::atomic<int> launchersDone{0};
+  // The user's thread launches 64 KiB all-reduces on LL, CUDA's callback thread a graph's 1 MiB ones on SIMPLE,
+  // each in its own Group event (one plan per collective, as NCCL makes them outside ncclGroupStart).
+  auto launcher = [&](uint64_t bytes, const char* proto) {
+    for (int i = 0; i < kPerThread; ++i) {
+      launched.beforeStart();
+      void* group = t.startGroup();
+      launched.push(t.startCollective(CollEvent{"AllReduce", "ncclInt8", "RING", proto, bytes, kChannels, group}));
+    }
+    launchersDone.fetch_add(1);
+  };
+  std::thread user(launcher, uint64_t{1} << 16, "LL");
+  std::thread hostCallback(launcher, uint64_t{1} << 20, "SIMPLE");
+  std::atomic<bool> proxyDone{false};
   std::thread proxy([&] {
-    for (int i = 0; i < kCollectives; ++i) {
-      while (published.load(std::memory_order_acquire) <= i) std::this_thread::yield();
-      void* coll = handed[static_cast<size_t>(i)].load();
-      void* channels[kChannels];
-      for (int c = 0; c < kChannels; ++c) channels[c] = startChannel(t, coll, static_cast<uint32_t>(c), 1000);
-      for (int c = 0; c < kChannels; ++c) stopChannel(t, channels[c], 31000 + static_cast<uint64_t>(c));
-      timed.store(i + 1, std::memory_order_release);
+    for (;;) {
+      bool last = launchersDone.load() == 2;
+      for (void* coll : launched.take()) {
+        void* channels[kChannels];
+        for (int c = 0; c < kChannels; ++c) channels[c] = t.startChannel(coll, static_cast<uint32_t>(c), 1000);
+        for (int c = 0; c < kChannels; ++c) t.stopChannel(channels[c], 31000 + static_cast<uint64_t>(c));
+        launched.timed();
+      }
+      if (last) break;
+      std::this_thread::yield();
+    }
+    proxyDone.store(true);
+  });
+  std::thread writer([&] {
+    while (!proxyDone.load()) {
+      for (const TimingTable::Entry& e : t.entries()) ASSERT_LE(e.histogram.count(), uint64_t{kPerThread});
+      std::this_thread::yield();
     }
   });
-  for (int i = 0; i < kCollectives; ++i) {
-    uint64_t key = collectiveKey({4, uint64_t{1} << (16 + i % 4), 1, 0, kChannels});  // four keys
-    handed[static_cast<size_t>(i)].store(startCollective(t, key, t.startGroup()));
-    published.store(i + 1, std::memory_order_release);
-    // At most 1000 collectives ahead of the kernels, as NCCL's queues bound it: no record is reused early.
-    while (i - timed.load(std::memory_order_acquire) > 1000) std::this_thread::yield();
-  }
+  user.join();
+  hostCallback.join();
   proxy.join();
+  writer.join();
   std::vector<TimingTable::Entry> e = t.entries();
-  ASSERT_EQ(e.size(), 4u);
+  ASSERT_EQ(e.size(), 2u);
   for (const TimingTable::Entry& entry : e) {
-    EXPECT_EQ(entry.histogram.count(), static_cast<uint64_t>(kCollectives / 4));
+    EXPECT_EQ(entry.key.source, TimingSource::kKernelGpu) << "no collective was taken for part of another's batch";
+    EXPECT_EQ(entry.histogram.count(), uint64_t{kPerThread});
     EXPECT_EQ(entry.histogram.maxNs(), 30003u);
   }
   for (int d = 0; d < kNumDrops; ++d) EXPECT_EQ(t.dropped(static_cast<Drop>(d)), 0u) << dropName(static_cast<Drop>(d));

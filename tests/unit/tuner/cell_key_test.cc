@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
-#include <tsl/robin_map.h>
 
+#include "common/flat_map.h"
 #include "tuner/size_bucket.h"
 
 namespace nccl_roce::tuner {
@@ -108,7 +108,7 @@ TEST(CellKey, EveryFieldTellsKeysApart) {
   keys.push_back(timed);
   std::set<CellKey> ordered(keys.begin(), keys.end());
   EXPECT_EQ(ordered.size(), keys.size());
-  tsl::robin_map<CellKey, int, CellKeyHash> counts;
+  FlatMap<CellKey, int, CellKeyHash> counts;
   for (const CellKey& k : keys) ++counts[k];
   ++counts[base];
   EXPECT_EQ(counts.size(), keys.size());

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The instruction-count guard: runs the tuner's and the profiler's callgrind measurements (the scripts beside
+# this one, through the built .so) and fails when any figure they print is above 1.5 times the figure
+# docs/performance.md records for the same row, naming both. A row the document does not record fails too, so
+# the document keeps every figure the scripts measure. About 20 s on 2 cores (seven valgrind runs).
+# Usage: tests/bench/perf_guard.sh BUILD_DIR DOCS_PERFORMANCE_MD
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1
+doc=$2
+limit=1.5
+command -v valgrind >/dev/null || { echo "perf-guard: valgrind is not installed (scripts/install-deps.sh)" >&2; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$here/tuner/tuner_callgrind.sh" "$build" >"$out/tuner"
+"$here/profiler/profiler_callgrind.sh" "$build" >"$out/profiler"
+failed=0
+# A measured row is "| a | b | ... | figure |": the document's line that starts as it does, less its figure,
+# records it.
+while IFS= read -r row; do
+  case "$row" in
+    '|'*[0-9]' |') ;;
+    *) continue ;;
+  esac
+  what=${row% *|}
+  what=${what% |*}
+  measured=$(awk -F'|' '{print $(NF-1)}' <<<"$row" | tr -d ' ')
+  recorded=$(awk -F'|' -v w="$what |" 'index($0, w) == 1 { print $(NF-1); exit }' "$doc" | tr -d ' ')
+  if [ -z "$recorded" ]; then
+    echo "FAIL $what |: measured $measured, but docs/performance.md records no such row"
+    failed=1
+  elif awk -v m="$measured" -v r="$recorded" -v l="$limit" 'BEGIN { exit !(m > r * l) }'; then
+    echo "FAIL $what |: measured $measured instructions, above $limit x the $recorded that docs/performance.md records"
+    failed=1
+  else
+    echo "ok   $what |: measured $measured, docs/performance.md records $recorded"
+  fi
+done < <(cat "$out/tuner" "$out/profiler")
+exit "$failed"

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# `nccl-roce ab --prometheus` and `ab fit --prometheus` against the real services a serving cluster runs: Debian's
+# prometheus-node-exporter serves, with its textfile collector, the NCCL_ROCE_METRICS textfiles that the plugin's
+# own writers produce for two synthetic fleets (tests/calibration/synthetic_fleet --metrics), Debian's Prometheus
+# scrapes them every second, and the verdicts and the fitted policy read from Prometheus must equal, byte for byte,
+# those read from the same fleets' statistics files. Every textfile passes `promtool check metrics`.
+# Loopback and free ports only; every wait is bounded; both services are stopped on any exit. A missing service
+# is a failure, not a skip (scripts/install-deps.sh installs them).
+# The Grafana dashboard's queries run on the same Prometheus without error.
+# Usage: prometheus_fleet_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+SECONDS=0
+build=$1
+dashboard=$2/share/nccl-roce/grafana/nccl-roce-collectives.json
+cli=$build/cli/nccl-roce
+synthetic_fleet=$build/tests/calibration/synthetic_fleet
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+for tool in prometheus prometheus-node-exporter promtool curl python3; do
+  command -v "$tool" >/dev/null || fail "no $tool here (scripts/install-deps.sh installs it)"
+done
+
+work=$(mktemp -d)
+pids=()
+stop_services() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap stop_services EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Starts a service (its command line after the port placeholder @PORT@ is filled in) and waits for URL_PATH to
+# answer: up to 3 free ports, 20 s each. Sets $port.
+start() {
+  local name=$1 path=$2 try
+  shift 2
+  for try in 1 2 3; do
+    port=$(free_port)
+    "${@//@PORT@/$port}" >"$work/$name.log" 2>&1 &
+    local pid=$!
+    pids+=("$pid")
+    for _ in $(seq 1 200); do
+      curl -sf "http://127.0.0.1:$port$path" >/dev/null 2>&1 && return 0
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$work/$name.log" >&2
+  fail "$name did not start"
+}
+
+# The fleets: decode-ll (48 communicators x 2 ranks) and explore-allreduce (120 x 2), statistics files and textfiles.
+"$synthetic_fleet" --metrics "$work/textfiles" "$work/decode" 7 >/dev/null
+# The exploration fleet's first communicator timed 6 collectives at zero: dropped and counted on both paths.
+"$synthetic_fleet" --exploration --zeros --metrics "$work/textfiles" "$work/explore" 7 >/dev/null
+checked=0
+for f in "$work"/textfiles/*.prom; do
+  promtool check metrics <"$f" >"$work/promtool.out" 2>&1 || { cat "$work/promtool.out" >&2; fail "promtool check metrics: $f"; }
+  checked=$((checked + 1))
+done
+[ "$checked" -eq 14 ] || fail "expected 14 textfiles (24 communicator ranks each), found $checked"
+series=$(cat "$work"/textfiles/*.prom | grep -c '^nccl_roce_ab_log_duration_count{')
+
+start node-exporter /metrics prometheus-node-exporter --web.listen-address=127.0.0.1:@PORT@ \
+  --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfiles"
+exporter=$port
+cat >"$work/prometheus.yml" <<EOF
+global:
+  scrape_interval: 5s
+  scrape_timeout: 5s
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$exporter']
+EOF
+start prometheus /-/ready prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address=127.0.0.1:@PORT@ --log.level=warn
+url=http://127.0.0.1:$port
+
+# Until Prometheus has scraped every count series (it starts scraping about 5 s after it is ready; 120 s at most,
+# for a machine busy with other tests).
+scraped=0
+for _ in $(seq 1 240); do
+  answer=$(curl -sf "$url/api/v1/query" --data-urlencode 'query=count(nccl_roce_ab_log_duration_count)' || true)
+  scraped=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+  [ "$scraped" = "$series" ] && break
+  sleep 0.5
+done
+if [ "$scraped" != "$series" ]; then
+  curl -sf "$url/api/v1/targets" >&2 || true
+  fail "Prometheus holds ${scraped:-0} of the $series count series after 120 s"
+fi
+
+same() {  # DESCRIPTION FILE_A FILE_B
+  diff -u "$2" "$3" >&2 || fail "$1: the files and Prometheus disagree"
+  echo "ok: $1 (${SECONDS} s)"
+}
+
+# ab: the same report, in JSON and markdown, from the files and from Prometheus.
+for format in json markdown; do
+  "$cli" ab "$work/decode" --format "$format" >"$work/files.$format"
+  "$cli" ab --prometheus "$url" --experiment decode-ll --window 5m --format "$format" >"$work/prometheus.$format"
+  same "ab --format $format" "$work/files.$format" "$work/prometheus.$format"
+done
+grep -q '| 16K-32K | 24 / 24 | 2400 / 2400 | 0.930 \[0.900, 0.962\] | faster |' "$work/prometheus.markdown" ||
+  fail "ab --prometheus: not the synthetic fleet's known 16K verdict"
+
+# ab fit: the same policy and the same challenges.
+"$cli" ab fit "$work/explore" -q -o "$work/files.toml" --json "$work/files.fit.json"
+"$cli" ab fit --prometheus "$url" --experiment explore-allreduce -q -o "$work/prometheus.toml" \
+  --json "$work/prometheus.fit.json"
+same "ab fit policy" "$work/files.toml" "$work/prometheus.toml"
+same "ab fit --json" "$work/files.fit.json" "$work/prometheus.fit.json"
+grep -q 'ab-allreduce-2n-tree-ll-128K..512K' "$work/prometheus.toml" || fail "ab fit --prometheus: no tree/ll rule"
+grep -q '# Note: 6 collective(s) timed at zero' "$work/prometheus.toml" || fail "ab fit --prometheus: no note of the zeros"
+
+# The dashboard's rates need two samples of every series inside Grafana's 1m rate interval: on a fast machine
+# the reports above finish before Prometheus's second scrape (60 s at most).
+for _ in $(seq 1 120); do
+  answer=$(curl -sf "$url/api/v1/query" \
+    --data-urlencode 'query=min(count_over_time(nccl_roce_ab_log_duration_count[1m]))' || true)
+  samples=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+  [ "${samples:-0}" -ge 2 ] && break
+  sleep 0.5
+done
+[ "${samples:-0}" -ge 2 ] || fail "Prometheus holds ${samples:-0} samples of some series after 60 s more, the rates need 2"
+
+# The dashboard's queries, its variables at "All" and Grafana's rate interval at 1m: valid PromQL over our series.
+python3 - "$dashboard" "$url" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+dashboard, url = json.load(open(sys.argv[1])), sys.argv[2]
+for panel in dashboard["panels"]:
+    for target in panel["targets"]:
+        expr = target["expr"]
+        for name, value in (("$__rate_interval", "1m"), ("$collective", ".*"), ("$arm", ".*"), ("$n_nodes", ".*")):
+            expr = expr.replace(name, value)
+        body = urllib.parse.urlencode({"query": expr}).encode()
+        answer = json.load(urllib.request.urlopen(url + "/api/v1/query", body, timeout=30))
+        if answer["status"] != "success":
+            sys.exit("dashboard panel '%s': %s" % (panel["title"], answer))
+        if "nccl_roce_ab_log_duration" in expr and not answer["data"]["result"]:
+            sys.exit("dashboard panel '%s' finds no series" % panel["title"])
+EOF
+echo "ok: the dashboard's queries (${SECONDS} s)"
+
+# Refusals, each exit 2 with the reason: two experiments in the window, a bad window, nothing listening.
+expect_refusal() {  # DESCRIPTION EXPECTED_TEXT COMMAND...
+  local what=$1 text=$2 status=0
+  shift 2
+  "$@" >"$work/out" 2>"$work/err" || status=$?
+  [ "$status" -eq 2 ] || { cat "$work/err" >&2; fail "$what: exit $status, expected 2"; }
+  grep -qF "$text" "$work/err" || { cat "$work/err" >&2; fail "$what: stderr lacks '$text'"; }
+  echo "ok: $what (${SECONDS} s)"
+}
+expect_refusal "two experiments" "(decode-ll, explore-allreduce): name one with --experiment" \
+  "$cli" ab --prometheus "$url"
+expect_refusal "a bad window" "is not a Prometheus duration" "$cli" ab --prometheus "$url" --window 5minutes
+expect_refusal "an experiment with no series" "no nccl_roce_ab_log_duration_count series of experiment 'nope'" \
+  "$cli" ab --prometheus "$url" --experiment nope
+closed=$(free_port)
+expect_refusal "nothing listening" "Prometheus at http://127.0.0.1:$closed" "$cli" ab --prometheus "http://127.0.0.1:$closed"
+echo "prometheus_fleet_test: all passed"
