@@ -4,9 +4,10 @@ namespace nccl_roce::fleet {
 
 ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   ArmCensus census;
-  int withoutArm = 0, withoutNodes = 0;
+  int withoutArm = 0, withoutNodes = 0, live = 0;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.timings.empty()) continue;
+    if (c.live) ++live;
     if (c.arm.empty()) {
       ++withoutArm;
     } else if (needNodeCount && c.nNodes <= 0) {
@@ -21,6 +22,10 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   }
   if (withoutArm > 0) {
     census.notes.push_back(std::to_string(withoutArm) + " timed communicator(s) ran no experiment arm: left out");
+  }
+  if (live > 0) {
+    census.notes.push_back(std::to_string(live) + " timed communicator(s) were still live: counted as of their "
+                                                  "latest checkpoint");
   }
   if (withoutNodes > 0) {
     census.notes.push_back(std::to_string(withoutNodes) +

@@ -19,7 +19,7 @@ struct ArmCensus {
 };
 
 // Timed communicators per arm. Those without an arm are left out with a note, and with `needNodeCount` (ab fit
-// groups by node count) so are those whose records give none.
+// groups by node count) so are those whose records give none; a note says how many were still live.
 ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount);
 
 // kFailedPrecondition when no timed communicator of `control`, or of any other arm, counts; `purpose` ends the

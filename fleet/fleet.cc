@@ -168,6 +168,29 @@ void chooseTimings(FleetCommunicator& c, ClockTimings&& ours, ClockTimings&& ins
   tally.cpuCommunicators += cpu;
 }
 
+// Of the records naming one entry, the latest: by its update time, and the final state over a checkpoint of the
+// same moment. Records that name no entry are all kept. In input order otherwise.
+std::vector<const CommunicatorRecord*> latestStates(const std::vector<CommunicatorRecord>& records) {
+  std::vector<const CommunicatorRecord*> kept;
+  std::map<std::string, size_t> byEntry;
+  for (const CommunicatorRecord& r : records) {
+    if (r.entryId.empty()) {
+      kept.push_back(&r);
+      continue;
+    }
+    auto [it, added] = byEntry.emplace(r.entryId, kept.size());
+    if (added) {
+      kept.push_back(&r);
+      continue;
+    }
+    const CommunicatorRecord*& earlier = kept[it->second];
+    if (r.updatedMs > earlier->updatedMs || (r.updatedMs == earlier->updatedMs && earlier->live && !r.live)) {
+      earlier = &r;
+    }
+  }
+  return kept;
+}
+
 }  // namespace
 
 StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
@@ -179,7 +202,8 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   std::map<uint64_t, FleetCommunicator> byId;
   std::map<uint64_t, ClockTimings> ours, theirs;
   std::set<uint64_t> disagreeing;
-  for (const CommunicatorRecord& r : statistics) {
+  for (const CommunicatorRecord* latest : latestStates(statistics)) {
+    const CommunicatorRecord& r = *latest;
     tally.countZeros(r);
     FleetCommunicator& c = byId[r.commId];
     c.commId = r.commId;
@@ -190,6 +214,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     }
     c.files.insert(r.file);
     ++c.records;
+    c.live = c.live || r.live;
     for (const auto& [cell, counts] : r.decisions) {
       for (const auto& [decision, calls] : counts) c.decisions[cell][decision] += calls;
     }

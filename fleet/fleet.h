@@ -39,6 +39,7 @@ struct FleetCommunicator {
   TimedBy timedBy = TimedBy::kNone;                 // whose timings `timings` holds
   std::map<TimingClock, std::map<uint64_t, CellTiming>> timings;  // per clock and cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
+  bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
 };
 
 // An input file, or its cut-short last record, that was not read, and why.
@@ -60,7 +61,9 @@ struct Fleet {
 inline constexpr double kSourcesDisagreeBy = 0.10;
 
 // `statistics`: records from our files (arms, decisions, and our profiler's timings); `inspector`: records from
-// Inspector dumps, joined by communicator id: the timing source of communicators our profiler did not time.
+// Inspector dumps, joined by communicator id: the timing source of communicators our profiler did not time. Of the
+// records that name the same entry (a checkpoint beside the final state, an entry a kill left in a part file and
+// in the main file, one file given twice) only the latest counts.
 StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
                               const std::vector<CommunicatorRecord>& inspector);
 

@@ -95,6 +95,12 @@ struct CommunicatorRecord {
   // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
   // entries).
   std::map<uint64_t, DecisionCounts> decisions;
+  // Statistics files of schema /3 name each entry ("host/pid/entry") and its state: a checkpoint of a live
+  // communicator, or its final state, as of `updatedMs` (since the epoch). "" where nothing names it (schema /2,
+  // Inspector): such records are never taken for another state of the same entry.
+  std::string entryId;
+  bool live = false;
+  int64_t updatedMs = 0;
 };
 
 }  // namespace nccl_roce::fleet

@@ -1,6 +1,10 @@
 #include "fleet/telemetry_reader.h"
 
+#include <time.h>
+
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/file.h"
 #include "common/strings.h"
@@ -106,13 +110,55 @@ Status readTiming(const json& timing, const std::string& where, CommunicatorReco
   return Status::ok();
 }
 
-StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::string& where, const std::string& file) {
+// 2026-03-01T12:34:56.789Z, as the plugin writes "updated": milliseconds since the epoch.
+std::optional<int64_t> utcMilliseconds(const std::string& text) {
+  int year, month, day, hour, minute, second, ms;
+  char zone = 0;
+  if (text.size() != 24 || std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &year, &month, &day, &hour,
+                                       &minute, &second, &ms, &zone) != 8 || zone != 'Z' ||
+      month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  struct tm parts {};
+  parts.tm_year = year - 1900;
+  parts.tm_mon = month - 1;
+  parts.tm_mday = day;
+  parts.tm_hour = hour;
+  parts.tm_min = minute;
+  parts.tm_sec = second;
+  return static_cast<int64_t>(::timegm(&parts)) * 1000 + ms;
+}
+
+// What schema /3 adds to an entry: its number in its process, live or final, and when it was last updated.
+Status readEntryState(const json& comm, const std::string& where, const std::string& process,
+                      CommunicatorRecord& r) {
+  int64_t number = -1;
+  if (!intField(comm, "entry", 1, INT64_MAX, &number) || number < 1) return invalid(where, "entry is not a number from 1");
+  std::string state, updated;
+  if (!stringField(comm, "state", &state, false) || (state != "live" && state != "final")) {
+    return invalid(where, "state is neither \"live\" nor \"final\"");
+  }
+  std::optional<int64_t> ms = stringField(comm, "updated", &updated, false) ? utcMilliseconds(updated) : std::nullopt;
+  if (!ms) return invalid(where, "updated is not a UTC time such as 2026-03-01T12:34:56.789Z");
+  r.entryId = process + "/" + std::to_string(number);
+  r.live = state == "live";
+  r.updatedMs = *ms;
+  return Status::ok();
+}
+
+// `process`: "host/pid" from the file's header in schema /3, "" in /2 (whose entries are all final).
+StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::string& where, const std::string& file,
+                                              const std::string& process) {
   CommunicatorRecord r;
   r.file = file;
   r.fromStatistics = true;
   std::string id;
   if (!comm.is_object() || !stringField(comm, "comm_id", &id, false) || !hexId(id, &r.commId)) {
     return invalid(where, "comm_id is not a hex id such as 0x1f2e3d4c5b6a7980");
+  }
+  if (!process.empty()) {
+    Status state = readEntryState(comm, where, process, r);
+    if (!state.isOk()) return state;
   }
   for (auto [name, out] : {std::pair{"experiment", &r.experiment}, {"experiment_hash", &r.experimentHash},
                            {"arm", &r.arm}, {"policy", &r.policy}, {"policy_hash", &r.policyHash}}) {
@@ -138,15 +184,27 @@ StatusOr<CommunicatorRecord> readCommunicator(const json& comm, const std::strin
 StatusOr<std::vector<CommunicatorRecord>> parseTelemetryFile(const std::string& text, const std::string& file) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return invalid(file, "not valid JSON (truncated, or not a statistics file)");
-  if (!doc.is_object() || doc.value("schema", "") != kTelemetrySchema) {
-    return invalid(file, std::string("not a statistics file of schema ") + kTelemetrySchema);
+  std::string schema;
+  if (!doc.is_object() || !stringField(doc, "schema", &schema) ||
+      (schema != kTelemetrySchema && schema != kTelemetrySchemaV2)) {
+    return invalid(file, std::string("not a statistics file of schema ") + kTelemetrySchema + " or " +
+                             kTelemetrySchemaV2);
+  }
+  std::string process;  // what names an entry's process in schema /3
+  if (schema == kTelemetrySchema) {
+    std::string host;
+    int64_t pid = -1;
+    if (!stringField(doc, "host", &host) || !intField(doc, "pid", 0, INT64_MAX, &pid) || pid < 0) {
+      return invalid(file, "the header has no host and pid, which name its entries");
+    }
+    process = host + "/" + std::to_string(pid);
   }
   auto comms = doc.find("communicators");
   if (comms == doc.end() || !comms->is_array()) return invalid(file, "no communicators list");
   std::vector<CommunicatorRecord> records;
   try {
     for (size_t i = 0; i < comms->size(); ++i) {
-      auto r = readCommunicator((*comms)[i], file + ": communicators[" + std::to_string(i) + "]", file);
+      auto r = readCommunicator((*comms)[i], file + ": communicators[" + std::to_string(i) + "]", file, process);
       if (!r.isOk()) return r.status();
       records.push_back(std::move(*r));
     }

@@ -1,13 +1,13 @@
 #include "plugin/bounded_resolution.h"
 
-#include <dlfcn.h>
-
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "plugin/library_pin.h"
 
 namespace nccl_roce::plugin {
 
@@ -62,18 +62,6 @@ void runJob(const std::shared_ptr<Job>& job) noexcept {
   job->finished.notify_all();
 }
 
-// Any address inside this library, to find it by.
-const char kInThisLibrary = 0;
-
-// Keeps this library mapped for the life of the process, whatever dlclose NCCL calls: an abandoned worker may
-// still be running its code. The handle is never closed.
-void pinThisLibrary() noexcept {
-  Dl_info info;
-  if (::dladdr(&kInThisLibrary, &info) != 0 && info.dli_fname != nullptr) {
-    (void)::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-  }
-}
-
 // Serves nothing, saying why. Takes the text as a pointer: building a std::string could throw here.
 ServedSettings failed(const char* why) noexcept {
   ServedSettings out;
@@ -99,7 +87,7 @@ ServedSettings resolveWithin(const SettingsResolver& resolver, const Environment
     }
     std::unique_lock<std::mutex> lock(job->mutex);
     if (!job->finished.wait_for(lock, deadline, [&job] { return job->done; })) {
-      pinThisLibrary();
+      keepThisLibraryLoaded();  // an abandoned worker may still be running its code
       worker.detach();
       return failed(("resolution did not finish within " + std::to_string(deadline.count()) +
                      " ms (a device whose verbs or sysfs calls block?)").c_str());

@@ -9,36 +9,53 @@
 
 namespace nccl_roce::plugin {
 
-MetricsTextfile::~MetricsTextfile() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (writer_.joinable()) writer_.join();
-}
+MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
+    : writer_(interval, [this] { (void)writeNow(); }) {}
 
 void MetricsTextfile::add(std::shared_ptr<TimedCommunicator> comm, const Environment& env) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (path_.empty()) {
-    auto dir = env.get("NCCL_ROCE_METRICS");
-    if (!dir || dir->empty()) return;
-    char host[256] = {0};
-    process_.node = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "";
-    process_.pid = static_cast<long>(::getpid());
-    path_ = *dir + "/nccl-roce." + std::to_string(::getpid()) + ".prom";
-    writer_ = std::thread([this] { run(); });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (path_.empty()) {
+      auto dir = env.get("NCCL_ROCE_METRICS");
+      if (!dir || dir->empty()) return;
+      char host[256] = {0};
+      process_.node = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "";
+      process_.pid = static_cast<long>(::getpid());
+      path_ = *dir + "/nccl-roce." + std::to_string(::getpid()) + ".prom";
+    }
+    live_.push_back(std::move(comm));
   }
-  live_.push_back(std::move(comm));
+  adjustWriter();
 }
 
 void MetricsTextfile::finish(const std::shared_ptr<TimedCommunicator>& comm) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto found = std::find(live_.begin(), live_.end(), comm);
-  if (found == live_.end()) return;
-  finished_.push_back((*found)->snapshot());
-  if (finished_.size() > kMaxFinished) finished_.pop_front();
-  live_.erase(found);
+  bool last = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = std::find(live_.begin(), live_.end(), comm);
+    if (found == live_.end()) return;
+    finished_.push_back((*found)->snapshot());
+    if (finished_.size() > kMaxFinished) finished_.pop_front();
+    live_.erase(found);
+    last = live_.empty();
+  }
+  if (!last) return;
+  adjustWriter();
+  (void)writeNow();  // the final figures, which the stopped writer would have written at its next round
+}
+
+void MetricsTextfile::adjustWriter() {
+  std::lock_guard<std::mutex> lifecycle(lifecycle_);
+  bool wanted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wanted = !live_.empty();
+  }
+  if (wanted) {
+    (void)writer_.start();  // no thread to be had: the file is written at the last finalize only
+  } else {
+    writer_.stop();
+  }
 }
 
 std::string MetricsTextfile::path() const {
@@ -47,6 +64,7 @@ std::string MetricsTextfile::path() const {
 }
 
 Status MetricsTextfile::writeNow() {
+  std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
   std::vector<profiler::CommunicatorTimings> all;
   std::string path;
   profiler::ProcessLabels process;
@@ -59,19 +77,6 @@ Status MetricsTextfile::writeNow() {
     for (const auto& comm : live_) all.push_back(comm->snapshot());
   }
   return writeFileAtomically(path, profiler::renderOpenMetrics(process, all));
-}
-
-void MetricsTextfile::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_) {
-    wake_.wait_for(lock, interval_, [this] { return stopping_; });
-    lock.unlock();
-    try {
-      (void)writeNow();  // a full disk or a vanished directory: the next interval tries again
-    } catch (...) {
-    }
-    lock.lock();
-  }
 }
 
 }  // namespace nccl_roce::plugin

@@ -31,6 +31,16 @@ PinWait pinWait(const Environment& env) {
   return wait;
 }
 
+// The variables a policy is requested by, as they are now: what a load (and its wait) reads, so that what it
+// loads is what its key names, whatever the process environment becomes meanwhile.
+MapEnvironment requestIn(const Environment& env) {
+  MapEnvironment request({}, env.isPrivileged());
+  for (const char* name : {kInlineName, "NCCL_ROCE_POLICY", "NCCL_ROCE_POLICY_DIGEST", "NCCL_ROCE_POLICY_PIN_WAIT"}) {
+    if (std::optional<std::string> value = env.get(name)) request.set(name, *value);
+  }
+  return request;
+}
+
 }  // namespace
 
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
@@ -75,26 +85,45 @@ std::string PolicyRegistry::keyOf(const Environment& env) {
          env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
 }
 
-PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(const Environment& env) {
+PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(std::unique_lock<std::mutex>& lock,
+                                                            const Environment& env) {
   std::string key = keyOf(env);
-  auto it = loaded_.find(key);
-  if (it == loaded_.end()) {
-    PinWait wait = pinWait(env);
-    Loaded loaded = loadPinned(env, wait.seconds);
-    if (!env.get("NCCL_ROCE_POLICY_DIGEST").value_or("").empty()) loaded.warning = wait.warning;
-    return loaded_.emplace(key, std::move(loaded)).first->second;
+  for (;;) {
+    auto it = loaded_.find(key);
+    if (it != loaded_.end() && it->second.loading) {
+      loadedCv_.wait(lock);  // another communicator reads this policy (or waits for its pinned file)
+      continue;
+    }
+    if (it != loaded_.end() && it->second.refusal.empty()) return it->second;
+    bool first = it == loaded_.end();
+    bool given = !first && it->second.givenToCommunicator;
+    Loaded& slot = loaded_[key];
+    slot.loading = true;
+    MapEnvironment request = requestIn(env);
+    lock.unlock();
+    Loaded result;
+    try {
+      PinWait wait = pinWait(request);
+      result = loadPinned(request, first ? wait.seconds : std::chrono::seconds(0));
+      if (first && !request.get("NCCL_ROCE_POLICY_DIGEST").value_or("").empty()) result.warning = wait.warning;
+    } catch (...) {
+      lock.lock();
+      loaded_.erase(key);  // nothing kept: the next communicator tries again
+      loadedCv_.notify_all();
+      throw;
+    }
+    lock.lock();
+    Loaded& stored = loaded_[key];
+    stored = std::move(result);
+    stored.givenToCommunicator = given;
+    loadedCv_.notify_all();
+    return stored;
   }
-  if (!it->second.refusal.empty()) {
-    bool given = it->second.givenToCommunicator;
-    it->second = loadPinned(env, std::chrono::seconds(0));
-    it->second.givenToCommunicator = given;
-  }
-  return it->second;
 }
 
 PolicyRegistry::Active PolicyRegistry::active(const Environment& env) {
-  std::lock_guard<std::mutex> lock(loadMutex_);
-  Loaded& loaded = loadForCommunicator(env);
+  std::unique_lock<std::mutex> lock(loadMutex_);
+  Loaded& loaded = loadForCommunicator(lock, env);
   bool first = !loaded.givenToCommunicator;
   loaded.givenToCommunicator = true;
   return {loaded.policy, first, loaded.refusal, first ? loaded.warning : ""};
@@ -117,16 +146,23 @@ PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const tuner:
 }
 
 std::vector<std::pair<std::string, std::string>> PolicyRegistry::environmentDefaults(const Environment& env) {
-  std::lock_guard<std::mutex> lock(loadMutex_);
   std::string key = keyOf(env);
-  auto it = loaded_.find(key);
-  if (it != loaded_.end()) {
-    if (!it->second.refusal.empty()) return {};
-    return it->second.policy->environmentDefaults();
+  {
+    std::lock_guard<std::mutex> lock(loadMutex_);
+    auto it = loaded_.find(key);
+    if (it != loaded_.end() && !it->second.loading) {
+      if (!it->second.refusal.empty()) return {};
+      return it->second.policy->environmentDefaults();
+    }
   }
-  Loaded now = loadPinned(env, std::chrono::seconds(0));
+  // Not loaded yet, or a communicator is reading it or waiting for its pinned file: read it now, without waiting.
+  Loaded now = loadPinned(requestIn(env), std::chrono::seconds(0));
   if (!now.refusal.empty()) return {};
-  return loaded_.emplace(key, std::move(now)).first->second.policy->environmentDefaults();
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  auto it = loaded_.find(key);
+  if (it == loaded_.end()) it = loaded_.emplace(key, std::move(now)).first;  // kept: the first communicator gets it
+  else if (it->second.loading || !it->second.refusal.empty()) return now.policy->environmentDefaults();
+  return it->second.policy->environmentDefaults();
 }
 
 }  // namespace nccl_roce::plugin

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -46,8 +47,9 @@ class PolicyRegistry {
   Lookup lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks, uint64_t nNodes);
 
   // What the env plugin serves besides the resolution: the active policy's environment defaults. Never waits
-  // for a pinned file (the env plugin runs inside the resolution's 5 s bound): a policy the pin refuses now
-  // serves no defaults, and is not kept, so the tuner's init still waits for the pinned file.
+  // for a pinned file (the env plugin runs inside the resolution's 5 s bound), nor for a communicator that does:
+  // a policy the pin refuses now serves no defaults, and is not kept, so the tuner's init still waits for the
+  // pinned file.
   std::vector<std::pair<std::string, std::string>> environmentDefaults(const Environment& env);
 
   // How long the first communicator of a process waits for the pinned policy to appear (a ConfigMap update
@@ -65,16 +67,19 @@ class PolicyRegistry {
     bool givenToCommunicator = false;
     std::string refusal;
     std::string warning;
+    bool loading = false;  // a communicator is reading it (or waiting for its pinned file); others wait for it
   };
-  // The entry for `env` as a communicator gets it, loaded if need be (loadMutex_ held). A policy the pin refused
-  // is read again, without waiting, each time it is asked for: a file that arrives after the wait is still taken,
-  // and until then every communicator fails at once instead of waiting again.
-  Loaded& loadForCommunicator(const Environment& env);
+  // The entry for `env` as a communicator gets it, loaded if need be. A policy the pin refused is read again,
+  // without waiting, each time it is asked for: a file that arrives after the wait is still taken, and until then
+  // every communicator fails at once instead of waiting again. The reading and the waiting happen without the
+  // lock; communicators of the same policy wait for the one that reads it.
+  Loaded& loadForCommunicator(std::unique_lock<std::mutex>& lock, const Environment& env);
   // The requested policy, checked against the pin when there is one, waiting at most `wait` for it.
   static Loaded loadPinned(const Environment& env, std::chrono::seconds wait);
   static std::string keyOf(const Environment& env);
 
-  std::mutex loadMutex_;  // held while loading, so a policy is read once however many inits race
+  std::mutex loadMutex_;  // loaded_; never held while reading a file or waiting for one
+  std::condition_variable loadedCv_;  // a load finished
   std::map<std::string, Loaded> loaded_;  // by what was asked for (the policy, the inline text, the pin)
 
   // Keyed by the policy's address: each lookup holds its policy, so the address stays valid.

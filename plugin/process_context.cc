@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "plugin/library_pin.h"
+
 namespace nccl_roce::plugin {
 
 namespace {
@@ -13,6 +15,7 @@ int setProcessEnv(const char* name, const char* value) { return ::setenv(name, v
 
 ProcessContext::ProcessContext(const Environment& env, ProcessSeams seams)
     : env_(env),
+      statistics_(telemetryOptionsFrom(env)),
       envPlugin_(env, resolverFor(seams.resolver), seams.resolutionDeadline),
       netPlugin_(env, resolverFor(seams.resolver), &envPlugin_, seams.setEnv ? seams.setEnv : setProcessEnv,
                  seams.resolutionDeadline) {}
@@ -34,6 +37,7 @@ ProcessContext* buildProcessContext() noexcept {
     ProcessContext* context = builtProcessContext.load(std::memory_order_relaxed);
     if (context == nullptr) {
       context = new ProcessContext(processEnvironment());
+      keepThisLibraryLoaded();
       builtProcessContext.store(context, std::memory_order_release);
     }
     return context;

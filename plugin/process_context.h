@@ -68,7 +68,10 @@ ProcessContext* buildProcessContext() noexcept;
 }  // namespace detail
 
 // This process's context over the process environment, built on first use and never destroyed: NCCL may call
-// in from atexit handlers after static destructors have run. nullptr when it cannot be built (out of memory);
+// in from atexit handlers after static destructors have run. Building it pins this library
+// (plugin/library_pin.h): NCCL's dlclose at its last communicator then leaves the context, the records of every
+// communicator finalized so far and the policies the process decides by in place for the next communicator,
+// which NCCL opens the library again for. nullptr when it cannot be built (out of memory);
 // the next call tries again, and callers meanwhile leave NCCL to its own behaviour. Inline: the profiler's
 // channel stops find their tracker through it, once per collective.
 inline ProcessContext* processContext() noexcept {

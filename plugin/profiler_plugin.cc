@@ -48,19 +48,24 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   config.nRanks = comm.nRanks;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
+  TelemetryFiles& statistics = process.statistics();
+  std::unique_ptr<ProfilerComm> c;
   try {
-    auto c = std::make_unique<ProfilerComm>(process, tracker);
+    c = std::make_unique<ProfilerComm>(process, tracker);
     const Environment& env = process.environment();
     c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
-    c->statsEntry = process.statistics().claim(c->statsPath, comm.commId, "profiler");
-    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker,
-                                                   process.statistics(), c->statsPath, c->statsEntry);
+    c->statsEntry = statistics.claim(c->statsPath, comm.commId, "profiler");
+    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker, statistics,
+                                                   c->statsPath, c->statsEntry);
+    // Checkpoints read the tracker on their own thread: the function shares it, so a finalize may come first.
+    statistics.watch(c->statsPath, c->statsEntry, "profiler", [timed = c->timed] { return timingRecords(*timed); });
     process.metrics().add(c->timed, env);
     return c.release();
   } catch (...) {
     // The registry names the tracker by a raw pointer: take it out before the last owner goes, so a late
-    // event's handle finds an empty slot instead of freed memory.
+    // event's handle finds an empty slot instead of freed memory. A claimed entry is let go unwritten.
     process.trackers().remove(tracker);
+    if (c && c->statsEntry.number != 0) (void)statistics.finish(c->statsPath, c->statsEntry, "profiler", {});
     throw;
   }
 }
@@ -76,6 +81,8 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
   NcclLogger logger(logFunction);
   try {
     if (!timingRequested(process.environment())) return ncclSuccess;
+    std::string problem = process.statistics().takeProblem();
+    if (!problem.empty()) NCCL_ROCE_WARN(logger, kLogProfile | kLogInit, "profiler: %s", problem.c_str());
     if (clock == ChannelClock::kNone) {
       NCCL_ROCE_INFO(logger, kLogProfile, "profiler: this NCCL has no kernel channel events (2.26+ needed); "
                                           "collectives are not timed");
@@ -186,8 +193,10 @@ ncclResult_t profilerFinalize(void* context) noexcept {
   try {
     c->process->metrics().finish(c->timed);
     c->process->trackers().remove(c->tracker);  // after this no proxy event reaches the tracker
+    // The tracker's timings, folded into the entry: what stays of this communicator once `c` (and with it the
+    // tracker and its histograms) is freed below.
     TelemetryFiles& statistics = c->process->statistics();
-    Status written = statistics.report(c->statsPath, c->statsEntry, timingRecords(*c->timed));
+    Status written = statistics.finish(c->statsPath, c->statsEntry, "profiler", timingRecords(*c->timed));
     if (!written.isOk()) {
       NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
     }

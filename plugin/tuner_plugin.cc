@@ -33,7 +33,8 @@ struct CommunicatorTuner {
   std::string digest;              // of what NCCL_ROCE_POLICY(_INLINE) loaded: what a pin names
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
-  // With NCCL_ROCE_STATS set: every call counted, reported into the process's statistics file at finalize.
+  // With NCCL_ROCE_STATS set: every call counted, in the process's statistics file at each checkpoint and at
+  // finalize.
   std::shared_ptr<tuner::DecisionCounts> stats;  // shared with the profiler's rule lookup
   TelemetryFiles* statistics = nullptr;
   std::string statsPath;
@@ -76,36 +77,8 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
   return true;
 }
 
-void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Environment& env) {
-  auto prefix = env.get("NCCL_ROCE_STATS");
-  if (!prefix || prefix->empty()) return;
-  c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
-  c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
-  c.statistics = &statistics;
-  c.stats = std::make_shared<tuner::DecisionCounts>();
-  statistics.attachRules(c.statsPath, c.statsEntry,
-                         [stats = c.stats, policy = c.assignment.policy](int coll, int bucket, int algo, int proto) {
-                           int rule = stats->ruleFor(coll, bucket, algo, proto);
-                           return policy ? tuner::ruleName(*policy, rule) : nlohmann::ordered_json(nullptr);
-                         });
-  statistics.attachDecisions(c.statsPath, c.statsEntry, [stats = c.stats, policy = c.assignment.policy] {
-    return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
-  });
-}
-
-void logPolicyInUse(CommunicatorTuner& c) {
-  const tuner::Policy* policy = c.assignment.policy.get();
-  NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
-                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
-                 hex(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
-                 policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
-                 c.experiment.empty() ? ""
-                                      : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
-                 c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
-}
-
-// The communicator's entry in the statistics file: who it is, what decided, and every counted decision.
-nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
+// The communicator's identity in its statistics entry: who it is and what decides for it.
+nlohmann::ordered_json identityOf(const CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
   nlohmann::ordered_json comm;
   comm["comm_id"] = hex(c.commId);
@@ -123,13 +96,53 @@ nlohmann::ordered_json statisticsOf(const CommunicatorTuner& c) {
   comm["policy_hash"] = policy ? policy->digest : "";
   comm["digest"] = orNull(!c.digest.empty(), c.digest);
   comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
-  comm.update(c.stats->toJson(policy ? *policy : tuner::Policy()));
   return comm;
+}
+
+// The entry's fields now: the identity and every decision counted so far. Shares what it reads, so a checkpoint
+// can ask on the writer's thread while this communicator finalizes.
+FieldsNow decisionsNow(const CommunicatorTuner& c) {
+  return [identity = identityOf(c), stats = c.stats, policy = c.assignment.policy] {
+    nlohmann::ordered_json fields = identity;
+    fields.update(stats->toJson(policy ? *policy : tuner::Policy()));
+    return fields;
+  };
+}
+
+void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Environment& env) {
+  auto prefix = env.get("NCCL_ROCE_STATS");
+  if (!prefix || prefix->empty()) return;
+  std::string problem = statistics.takeProblem();
+  if (!problem.empty()) NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit, "tuner: %s", problem.c_str());
+  c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
+  c.stats = std::make_shared<tuner::DecisionCounts>();
+  c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
+  c.statistics = &statistics;
+  statistics.attachRules(c.statsPath, c.statsEntry,
+                         [stats = c.stats, policy = c.assignment.policy](int coll, int bucket, int algo, int proto) {
+                           int rule = stats->ruleFor(coll, bucket, algo, proto);
+                           return policy ? tuner::ruleName(*policy, rule) : nlohmann::ordered_json(nullptr);
+                         });
+  statistics.attachDecisions(c.statsPath, c.statsEntry, [stats = c.stats, policy = c.assignment.policy] {
+    return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
+  });
+  statistics.watch(c.statsPath, c.statsEntry, "tuner", decisionsNow(c));
+}
+
+void logPolicyInUse(CommunicatorTuner& c) {
+  const tuner::Policy* policy = c.assignment.policy.get();
+  NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
+                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
+                 hex(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
+                 policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
+                 c.experiment.empty() ? ""
+                                      : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
+                 c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
 
 void reportStatistics(CommunicatorTuner& c) {
   tuner::DecisionCounts::Totals totals = c.stats->totals();
-  Status written = c.statistics->report(c.statsPath, c.statsEntry, statisticsOf(c));
+  Status written = c.statistics->finish(c.statsPath, c.statsEntry, "tuner", decisionsNow(c)());
   if (!written.isOk()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
   }
@@ -137,7 +150,7 @@ void reportStatistics(CommunicatorTuner& c) {
                  "tuner: comm %s made %llu decisions, %llu by policy rules, %llu with no available preference%s%s",
                  hex(c.commId).c_str(), static_cast<unsigned long long>(totals.calls),
                  static_cast<unsigned long long>(totals.fromRules), static_cast<unsigned long long>(totals.unavailable),
-                 written.isOk() ? "; written to " : "", written.isOk() ? c.statsPath.c_str() : "");
+                 written.isOk() ? "; reported to " : "", written.isOk() ? c.statsPath.c_str() : "");
 }
 
 }  // namespace
@@ -165,6 +178,13 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   } catch (...) {
     c->compiled.reset();
     c->stats.reset();
+    if (c->statistics != nullptr) {
+      try {
+        (void)c->statistics->finish(c->statsPath, c->statsEntry, "tuner", {});  // no entry stays live for it
+      } catch (...) {
+      }
+      c->statistics = nullptr;
+    }
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm 0x%016llx",
                    static_cast<unsigned long long>(commId));
   }

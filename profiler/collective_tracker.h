@@ -15,8 +15,8 @@
 //
 // Threads: Group and Coll events come from the user's thread or CUDA's host-callback thread, and both can run
 // for one communicator at once (an eager collective while a graph's replay starts, with
-// NCCL_GRAPH_MIXING_SUPPORT=0); KernelCh events from the proxy thread; snapshots from the metrics writer and
-// finalize. Every member function but startGroup takes the tracker's one lock (common/spin_lock.h), never held
+// NCCL_GRAPH_MIXING_SUPPORT=0); KernelCh events from the proxy thread; snapshots from the metrics writer, the
+// statistics checkpoint writer and finalize. Every member function but startGroup takes the tracker's one lock (common/spin_lock.h), never held
 // across anything slow. Nothing allocates after construction except a new key's entry and a new name
 // combination.
 #pragma once

@@ -19,7 +19,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== TSan: concurrency tests"
 cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test abi_profiler_test plugin_env_net_test \
-  plugin_tuner_concurrency_test plugin_stalled_device_test plugin_metrics_textfile_test gid_concurrency_test profiler_concurrency_test \
+  plugin_tuner_concurrency_test plugin_stalled_device_test plugin_metrics_textfile_test plugin_telemetry_file_test \
+  plugin_periodic_writer_test plugin_policy_registry_test gid_concurrency_test profiler_concurrency_test \
   common_spin_lock_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./scripts/ctest.sh build-tsan --no-tests=error --output-on-failure \
   -L concurrency

@@ -11,7 +11,8 @@ std::string PluginLibrary::builtPath() { return NCCL_ROCE_PLUGIN_PATH; }
 PluginLibrary::PluginLibrary(const std::string& path) {
   // RTLD_NODELETE: the plugin keeps process-wide singletons alive for the life of the process (NCCL may read
   // variables from exit handlers); unmapping them would turn every one into a "definite leak" under valgrind,
-  // hiding real ones. NCCL itself unloads plugins only at exit.
+  // hiding real ones. NCCL closes the tuner and profiler after their last communicator, and the plugin pins
+  // itself when it builds its process context (plugin/library_pin.h): this only pins it from the start.
   handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle_ == nullptr) {
     const char* e = ::dlerror();

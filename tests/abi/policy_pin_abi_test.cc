@@ -4,10 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "common/sha256.h"
+#include "plugin/nccl/env_v2.h"
 #include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
@@ -99,6 +101,44 @@ TEST(PolicyPin, AnInlinePolicyIsPinnedByTheDigestOfItsText) {
   EXPECT_EQ(initRank(rank, &ctx), ncclSuccess);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'fitted' (NCCL_ROCE_POLICY_INLINE"), 1u);
   rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctx);
+}
+
+// Nothing waits behind a communicator that waits for its pinned file: NCCL's environment reads (the env plugin's
+// init, whose resolution serves the policy's defaults, and getEnv) and the init of a communicator the application
+// gives another policy all answer at once, and the waiting one still fails at the end of its wait.
+TEST(PolicyPin, GetEnvAndAnotherPolicysCommunicatorAnswerWhileOneWaits) {
+  TempDir dir;
+  ScopedEnv sysfs("NCCL_ROCE_SYSFS_ROOT", dir.path());  // no RDMA device: the resolution ends at once
+  PluginLibrary rank = PluginLibrary::copy(dir.path(), "rank.so");
+  std::atomic<bool> waited{false};
+  int pinnedResult = -1;
+  void* pinnedCtx = nullptr;
+  std::thread pinnedInit;
+  {
+    ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("policy.toml", kStale));
+    ScopedEnv pin("NCCL_ROCE_POLICY_DIGEST", digestOf(kFitted));
+    ScopedEnv wait("NCCL_ROCE_POLICY_PIN_WAIT", "3");
+    pinnedInit = std::thread([&] {
+      pinnedResult = initRank(rank, &pinnedCtx);
+      waited = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // it has read its request and polls the file
+  }
+  ScopedEnv policy("NCCL_ROCE_POLICY", "nccl");
+  auto start = std::chrono::steady_clock::now();
+  const auto* env = rank.table<ncclEnv_v2_t>("ncclEnvPlugin_v2");
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ(env->init(2, 28, 9, "", captureNcclLog), ncclSuccess);
+  EXPECT_EQ(env->getEnv("NCCL_IB_QPS_PER_CONNECTION"), nullptr);
+  void* otherCtx = nullptr;
+  EXPECT_EQ(initRank(rank, &otherCtx), ncclSuccess);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "nothing waited for the pin";
+  EXPECT_FALSE(waited) << "the pinned communicator is still waiting";
+  pinnedInit.join();
+  EXPECT_EQ(pinnedResult, ncclInvalidUsage);
+  EXPECT_EQ(pinnedCtx, nullptr);
+  rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(otherCtx);
+  env->finalize();
 }
 
 // A pin that is not a digest is the operator's typo, not a rollout in flight: one WARN and NCCL's own choices.

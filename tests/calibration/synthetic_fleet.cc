@@ -152,7 +152,7 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   }
 }
 
-// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc statisticsOf).
+// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc identityOf and decisionsNow).
 nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Process& p) {
   nlohmann::ordered_json tuner;
   tuner["experiment"] = e.name;
@@ -187,20 +187,24 @@ struct Textfiles {
 };
 
 // Where the fleet is written: each process's statistics file, and metrics textfiles when `metrics.dir` is set.
+// One TelemetryFiles for the whole fleet: every file's header names this process, so its entries must be numbered
+// apart (readers count an entry "host/pid/number" once).
 struct Output {
   std::string stats;
   Textfiles metrics;
+  plugin::TelemetryFiles statistics;
 };
 
 // One communicator's ranks, each as its own process would write them: the tuner's and the profiler's entry of its
 // statistics file, and the textfile NCCL_ROCE_METRICS gets from the same tracker (plugin/metrics_textfile.h).
 Status writeCommunicator(const Experiment& e, uint64_t commId, const std::map<int, Process>& ranks, Output& out) {
-  plugin::TelemetryFiles statistics;
+  plugin::TelemetryFiles& statistics = out.statistics;
   for (const auto& [rank, p] : ranks) {
     const Arm& arm = e.arms.at(p.arm);
     std::string name = format("pod-%016llx-rank%d", static_cast<unsigned long long>(commId), rank);
     std::string path = out.stats + "/" + name + ".json";
-    plugin::TelemetryEntry entry = statistics.claim(path, commId, "profiler");
+    plugin::TelemetryEntry entry = statistics.claim(path, commId, "tuner");
+    statistics.claim(path, commId, "profiler");  // joins the tuner's entry, as in the plugin
     statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
       return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
     });
@@ -220,9 +224,11 @@ Status writeCommunicator(const Experiment& e, uint64_t commId, const std::map<in
     labels.policy = arm.policyName;
     labels.policyHash = arm.policyHash;
     plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
-    Status written = statistics.report(path, entry, tunerFields(e, arm, p));
-    if (written.isOk()) written = statistics.report(path, entry, plugin::timingRecords(timed));
-    if (written.isOk() && !out.metrics.dir.empty()) written = out.metrics.add(timed.snapshot());
+    // The textfile's figures first, as the profiler's finalize takes them: a final entry keeps no rule lookups.
+    profiler::CommunicatorTimings metrics = timed.snapshot();
+    Status written = statistics.finish(path, entry, "tuner", tunerFields(e, arm, p));
+    if (written.isOk()) written = statistics.finish(path, entry, "profiler", plugin::timingRecords(timed));
+    if (written.isOk() && !out.metrics.dir.empty()) written = out.metrics.add(std::move(metrics));
     if (!written.isOk()) return written;
   }
   return Status::ok();

@@ -1,6 +1,6 @@
-// Any bytes as a statistics file (nccl-roce.stats/2): read, assembled into a fleet, compared and fitted, never a
-// crash, a hang or undefined behaviour (a hand-edited or truncated file from one pod must not take `ab` or
-// `ab fit` down).
+// Any bytes as a statistics file (nccl-roce.stats/3 or /2): read, assembled into a fleet (each entry at its latest
+// state), compared and fitted, never a crash, a hang or undefined behaviour (a hand-edited or truncated file from
+// one pod must not take `ab` or `ab fit` down).
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -31,16 +31,20 @@ nlohmann::ordered_json decisionsOf(const CommEntry& c) {
   return decisions;
 }
 
-}  // namespace
-
-std::string statisticsFile(const std::vector<CommEntry>& comms) {
+// The file in the plugin's layout; `v3`: with what schema /3 adds to each entry.
+std::string document(const std::vector<CommEntry>& comms, bool v3, const std::string& host, int pid) {
   nlohmann::ordered_json doc;
-  doc["schema"] = "nccl-roce.stats/2";
-  doc["pid"] = 4242;
-  doc["host"] = "node-a";
+  doc["schema"] = v3 ? "nccl-roce.stats/3" : "nccl-roce.stats/2";
+  doc["pid"] = pid;
+  doc["host"] = host;
   doc["communicators"] = nlohmann::ordered_json::array();
   for (const CommEntry& c : comms) {
     nlohmann::ordered_json comm;
+    if (v3) {
+      comm["entry"] = c.entry;
+      comm["state"] = c.state;
+      comm["updated"] = c.updated;
+    }
     comm["comm_id"] = c.commId;
     comm["n_ranks"] = 16;
     comm["n_nodes"] = c.nodes;
@@ -82,6 +86,14 @@ std::string statisticsFile(const std::vector<CommEntry>& comms) {
     doc["communicators"].push_back(comm);
   }
   return doc.dump(1);
+}
+
+}  // namespace
+
+std::string statisticsFile(const std::vector<CommEntry>& comms) { return document(comms, false, "node-a", 4242); }
+
+std::string checkpointFile(const std::vector<CommEntry>& comms, const std::string& host, int pid) {
+  return document(comms, true, host, pid);
 }
 
 std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,

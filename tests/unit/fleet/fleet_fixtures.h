@@ -36,10 +36,16 @@ struct CommEntry {
   int nodes = 2;
   std::vector<TimedKey> keys{TimedKey{}};
   std::vector<DecisionLine> decisions{DecisionLine{}};
+  // What schema /3 adds (checkpointFile): the entry's number in its process, its state, its last update.
+  int entry = 1;
+  std::string state = "final";
+  std::string updated = "2026-03-01T12:00:00.000Z";
 };
 
 // A statistics file (schema nccl-roce.stats/2) holding `comms`, in the plugin's layout.
 std::string statisticsFile(const std::vector<CommEntry>& comms);
+// The same in schema nccl-roce.stats/3 (a checkpoint or a part file), written by process `pid` on `host`.
+std::string checkpointFile(const std::vector<CommEntry>& comms, const std::string& host = "node-a", int pid = 4242);
 
 // One Inspector v4.0 record (pretty-printed as Inspector's README shows it, or on one line).
 std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,

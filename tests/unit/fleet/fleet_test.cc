@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fleet/ab_comparison.h"
+#include "fleet/arm_census.h"
 #include "fleet/fleet.h"
 #include "fleet/inspector_reader.h"
 #include "fleet/telemetry_reader.h"
@@ -252,6 +253,62 @@ TEST(AbComparison, CollectivesTimedOnTheCpuAreComparedApartFromGpuTimings) {
   EXPECT_EQ(report->comparisons[0].cells.cells.at(0).verdict, verdicts::Verdict::kNoDifference);
   EXPECT_THAT(report->notes, ::testing::Contains(HasSubstr("6 communicator(s) hold collectives timed on the CPU "
                                                            "(120 CPU (kernel))")));
+}
+
+// A pod's directory holds its latest checkpoint; an operator may also collect an earlier copy, and a kill between
+// the two writes that move final entries to a part file leaves them in both files.
+TEST(Fleet, OfSeveralStatesOfOneEntryOnlyTheLatestCounts) {
+  CommEntry checkpoint = comm("0xa1", "control", 0, 40);
+  checkpoint.state = "live";
+  checkpoint.updated = "2026-03-01T12:00:00.000Z";
+  checkpoint.keys[0].count = 10;
+  CommEntry final = checkpoint;
+  final.state = "final";
+  final.updated = "2026-03-01T12:05:00.000Z";
+  final.keys[0].count = 30;
+  auto parse = [](const std::vector<CommEntry>& comms, const std::string& file) {
+    auto r = parseTelemetryFile(testing::checkpointFile(comms), file);
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    return r.isOk() ? *r : std::vector<CommunicatorRecord>();
+  };
+  std::vector<CommunicatorRecord> all;
+  for (auto part : {parse({final}, "stats.4242.json"), parse({checkpoint}, "copied-earlier/stats.4242.json"),
+                    parse({final}, "stats.4242.final-1.json")}) {
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  StatusOr<Fleet> fleet = assembleFleet(all, {});
+  ASSERT_TRUE(fleet.isOk());
+  ASSERT_EQ(fleet->communicators.size(), 1u);
+  EXPECT_EQ(fleet->communicators[0].records, 1) << "one rank, however many copies of its entry";
+  EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).collectives, 30u) << "its final state";
+  EXPECT_FALSE(fleet->communicators[0].live);
+}
+
+TEST(Fleet, EntriesOfDifferentProcessesAreNeverTakenForOneAnother) {
+  auto a = parseTelemetryFile(testing::checkpointFile({comm("0xa1", "control", 0, 40)}, "node-a", 11), "a.json");
+  auto b = parseTelemetryFile(testing::checkpointFile({comm("0xa1", "control", 1, 40)}, "node-b", 11), "b.json");
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  a->insert(a->end(), b->begin(), b->end());
+  StatusOr<Fleet> fleet = assembleFleet(*a, {});
+  ASSERT_TRUE(fleet.isOk());
+  EXPECT_EQ(fleet->communicators[0].records, 2) << "entry 1 of pid 11 on two hosts: two ranks";
+}
+
+TEST(Fleet, CommunicatorsStillLiveCountAsOfTheirCheckpointAndTheReportSaysHowMany) {
+  CommEntry running = comm("0xa1", "control", 0, 40);
+  running.state = "live";
+  CommEntry done = comm("0xb2", "candidate", 0, 40);
+  done.entry = 2;
+  auto records = parseTelemetryFile(testing::checkpointFile({running, done}), "stats.4242.json");
+  ASSERT_TRUE(records.isOk());
+  StatusOr<Fleet> fleet = assembleFleet(*records, {});
+  ASSERT_TRUE(fleet.isOk());
+  ASSERT_EQ(fleet->communicators.size(), 2u);
+  EXPECT_TRUE(fleet->communicators[0].live);
+  EXPECT_FALSE(fleet->communicators[1].live);
+  ArmCensus census = censusOfArms(*fleet, /*needNodeCount=*/false);
+  EXPECT_EQ(census.communicatorsPerArm.at("control"), 1);
+  EXPECT_THAT(census.notes, ::testing::Contains(HasSubstr("1 timed communicator(s) were still live")));
 }
 
 TEST(AbComparison, ArmsMissingOnOneSideAreAnErrorNotAVerdict) {

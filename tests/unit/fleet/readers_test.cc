@@ -119,6 +119,45 @@ TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
   }
 }
 
+TEST(StatisticsReader, ReadsACheckpointsEntriesWithTheirProcessNumberStateAndTime) {
+  CommEntry live;
+  live.entry = 3;
+  live.state = "live";
+  live.updated = "2026-03-01T12:34:56.789Z";
+  CommEntry final = live;
+  final.entry = 4;
+  final.state = "final";
+  auto records = parseTelemetryFile(testing::checkpointFile({live, final}, "vllm-7", 31), "stats.31.json");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].entryId, "vllm-7/31/3");
+  EXPECT_TRUE((*records)[0].live);
+  EXPECT_EQ((*records)[0].updatedMs, 1772368496789);
+  EXPECT_EQ((*records)[1].entryId, "vllm-7/31/4");
+  EXPECT_FALSE((*records)[1].live);
+  auto older = parseTelemetryFile(testing::statisticsFile({CommEntry{}}), "stats.30.json");
+  ASSERT_TRUE(older.isOk()) << "schema /2 still reads";
+  EXPECT_EQ((*older)[0].entryId, "") << "and names no entry: never taken for another state of one";
+  EXPECT_FALSE((*older)[0].live);
+}
+
+TEST(StatisticsReader, ACheckpointWithoutItsEntriesNamesOrStatesIsAnError) {
+  std::string good = testing::checkpointFile({CommEntry{}});
+  const std::pair<std::string, std::string> cases[] = {
+      {replacedIn(good, "\"entry\": 1", "\"entry\": 0"), "entry is not a number from 1"},
+      {replacedIn(good, "\"entry\": 1", "\"entri\": 1"), "entry is not a number from 1"},
+      {replacedIn(good, "\"state\": \"final\"", "\"state\": \"paused\""), "state is neither"},
+      {replacedIn(good, "2026-03-01T12:00:00.000Z", "2026-03-01 12:00:00"), "updated is not a UTC time"},
+      {replacedIn(good, "\"host\": \"node-a\"", "\"host\": 5"), "no host and pid"},
+  };
+  for (const auto& [text, why] : cases) {
+    auto records = parseTelemetryFile(text, "stats.1.json");
+    ASSERT_FALSE(records.isOk()) << why;
+    EXPECT_THAT(records.status().message(), HasSubstr("stats.1.json"));
+    EXPECT_THAT(records.status().message(), HasSubstr(why));
+  }
+}
+
 TEST(InspectorReader, ReadsOneLineAndPrettyPrintedRecordsPerCommunicatorAndRank) {
   std::string text = testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 41) +
                      testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 39, /*oneLine=*/false) +

@@ -84,6 +84,33 @@ TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack
   EXPECT_THAT(text, Not(HasSubstr("} 5\n")));
 }
 
+// NCCL dlcloses the profiler after its last communicator: the writer must not outlive it.
+TEST(MetricsTextfile, TheWriterRunsOnlyWhileACommunicatorLivesAndTheLastFinalizeWritesTheFile) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
+  TelemetryFiles statistics;
+  MetricsTextfile metrics(std::chrono::hours(1));  // the writer never reaches its interval here
+  TrackedComm first(statistics, 0x71), second(statistics, 0x72);
+  EXPECT_FALSE(metrics.writerRunning());
+  metrics.add(first.timed, env);
+  metrics.add(second.timed, env);
+  EXPECT_TRUE(metrics.writerRunning());
+  first.run(2);
+  metrics.finish(first.timed);
+  EXPECT_TRUE(metrics.writerRunning()) << "the second communicator still lives";
+  second.run(3);
+  metrics.finish(second.timed);
+  EXPECT_FALSE(metrics.writerRunning()) << "stopped and joined by the last finalize";
+  std::string text = contents(metrics.path());
+  EXPECT_THAT(text, HasSubstr("comm_id=\"0x0000000000000071\""));
+  EXPECT_THAT(text, HasSubstr("comm_id=\"0x0000000000000072\""));
+  EXPECT_THAT(text, HasSubstr("} 3\n")) << "written by the last finalize, not left to a writer that is gone";
+  TrackedComm third(statistics, 0x73);
+  metrics.add(third.timed, env);
+  EXPECT_TRUE(metrics.writerRunning()) << "the next communicator (after NCCL reopens the library) starts it again";
+  metrics.finish(third.timed);
+}
+
 TEST(MetricsTextfile, NothingIsWrittenWithoutTheVariable) {
   testing::TempDir dir;
   MapEnvironment env;

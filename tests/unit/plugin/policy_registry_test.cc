@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "common/env.h"
 #include "common/sha256.h"
@@ -105,6 +108,41 @@ TEST(PolicyRegistry, APinnedFileThatArrivesAfterTheWaitIsTakenByTheNextCommunica
   EXPECT_EQ(taken.refusal, "");
   EXPECT_EQ(taken.policy->assign(0).policy->name, "new");
   EXPECT_FALSE(taken.first) << "earlier communicators already met this request";
+}
+
+// A communicator waiting for its pinned file holds nothing other calls need: the env plugin's defaults (NCCL's
+// getEnv, and the net plugin's init, inside the resolution's 5 s bound) and a communicator that asks for another
+// policy answer at once. A communicator asking for the same policy waits for the same file, not for a wait of
+// its own, and both take it when it lands.
+TEST(PolicyRegistry, APinnedWaitHoldsNoLockThatOtherCallsNeed) {
+  TempDir dir;
+  std::string path = dir.writeFile("p.toml", kOld);
+  MapEnvironment pinned(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", path},
+                                                           {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                           {"NCCL_ROCE_POLICY_PIN_WAIT", "20"}});
+  MapEnvironment other(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", kOld}});
+  PolicyRegistry policies;
+  std::atomic<int> waiting{2};
+  PolicyRegistry::Active first, second;
+  std::thread firstInit([&] { first = policies.active(pinned); --waiting; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the first init is polling for the pinned file
+  std::thread secondInit([&] { second = policies.active(pinned); --waiting; });
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(policies.environmentDefaults(pinned).empty()) << "the old file's QPS setting is not served";
+  PolicyRegistry::Active unrelated = policies.active(other);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "neither waited for the pin";
+  EXPECT_EQ(unrelated.refusal, "");
+  EXPECT_EQ(unrelated.policy->assign(0).policy->name, "old");
+  EXPECT_EQ(waiting.load(), 2) << "both communicators of the pinned policy are still waiting";
+  dir.writeFile("p.toml.tmp", kPinned);
+  std::rename(dir.join("p.toml.tmp").c_str(), path.c_str());  // the ConfigMap update lands
+  firstInit.join();
+  secondInit.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << "one wait, ended by the file";
+  EXPECT_EQ(first.refusal, "");
+  EXPECT_EQ(second.refusal, "");
+  EXPECT_EQ(first.policy, second.policy) << "read once, shared";
+  EXPECT_NE(first.first, second.first) << "one of them reports the policy's problems";
 }
 
 // An inline policy cannot change while the process runs: a mismatch is refused at once, without claiming a wait,

@@ -1,69 +1,236 @@
-// The per-process statistics file: a whole, valid document after every report, every communicator once, and
-// room for a second producer to add its fields to the communicators the tuner reported.
-#include <gtest/gtest.h>
+// The per-process statistics file: a whole, valid document after every write; the tuner and the profiler of
+// one communicator in one entry; live entries checkpointed with what their producers hold now and marked so;
+// a final entry written when it is final; final entries past the cap moved to part files, never dropped from
+// the files; the writer thread running only while an entry is live.
+#include "plugin/telemetry_file.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
 
 #include "common/file.h"
-#include "plugin/telemetry_file.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
 namespace {
 
+using std::chrono::milliseconds;
+
 nlohmann::json readDocument(const std::string& path) {
-  auto text = readFileBounded(path, 1 << 20);
+  auto text = readFileBounded(path, 1 << 24);
   EXPECT_TRUE(text.isOk()) << text.status().toString();
   return text.isOk() ? nlohmann::json::parse(*text) : nlohmann::json();
 }
 
-TEST(StatisticsFile, HoldsEveryReportedCommunicatorAfterEachReport) {
+bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+nlohmann::ordered_json calls(int n) {
+  nlohmann::ordered_json fields;
+  fields["calls"] = n;
+  return fields;
+}
+
+TelemetryOptions onlyAtFinalize() { return TelemetryOptions{}; }
+
+TelemetryOptions checkpointEvery(milliseconds interval) {
+  TelemetryOptions options;
+  options.interval = interval;
+  return options;
+}
+
+// Polls `path` until `done(document)` or about five seconds (the writer runs on its own thread).
+template <typename Done>
+nlohmann::json waitFor(const std::string& path, Done done) {
+  nlohmann::json doc;
+  for (int i = 0; i < 500; ++i) {
+    auto text = readFileBounded(path, 1 << 24);
+    if (text.isOk()) {
+      doc = nlohmann::json::parse(*text);
+      if (done(doc)) return doc;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return doc;
+}
+
+TEST(StatisticsFile, HoldsEveryFinalizedCommunicatorAfterEachFinalize) {
   testing::TempDir dir;
   std::string path = TelemetryFiles::pathFor(dir.join("stats"), 4242);
   EXPECT_EQ(path, dir.join("stats.4242.json"));
-  TelemetryFiles registry;
+  TelemetryFiles registry(onlyAtFinalize());
+  std::vector<TelemetryEntry> ranks;
+  for (int i = 0; i < 3; ++i) ranks.push_back(registry.claim(path, 7, "tuner"));  // three local ranks of one id
   for (int i = 0; i < 3; ++i) {
-    TelemetryEntry entry = registry.claim(path, 7, "tuner");  // three local ranks of one communicator
-    EXPECT_EQ(entry.ordinal, static_cast<uint32_t>(i));
-    nlohmann::ordered_json fields;
-    fields["rank_of_test"] = i;
-    ASSERT_TRUE(registry.report(path, entry, fields).isOk());
+    ASSERT_TRUE(registry.finish(path, ranks[static_cast<size_t>(i)], "tuner", calls(i)).isOk());
     nlohmann::json doc = readDocument(path);  // a whole, valid document after every finalize
-    ASSERT_EQ(doc["communicators"].size(), static_cast<size_t>(i + 1));
-    EXPECT_EQ(doc["communicators"][static_cast<size_t>(i)]["rank_of_test"], i);
+    EXPECT_EQ(doc["schema"], "nccl-roce.stats/3");
     EXPECT_TRUE(doc["pid"].is_number());
     EXPECT_TRUE(doc["host"].is_string());
+    ASSERT_EQ(doc["communicators"].size(), static_cast<size_t>(i + 1)) << "only final entries without checkpoints";
+    const nlohmann::json& entry = doc["communicators"][static_cast<size_t>(i)];
+    EXPECT_EQ(entry["calls"], i);
+    EXPECT_EQ(entry["state"], "final");
+    EXPECT_EQ(entry["comm_id"], "0x0000000000000007");
   }
+  std::set<uint64_t> numbers;
+  nlohmann::json doc = readDocument(path);
+  for (const auto& entry : doc["communicators"]) numbers.insert(entry["entry"].get<uint64_t>());
+  EXPECT_EQ(numbers.size(), 3u) << "each entry has its own number, which names it across checkpoints";
 }
 
-TEST(StatisticsFile, ASecondProducerAddsToTheSameCommunicators) {
+TEST(StatisticsFile, TheProfilerJoinsTheLiveEntryOfItsCommunicator) {
   testing::TempDir dir;
   std::string path = dir.join("stats.1.json");
-  TelemetryFiles registry;
+  TelemetryFiles registry(onlyAtFinalize());
+  // NCCL 2.28 inits the profiler before the tuner, and finalizes the tuner first.
+  TelemetryEntry timedA = registry.claim(path, 0x11, "profiler");
+  TelemetryEntry timedB = registry.claim(path, 0x22, "profiler");
   TelemetryEntry a = registry.claim(path, 0x11, "tuner");
   TelemetryEntry b = registry.claim(path, 0x22, "tuner");
-  nlohmann::ordered_json decisions;
-  decisions["calls"] = 5;
-  ASSERT_TRUE(registry.report(path, b, decisions).isOk());
-  ASSERT_TRUE(registry.report(path, a, decisions).isOk());
-  // Another producer sees the same communicators, by the id NCCL gives every plugin.
-  TelemetryEntry timedB = registry.claim(path, 0x22, "profiler");
+  EXPECT_EQ(a.number, timedA.number);
+  EXPECT_EQ(b.number, timedB.number);
+  ASSERT_TRUE(registry.finish(path, b, "tuner", calls(5)).isOk());
+  EXPECT_FALSE(fileExists(path)) << "not final while its profiler is live";
   nlohmann::ordered_json timings;
-  timings["timings"] = nlohmann::ordered_json::array();
-  ASSERT_TRUE(registry.report(path, timedB, timings).isOk());
+  timings["timing"] = nlohmann::ordered_json::object();
+  ASSERT_TRUE(registry.finish(path, timedB, "profiler", timings).isOk());
   nlohmann::json doc = readDocument(path);
-  ASSERT_EQ(doc["communicators"].size(), 2u) << "no new entry: the profiler joined the tuner's";
+  ASSERT_EQ(doc["communicators"].size(), 1u);
   EXPECT_EQ(doc["communicators"][0]["calls"], 5);
-  EXPECT_TRUE(doc["communicators"][0].contains("timings")) << "0x22 reported first, so it comes first";
-  EXPECT_FALSE(doc["communicators"][1].contains("timings"));
+  EXPECT_TRUE(doc["communicators"][0].contains("timing")) << "one entry holds both producers' fields";
+  // A later communicator with a finalized one's id gets an entry of its own.
+  ASSERT_TRUE(registry.finish(path, a, "tuner", calls(1)).isOk());
+  ASSERT_TRUE(registry.finish(path, timedA, "profiler", timings).isOk());
+  TelemetryEntry again = registry.claim(path, 0x22, "profiler");
+  EXPECT_NE(again.number, b.number);
+  ASSERT_TRUE(registry.finish(path, again, "profiler", timings).isOk());
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 3u);
+}
+
+TEST(StatisticsFile, ACheckpointWritesEachLiveEntryAsItsProducersHoldItNowAndWhen) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryOptions options = checkpointEvery(std::chrono::hours(1));  // only the explicit checkpoints below
+  auto clock = std::make_shared<std::chrono::system_clock::time_point>(std::chrono::milliseconds(1772368496789));
+  options.clock = [clock] { return *clock; };
+  TelemetryFiles registry(options);
+  auto counted = std::make_shared<std::atomic<int>>(3);
+  TelemetryEntry entry = registry.claim(path, 0x33, "tuner");
+  registry.watch(path, entry, "tuner", [counted] { return calls(counted->load()); });
+  ASSERT_TRUE(registry.checkpoint().isOk());
+  nlohmann::json doc = readDocument(path);
+  ASSERT_EQ(doc["communicators"].size(), 1u);
+  EXPECT_EQ(doc["communicators"][0]["state"], "live");
+  EXPECT_EQ(doc["communicators"][0]["updated"], "2026-03-01T12:34:56.789Z");
+  EXPECT_EQ(doc["communicators"][0]["calls"], 3);
+  *counted = 8;
+  *clock += std::chrono::seconds(60);
+  ASSERT_TRUE(registry.checkpoint().isOk());
+  doc = readDocument(path);
+  EXPECT_EQ(doc["communicators"][0]["calls"], 8) << "cumulative, as of this checkpoint";
+  EXPECT_EQ(doc["communicators"][0]["updated"], "2026-03-01T12:35:56.789Z");
+  ASSERT_TRUE(registry.finish(path, entry, "tuner", calls(9)).isOk());
+  doc = readDocument(path);
+  EXPECT_EQ(doc["communicators"][0]["state"], "final");
+  EXPECT_EQ(doc["communicators"][0]["calls"], 9);
+}
+
+TEST(StatisticsFile, TheWriterCheckpointsWhileAnEntryLivesAndStopsAtTheLastFinalize) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(checkpointEvery(milliseconds(20)));
+  auto counted = std::make_shared<std::atomic<int>>(1);
+  TelemetryEntry entry = registry.claim(path, 0x44, "tuner");
+  registry.watch(path, entry, "tuner", [counted] { return calls(counted->load()); });
+  *counted = 2;
+  nlohmann::json doc = waitFor(path, [](const nlohmann::json& d) {
+    return d["communicators"].size() == 1 && d["communicators"][0]["calls"] == 2;
+  });
+  EXPECT_EQ(doc["communicators"][0]["state"], "live");
+  ASSERT_TRUE(registry.finish(path, entry, "tuner", calls(3)).isOk());
+  doc = readDocument(path);  // written by the finalizing thread: no waiting
+  EXPECT_EQ(doc["communicators"][0]["state"], "final");
+  EXPECT_EQ(doc["communicators"][0]["calls"], 3);
+  EXPECT_EQ(registry.liveEntries(), 0u);
+}
+
+TEST(StatisticsFile, AFinalizeThatLeavesOthersLiveIsWrittenAtOnceNotAtTheNextInterval) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(checkpointEvery(std::chrono::hours(1)));
+  TelemetryEntry serving = registry.claim(path, 0x55, "tuner");
+  registry.watch(path, serving, "tuner", [] { return calls(100); });
+  TelemetryEntry weightSync = registry.claim(path, 0x66, "tuner");
+  ASSERT_TRUE(registry.finish(path, weightSync, "tuner", calls(7)).isOk());
+  nlohmann::json doc = waitFor(path, [](const nlohmann::json& d) { return d["communicators"].size() == 2; });
+  ASSERT_EQ(doc["communicators"].size(), 2u);
+  EXPECT_EQ(doc["communicators"][0]["state"], "live");
+  EXPECT_EQ(doc["communicators"][1]["state"], "final");
+  EXPECT_EQ(doc["communicators"][1]["calls"], 7);
+}
+
+TEST(StatisticsFile, FinalEntriesPastTheCapMoveToPartFilesAndNeverLeaveTheFiles) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.9.json");
+  TelemetryOptions options;
+  options.finalsKept = 4;
+  TelemetryFiles registry(options);
+  TelemetryEntry serving = registry.claim(path, 0x1, "tuner");
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(registry.finish(path, registry.claim(path, 0x100 + i, "tuner"), "tuner", calls(i)).isOk());
+    EXPECT_LE(registry.entriesHeld(), 1u + 4u) << "the live entry and at most the cap of final ones";
+  }
+  EXPECT_EQ(TelemetryFiles::partPathFor(path, 2), dir.join("stats.9.final-2.json"));
+  std::multiset<int> seen;
+  for (const std::string& file : {path, TelemetryFiles::partPathFor(path, 1), TelemetryFiles::partPathFor(path, 2)}) {
+    nlohmann::json doc = readDocument(file);
+    for (const auto& entry : doc["communicators"]) seen.insert(entry["calls"].get<int>());
+  }
+  EXPECT_EQ(seen, (std::multiset<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << "each finalized communicator once";
+  EXPECT_FALSE(fileExists(TelemetryFiles::partPathFor(path, 3)));
+  ASSERT_TRUE(registry.finish(path, serving, "tuner", calls(-1)).isOk());
+}
+
+TEST(StatisticsFile, AnEntryNoProducerGaveFieldsToIsDroppedUnwritten) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(onlyAtFinalize());
+  TelemetryEntry failedInit = registry.claim(path, 0x77, "profiler");
+  ASSERT_TRUE(registry.finish(path, failedInit, "profiler", {}).isOk());
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 0u);
+  EXPECT_EQ(registry.entriesHeld(), 0u);
 }
 
 TEST(StatisticsFile, AnUnwritablePathIsAnErrorNotACrash) {
-  TelemetryFiles registry;
+  TelemetryFiles registry(onlyAtFinalize());
   std::string path = "/nonexistent-directory/stats.1.json";
-  nlohmann::ordered_json fields;
-  fields["calls"] = 1;
-  EXPECT_FALSE(registry.report(path, registry.claim(path, 1, "tuner"), fields).isOk());
+  EXPECT_FALSE(registry.finish(path, registry.claim(path, 1, "tuner"), "tuner", calls(1)).isOk());
+}
+
+TelemetryOptions optionsFor(const std::string& interval) {
+  return telemetryOptionsFrom(MapEnvironment(std::map<std::string, std::string>{{"NCCL_ROCE_STATS_INTERVAL", interval}}));
+}
+
+TEST(StatisticsInterval, SecondsWithDecimalsZeroTurnsCheckpointsOffAnythingElseIsTheDefault) {
+  EXPECT_EQ(telemetryOptionsFrom(MapEnvironment()).interval, milliseconds(60000));
+  EXPECT_EQ(telemetryOptionsFrom(MapEnvironment()).problem, "");
+  EXPECT_EQ(optionsFor("300").interval, milliseconds(300000));
+  EXPECT_EQ(optionsFor("0.25").interval, milliseconds(250));
+  EXPECT_EQ(optionsFor("0").interval, milliseconds(0));
+  for (const char* bad : {"", "-5", "1m", "abc", "1e3", "90000"}) {
+    TelemetryOptions options = optionsFor(bad);
+    EXPECT_EQ(options.interval, milliseconds(60000)) << bad;
+    EXPECT_NE(options.problem.find(std::string("NCCL_ROCE_STATS_INTERVAL '") + bad + "'"), std::string::npos) << bad;
+  }
+  TelemetryOptions options;
+  options.problem = "said once";
+  TelemetryFiles registry(options);
+  EXPECT_EQ(registry.takeProblem(), "said once");
+  EXPECT_EQ(registry.takeProblem(), "");
 }
 
 }  // namespace

@@ -86,20 +86,31 @@ TEST(TunerConcurrency, HundredsOfCommunicatorsInitCallAndFinalizeAtOnce) {
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'concurrent'"), kComms);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, ""), 0u);
 
-  // Every finalized communicator is in the one statistics file, each exactly once, none torn.
-  std::ifstream in(dir.join("stats." + std::to_string(::getpid()) + ".json"));
-  ASSERT_TRUE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  auto doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(doc.is_discarded());
-  ASSERT_EQ(doc["communicators"].size(), kComms);
+  // Every finalized communicator is in the statistics files (the process's file and the part files that the
+  // oldest final entries moved to), each exactly once, none torn.
+  std::string path = TelemetryFiles::pathFor(dir.join("stats"), ::getpid());
+  std::vector<std::string> files{path};
+  for (uint32_t part = 1; ::access(TelemetryFiles::partPathFor(path, part).c_str(), F_OK) == 0; ++part) {
+    files.push_back(TelemetryFiles::partPathFor(path, part));
+  }
+  EXPECT_GE(files.size(), 2u) << "256 final entries are more than a file keeps in memory";
   std::set<std::string> ids;
   uint64_t calls = 0;
-  for (const auto& comm : doc["communicators"]) {
-    ids.insert(comm["comm_id"].get<std::string>());
-    calls += comm["calls"].get<uint64_t>();
+  size_t entries = 0;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    ASSERT_TRUE(in.good()) << file;
+    std::stringstream text;
+    text << in.rdbuf();
+    auto doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(doc.is_discarded()) << file;
+    for (const auto& comm : doc["communicators"]) {
+      ids.insert(comm["comm_id"].get<std::string>());
+      calls += comm["calls"].get<uint64_t>();
+      ++entries;
+    }
   }
+  EXPECT_EQ(entries, kComms);
   EXPECT_EQ(ids.size(), kComms);
   EXPECT_EQ(calls, kComms * kCallsPerComm);
 }
