@@ -41,6 +41,9 @@ int runAb(AbCliOptions o) {
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
   if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return 2;
   for (const std::string& e : report->errors) std::fprintf(stderr, "nccl-roce ab: error: %s\n", e.c_str());
+  for (const fleet::SkippedInput& s : report->skipped) {
+    std::fprintf(stderr, "nccl-roce ab: skipped %s: %s\n", s.file.c_str(), s.why.c_str());
+  }
   bool slower = false;
   for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == verdicts::Verdict::kSlower;
   return o.failOnSlower && slower ? 1 : 0;
@@ -74,10 +77,11 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
                "Exit 1 when any arm is slower than the control over the inference range (rollout gates)");
   ab->footer(
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
-      "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Exit status 0 on "
-      "success; 1 with --fail-on-slower when an arm is slower; 2 on unreadable input, an unreachable or failing "
-      "Prometheus, mixed experiments, nothing to compare or a usage error. `nccl-roce ab fit --help`: a policy from "
-      "the same statistics.");
+      "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Empty files, files "
+      "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
+      "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, an "
+      "unreachable or failing Prometheus, mixed experiments, nothing to compare, with --strict a skipped input, or "
+      "a usage error. `nccl-roce ab fit --help`: a policy from the same statistics.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   ab->require_subcommand(0, 1);
   ab->callback([o, fit, &context] {

@@ -50,6 +50,9 @@ int runAbFit(const AbFitCliOptions& o) {
     return 2;
   }
   for (const std::string& e : fit->errors) std::fprintf(stderr, "nccl-roce %s: error: %s\n", command, e.c_str());
+  for (const fleet::SkippedInput& s : fit->skipped) {
+    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.file.c_str(), s.why.c_str());
+  }
   if (!o.quiet) {
     for (const std::string& n : fit->notes) std::fprintf(stderr, "nccl-roce %s: note: %s\n", command, n.c_str());
   }
@@ -79,17 +82,19 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
   fit->add_option("--control", o->fit.control, "The arm every other arm is challenged against")->capture_default_str();
   fit->add_option("--policy-name", o->fit.policyName, "The policy's name (default: EXPERIMENT-fit)");
   fit->add_option("--min-collectives", o->fit.minCollectives,
-                  "Collectives a communicator needs in a size bucket to count there")
+                  "Collectives a communicator needs in a size bucket to count there (at least " +
+                      std::to_string(fleet::kAbFitMinCollectives) + ")")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      ->check(CLI::Range(fleet::kAbFitMinCollectives, uint64_t{1} << 40));
   addVerdictOptions(*fit, o->fit.settings, "communicators", fleet::kAbFitMinCommunicators);
-  fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
+  fit->add_flag("-q,--quiet", o->quiet, "Only errors and skipped inputs on stderr");
   fit->footer(
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
       "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
-      "written, on unreadable input, an unreachable or failing Prometheus, mixed experiments, a missing control "
-      "arm, or too few communicators, saying what to collect; 2 on a usage error.");
+      "written, on an unreadable or damaged statistics file or dump, an unreachable or failing Prometheus, mixed "
+      "experiments, a missing control arm, too few communicators (saying what to collect), with --strict a skipped "
+      "input, or a usage error.");
   fit->callback([o, &context] {
     requireOneFleetSource(o->source);
     context.exitCode = runAbFit(*o);

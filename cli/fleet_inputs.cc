@@ -8,9 +8,8 @@
 
 #include "common/file.h"
 #include "common/strings.h"
-#include "fleet/inspector_reader.h"
+#include "fleet/fleet_files.h"
 #include "fleet/prometheus_reader.h"
-#include "fleet/telemetry_reader.h"
 
 namespace nccl_roce::cli {
 
@@ -58,39 +57,31 @@ std::vector<std::string> expandInputs(const std::vector<std::string>& inputs) {
   return files;
 }
 
-// Ours say so in their first bytes ("schema"); anything with Inspector's header is Inspector's.
-bool looksLikeInspector(const std::string& text) {
-  return text.find("\"inspector_output_format_version\"") != std::string::npos &&
-         text.find("nccl-roce.stats/") == std::string::npos;
-}
+}  // namespace
 
-Status readInputs(const std::vector<std::string>& files, std::vector<fleet::CommunicatorRecord>& statistics,
-                  std::vector<fleet::CommunicatorRecord>& inspector) {
+StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, bool strict) {
+  std::vector<std::string> files = expandInputs(inputs);
+  if (files.empty()) return Status(StatusCode::kNotFound, "no statistics file found in the inputs given");
+  fleet::FleetReader reader;
   for (const std::string& file : files) {
     StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
     if (!text.isOk()) return text.status();
-    bool fromInspector = looksLikeInspector(*text);
-    auto records = fromInspector ? fleet::parseInspectorDump(*text, file) : fleet::parseTelemetryFile(*text, file);
-    if (!records.isOk()) return records.status();
-    auto& into = fromInspector ? inspector : statistics;
-    into.insert(into.end(), records->begin(), records->end());
+    Status added = reader.add(file, *text);
+    if (!added.isOk()) return added;
   }
-  return Status::ok();
-}
-
-}  // namespace
-
-StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files = expandInputs(inputs);
-  if (files.empty()) return Status(StatusCode::kNotFound, "no statistics file found in the inputs given");
-  std::vector<fleet::CommunicatorRecord> statistics, inspector;
-  Status read = readInputs(files, statistics, inspector);
-  if (!read.isOk()) return read;
-  return fleet::assembleFleet(statistics, inspector);
+  StatusOr<fleet::Fleet> fleet = reader.assemble();
+  if (!fleet.isOk() || !strict || fleet->skipped.empty()) return fleet;
+  std::string skipped;
+  for (const fleet::SkippedInput& s : fleet->skipped) skipped += (skipped.empty() ? "" : "; ") + s.file + ": " + s.why;
+  return Status(StatusCode::kInvalidArgument,
+                "--strict: " + std::to_string(fleet->skipped.size()) + " input(s) could not be read whole: " + skipped);
 }
 
 void addFleetSourceOptions(CLI::App& command, FleetSource& source, const std::string& statsHelp) {
   command.add_option("STATS", source.inputs, statsHelp);
+  command.add_flag("--strict", source.strict,
+                   "Exit 2 when an input is skipped (empty, of neither format, or a dump's last record cut short) "
+                   "instead of listing it and going on");
   command.add_option("--prometheus", source.prometheus.url,
                      "Read the fleet from this Prometheus (or Thanos, Mimir, VictoriaMetrics) query API instead of "
                      "files: the series NCCL_ROCE_METRICS textfiles carry, e.g. http://prometheus:9090");
@@ -115,10 +106,14 @@ void requireOneFleetSource(const FleetSource& source) {
        !source.prometheus.headers.empty())) {
     throw CLI::ValidationError("--window, --experiment and --prometheus-header", "apply only with --prometheus");
   }
+  // Prometheus has no files to skip: its series are the plugin's own, or the query fails.
+  if (!source.prometheus.url.empty() && source.strict) {
+    throw CLI::ValidationError("--strict", "applies only to STATS files");
+  }
 }
 
 StatusOr<fleet::Fleet> readFleet(const FleetSource& source) {
-  if (source.prometheus.url.empty()) return readFleet(source.inputs);
+  if (source.prometheus.url.empty()) return readFleet(source.inputs, source.strict);
   return fleet::readPrometheusFleet(fleet::prometheusOverHttp(source.prometheus), source.selection);
 }
 

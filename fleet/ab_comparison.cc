@@ -1,6 +1,7 @@
 #include "fleet/ab_comparison.h"
 
 #include <set>
+#include <tuple>
 
 #include "common/log.h"
 #include "common/strings.h"
@@ -16,19 +17,21 @@ struct Side {
   std::map<uint64_t, uint64_t> collectives;
 };
 
-// The communicators of `arm` as units over the cells of `collective` where each timed enough collectives.
-Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, uint64_t minCollectives) {
+// The communicators of `arm` as units over the cells of `collective` timed with `clock` where each ran enough
+// collectives.
+Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, TimingClock clock, uint64_t minCollectives) {
   Side side;
   for (const FleetCommunicator& c : fleet.communicators) {
-    if (c.arm != arm) continue;
+    auto timed = c.timings.find(clock);
+    if (c.arm != arm || timed == c.timings.end()) continue;
     verdicts::Unit unit;
     unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
-    for (const auto& [cell, timings] : c.timings) {
+    for (const auto& [cell, timing] : timed->second) {
       if (collectiveOfCell(cell) != collective) continue;
-      std::optional<double> value = communicatorValueUs(timings, minCollectives);
+      std::optional<double> value = communicatorValueUs(timing, minCollectives);
       if (!value) continue;
       unit.values[cell] = *value;
-      side.collectives[cell] += timings.count;
+      side.collectives[cell] += timing.collectives;
     }
     if (!unit.values.empty()) side.units.push_back(std::move(unit));
   }
@@ -64,13 +67,28 @@ std::vector<verdicts::Unit> withAll(const std::vector<verdicts::Unit>& units, co
   return out;
 }
 
-ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collective, const AbOptions& o) {
-  Side control = unitsOf(fleet, o.control, collective, o.minCollectives);
-  Side candidate = unitsOf(fleet, arm, collective, o.minCollectives);
+// Why the summary has no verdict when keeping only the communicators that measured all its buckets leaves a side
+// with fewer than the minimum; "" when both keep enough.
+std::string shrunkBelowMinimum(const ArmComparison& c, const std::string& control, size_t buckets, int minimum) {
+  std::string why;
+  for (const auto& [name, kept, all] : {std::tuple{control, c.summaryControl, c.communicatorsControl},
+                                        std::tuple{c.arm, c.summaryArm, c.communicatorsArm}}) {
+    if (kept >= minimum) continue;
+    why += format("%s%d of the %d communicators of '%s'", why.empty() ? "" : " and ", kept, all, name.c_str());
+  }
+  if (why.empty()) return why;
+  return "only " + why + format(" measured all %zu size buckets: fewer than the %d a verdict needs", buckets, minimum);
+}
+
+ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collective, TimingClock clock,
+                         const AbOptions& o) {
+  Side control = unitsOf(fleet, o.control, collective, clock, o.minCollectives);
+  Side candidate = unitsOf(fleet, arm, collective, clock, o.minCollectives);
   uint64_t lo = cellOf(collective, tuner::sizeBucket(o.rangeLo)), hi = cellOf(collective, tuner::sizeBucket(o.rangeHi));
   ArmComparison c;
   c.arm = arm;
   c.collective = collective;
+  c.clock = clock;
   c.communicatorsControl = static_cast<int>(control.units.size());
   c.communicatorsArm = static_cast<int>(candidate.units.size());
   c.collectivesControl = control.collectives;
@@ -78,9 +96,20 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collect
   c.cells = verdicts::compareUnits(control.units, candidate.units, lo, hi, o.settings);
   std::vector<uint64_t> cells = summaryCells(control, candidate, lo, hi);
   std::vector<verdicts::Unit> a = withAll(control.units, cells), b = withAll(candidate.units, cells);
+  c.summaryControl = static_cast<int>(a.size());
+  c.summaryArm = static_cast<int>(b.size());
   c.leftOutOfSummary = static_cast<int>(control.units.size() + candidate.units.size() - a.size() - b.size());
   c.summary = verdicts::compareUnits(a, b, lo, hi, o.settings).range;
-  if (cells.empty()) c.summary.whyNoInterval = "no size bucket in range was measured by half the communicators of each arm";
+  if (cells.empty()) {
+    c.summary.whyNoInterval = "no size bucket in range was measured by half the communicators of each arm";
+    return c;
+  }
+  std::string shrunk = shrunkBelowMinimum(c, o.control, cells.size(), o.settings.minUnits);
+  if (!shrunk.empty()) {
+    c.summary.verdict = verdicts::Verdict::kInsufficient;
+    c.summary.interval.reset();
+    c.summary.whyNoInterval = shrunk;
+  }
   return c;
 }
 
@@ -92,19 +121,24 @@ StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
   report.control = options.control;
   report.options = options;
   report.errors = fleet.errors;
+  report.skipped = fleet.skipped;
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/false);
   report.notes = fleet.notes;
   report.notes.insert(report.notes.end(), census.notes.begin(), census.notes.end());
   Status arms = checkArms(census, options.control, "nothing to compare");
   if (!arms.isOk()) return arms;
   report.communicatorsPerArm = census.communicatorsPerArm;
-  std::set<int> collectives;
+  std::set<std::pair<TimingClock, int>> timed;  // GPU first
   for (const FleetCommunicator& c : fleet.communicators) {
-    for (const auto& [cell, timings] : c.timings) collectives.insert(collectiveOfCell(cell));
+    for (const auto& [clock, cells] : c.timings) {
+      for (const auto& [cell, timing] : cells) timed.emplace(clock, collectiveOfCell(cell));
+    }
   }
   for (const auto& [arm, n] : report.communicatorsPerArm) {
     if (arm == options.control) continue;
-    for (int collective : collectives) report.comparisons.push_back(compareArm(fleet, arm, collective, options));
+    for (const auto& [clock, collective] : timed) {
+      report.comparisons.push_back(compareArm(fleet, arm, collective, clock, options));
+    }
   }
   return report;
 }

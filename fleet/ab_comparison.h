@@ -3,7 +3,8 @@
 // communicator's collectives share its placement, its GPUs and its neighbours' traffic: they are not
 // independent samples. Each communicator contributes one value per cell (the geometric mean of its collectives
 // there, from its merged histogram, within 1%), and every interval is the statistics core's Welch t interval on
-// the logs over communicators (stats/unit_comparison.h).
+// the logs over communicators (verdicts/unit_comparison.h). Durations of different clocks (GPU, CPU) are compared
+// apart, never pooled.
 //
 // Error rates: a per-cell verdict, and each arm's summary, is wrong at most 1 - confidence of the time when the
 // arm truly makes no difference (calibrated in tests/calibration/fleet_calibration_test.cc).
@@ -23,28 +24,32 @@ namespace nccl_roce::fleet {
 struct AbOptions {
   std::string control = "control";
   uint64_t rangeLo = 16 << 10, rangeHi = 64 << 20;  // bytes, inclusive: the summary's range
-  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many collectives there
+  uint64_t minCollectives = 10;  // a communicator counts in a cell only with this many of its collectives there
   verdicts::Settings settings;
 };
 
 struct ArmComparison {
   std::string arm;
   int collective = 0;
+  TimingClock clock = TimingClock::kGpu;
   int communicatorsControl = 0, communicatorsArm = 0;
   verdicts::UnitComparison cells;  // per (collective, bucket), every communicator that measured it
   // The summary over the range: the buckets at least half the communicators of each side measured, over the
-  // communicators that measured all of them (the others are counted in `leftOutOfSummary`).
+  // communicators that measured all of them (`summaryControl` and `summaryArm` of each side). When that leaves a
+  // side with fewer than the minimum, the summary gives no verdict and says so.
   verdicts::RangeComparison summary;
-  int leftOutOfSummary = 0;
-  std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell
+  int summaryControl = 0, summaryArm = 0;
+  int leftOutOfSummary = 0;  // communicators of both sides that are not in the summary
+  std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell, over the side's communicators
 };
 
 struct AbReport {
   std::string experiment, control;
   std::map<std::string, int> communicatorsPerArm;
-  std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective
+  std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective and clock
   std::vector<std::string> errors;         // from the fleet: communicators left out, named
   std::vector<std::string> notes;
+  std::vector<SkippedInput> skipped;  // from the fleet: inputs not read
   AbOptions options;
 };
 

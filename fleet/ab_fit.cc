@@ -23,17 +23,19 @@ struct ArmSide {
 using GroupKey = std::pair<int, uint64_t>;  // node count, cell
 using Groups = std::map<GroupKey, std::map<std::string, ArmSide>>;
 
-// Every communicator with an arm and a node count, as a unit of the cells where it timed enough collectives.
+// Every communicator with an arm and a node count, as a unit of the cells where its GPU timed enough collectives.
+// Rules are fitted from GPU timings only: a CPU clock measures something else (the fleet's notes count them).
 Groups groupUnits(const Fleet& fleet, uint64_t minCollectives) {
   Groups groups;
   for (const FleetCommunicator& c : fleet.communicators) {
-    if (c.arm.empty() || c.nNodes <= 0) continue;
-    for (const auto& [cell, timings] : c.timings) {
-      std::optional<double> value = communicatorValueUs(timings, minCollectives);
+    auto gpu = c.timings.find(TimingClock::kGpu);
+    if (c.arm.empty() || c.nNodes <= 0 || gpu == c.timings.end()) continue;
+    for (const auto& [cell, timing] : gpu->second) {
+      std::optional<double> value = communicatorValueUs(timing, minCollectives);
       if (!value) continue;
       ArmSide& side = groups[{c.nNodes, cell}][c.arm];
       side.values.push_back(*value);
-      side.collectives += timings.count;
+      side.collectives += timing.collectives;
       auto decided = c.decisions.find(cell);
       if (decided == c.decisions.end()) continue;
       for (const auto& [decision, calls] : decided->second) side.decisions[decision] += calls;
@@ -74,8 +76,8 @@ CellFit challengesAt(const GroupKey& key, const std::map<std::string, ArmSide>& 
       noteThin(thin, arm, key, cf.communicatorsControl, n);
       continue;
     }
-    StatusOr<verdicts::RatioInterval> vs =
-        verdicts::ratioOfGeometricMeans(control.values, side.values, o.settings.confidence);
+    StatusOr<verdicts::RatioInterval> vs = verdicts::ratioOfGeometricMeans(
+        control.values, side.values, o.settings.confidence, o.settings.degreesOfFreedom);
     if (!vs.isOk()) {
       fit->notes.push_back(describeCell(key.second) + " on " + std::to_string(key.first) + " nodes: arm '" + arm +
                            "' not compared: " + vs.status().message());
@@ -154,7 +156,7 @@ void chooseWinners(const AbFitOptions& o, AbFit* fit) {
   }
   fit->challenges = static_cast<int>(challenges.size());
   std::vector<std::optional<size_t>> winners =
-      verdicts::selectWinners(challenges, fit->cells.size(), o.settings, verdicts::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, fit->cells.size(), o.settings, o.falseWinControl);
   for (size_t i = 0; i < winners.size(); ++i) {
     if (!winners[i]) continue;
     CellFit& cf = fit->cells[i];
@@ -176,6 +178,7 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   fit.control = options.control;
   fit.options = options;
   fit.errors = fleet.errors;
+  fit.skipped = fleet.skipped;
   fit.policyName =
       !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
   ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);

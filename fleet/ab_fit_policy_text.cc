@@ -68,16 +68,20 @@ std::string header(const AbFit& fit) {
       "# ran there. Where no arm did, there is no rule and NCCL decides.\n",
       st.minEffect * 100);
   out += format(
-      "# Beyond the noise: Welch t on log times with the communicator as the unit (at least %d of the arm\n"
-      "# and %d of the control per bucket, each with %llu or more collectives there); false wins held to\n"
-      "# an expected %.0f%% of the rules over all %d arm x bucket challenges of this fit (Benjamini-Hochberg\n"
-      "# false discovery rate). Intervals below are two-sided at %.0f%%.\n",
+      "# Beyond the noise: Welch t on log times, on the smaller side's degrees of freedom, with the\n"
+      "# communicator as the unit (at least %d of the arm and %d of the control per bucket, each with %llu\n"
+      "# or more collectives there); false wins held to an expected %.0f%% of the rules\n"
+      "# over all %d arm x bucket challenges of this fit (Benjamini-Hochberg false discovery rate).\n"
+      "# Intervals below are two-sided at %.0f%%.\n",
       st.minUnits, st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives), (1 - st.confidence) * 100,
       fit.challenges, st.confidence * 100);
   out += "# Rules cover the measured buckets and node counts only: other sizes and node counts stay with NCCL.\n";
   std::vector<std::string> same = unchanged(fit);
   if (same.empty()) out += "# No change: none (an arm beat the control in every measured bucket).\n";
   for (const std::string& line : same) out += "# No change (no arm beat the control): " + line + ".\n";
+  for (const SkippedInput& s : fit.skipped) {
+    out += "# Skipped: " + tuner::tomlCommentText(s.file + ": " + s.why) + ".\n";
+  }
   for (const std::string& note : fit.notes) out += "# Note: " + tuner::tomlCommentText(note) + ".\n";
   return out;
 }

@@ -85,6 +85,7 @@ std::string abFitToMarkdown(const AbFit& fit) {
       fit.challenges, st.minEffect * 100, (1 - st.confidence) * 100, st.confidence * 100);
   out += format("%zu rule(s) written.\n\n", fit.rules.size());
   for (const std::string& e : fit.errors) out += "- **error**: " + e + "\n";
+  for (const SkippedInput& s : fit.skipped) out += "- skipped: " + s.file + ": " + s.why + "\n";
   for (const std::string& n : fit.notes) out += "- note: " + n + "\n";
   int nodes = -1, collective = -1;
   for (const CellFit& cf : fit.cells) {
@@ -137,6 +138,8 @@ ordered_json abFitToJson(const AbFit& fit) {
   }
   j["notes"] = fit.notes;
   j["errors"] = fit.errors;
+  j["skipped_inputs"] = nlohmann::ordered_json::array();
+  for (const SkippedInput& s : fit.skipped) j["skipped_inputs"].push_back({{"file", s.file}, {"why", s.why}});
   return j;
 }
 

@@ -19,10 +19,29 @@ std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const 
 
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
   const verdicts::RangeComparison& s = c.summary;
-  return format("**Summary %s-%s** (%zu size buckets; %d communicator(s) without all of them left out): ",
+  return format("**Summary %s-%s** (%zu size buckets, measured by %d of %d control and %d of %d arm communicators): ",
                 formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
-                c.leftOutOfSummary) +
+                c.summaryControl, c.communicatorsControl, c.summaryArm, c.communicatorsArm) +
          intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
+}
+
+// "AllReduce", or "AllReduce, timed on the CPU (kernel)" for a comparison of another clock than the GPU's.
+std::string comparedWhat(const ArmComparison& c) {
+  std::string what = tuner::collectiveName(c.collective);
+  if (c.clock != TimingClock::kGpu) what += std::string(", timed on the ") + timingClockName(c.clock);
+  return what;
+}
+
+const char* clockKey(TimingClock clock) {
+  switch (clock) {
+    case TimingClock::kCpuKernel:
+      return "cpu_kernel";
+    case TimingClock::kCpuCollective:
+      return "cpu_collective";
+    case TimingClock::kGpu:
+      break;
+  }
+  return "gpu";
 }
 
 nlohmann::ordered_json intervalJson(const std::optional<verdicts::RatioInterval>& i, verdicts::Verdict v, const std::string& why) {
@@ -53,9 +72,10 @@ std::string abToMarkdown(const AbReport& r) {
                 static_cast<unsigned long long>(r.options.minCollectives));
   out += "Ratio = arm / control of geometric-mean durations: below 1 means the arm is faster.\n\n";
   for (const std::string& e : r.errors) out += "- **error**: " + e + "\n";
+  for (const SkippedInput& s : r.skipped) out += "- skipped: " + s.file + ": " + s.why + "\n";
   for (const std::string& n : r.notes) out += "- note: " + n + "\n";
   for (const ArmComparison& c : r.comparisons) {
-    out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + tuner::collectiveName(c.collective) + "\n\n";
+    out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + comparedWhat(c) + "\n\n";
     out += "| size bucket | communicators (control / arm) | collectives (control / arm) | ratio [interval] | verdict |\n"
            "|---|---|---|---|---|\n";
     for (const verdicts::CellComparison& cell : c.cells.cells) {
@@ -79,12 +99,15 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
   j["min_collectives"] = r.options.minCollectives;
   j["communicators_per_arm"] = r.communicatorsPerArm;
   j["errors"] = r.errors;
+  j["skipped_inputs"] = nlohmann::ordered_json::array();
+  for (const SkippedInput& s : r.skipped) j["skipped_inputs"].push_back({{"file", s.file}, {"why", s.why}});
   j["notes"] = r.notes;
   j["comparisons"] = nlohmann::ordered_json::array();
   for (const ArmComparison& c : r.comparisons) {
     nlohmann::ordered_json cj;
     cj["arm"] = c.arm;
     cj["collective"] = tuner::collectiveName(c.collective);
+    cj["clock"] = clockKey(c.clock);
     cj["buckets"] = nlohmann::ordered_json::array();
     for (const verdicts::CellComparison& cell : c.cells.cells) {
       nlohmann::ordered_json b = intervalJson(cell.interval, cell.verdict, cell.whyNoInterval);
@@ -99,6 +122,8 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
     s["range"] = formatByteSize(r.options.rangeLo) + "-" + formatByteSize(r.options.rangeHi);
     s["buckets"] = nlohmann::ordered_json::array();
     for (uint64_t cell : c.summary.cells) s["buckets"].push_back(bucketName(cell));
+    s["communicators_control"] = c.summaryControl;
+    s["communicators_arm"] = c.summaryArm;
     s["communicators_left_out"] = c.leftOutOfSummary;
     cj["summary"] = std::move(s);
     j["comparisons"].push_back(std::move(cj));
@@ -115,7 +140,7 @@ std::string abToSvg(const AbReport& r) {
   int y0 = 0;
   for (const ArmComparison& c : r.comparisons) {
     svg += format("<text x=\"%d\" y=\"%d\" font-size=\"13\">%s vs %s: %s (ratio, below 1 = faster)</text>\n", left,
-                  y0 + 18, c.arm.c_str(), r.control.c_str(), tuner::collectiveName(c.collective));
+                  y0 + 18, c.arm.c_str(), r.control.c_str(), comparedWhat(c).c_str());
     const double lo = std::log(0.8), hi = std::log(1.25);
     auto yOf = [&](double ratio) {
       double v = std::clamp(std::log(ratio), lo, hi);

@@ -49,9 +49,9 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
   return Status::ok();
 }
 
-std::optional<double> communicatorValueUs(const CellTimings& timings, uint64_t minCollectives) {
-  if (timings.count < minCollectives) return std::nullopt;
-  std::optional<double> mean = profiler::LogHistogram::geometricMeanNs(timings.count, timings.binSum);
+std::optional<double> communicatorValueUs(const CellTiming& timing, uint64_t minCollectives) {
+  if (timing.collectives < minCollectives) return std::nullopt;
+  std::optional<double> mean = timing.durations.geometricMeanNs();
   if (!mean || !(*mean > 0)) return std::nullopt;
   return *mean / 1000.0;
 }

@@ -1,5 +1,7 @@
 #include "fleet/fleet.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/log.h"
@@ -55,6 +57,117 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
   return true;
 }
 
+using ClockTimings = std::map<TimingClock, std::map<uint64_t, CellTiming>>;
+
+// One rank's timings into its communicator's: counts and bin sums added, the collectives the most any rank timed.
+void addRank(ClockTimings& into, const CommunicatorRecord& r) {
+  for (const auto& [clock, cells] : r.timings) {
+    for (const auto& [cell, timings] : cells) {
+      CellTiming& t = into[clock][cell];
+      t.durations.add(timings);
+      t.collectives = std::max(t.collectives, timings.count);
+    }
+  }
+}
+
+// Where a communicator's GPU timings from our profiler and from Inspector differ by more than kSourcesDisagreeBy.
+std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockTimings& inspector) {
+  auto a = ours.find(TimingClock::kGpu), b = inspector.find(TimingClock::kGpu);
+  if (a == ours.end() || b == inspector.end()) return "";
+  std::string cells;
+  for (const auto& [cell, timing] : a->second) {
+    auto other = b->second.find(cell);
+    if (other == b->second.end()) continue;
+    std::optional<double> x = timing.durations.geometricMeanNs(), y = other->second.durations.geometricMeanNs();
+    if (!x || !y || std::fabs(std::log(*x / *y)) <= std::log1p(kSourcesDisagreeBy)) continue;
+    cells +=
+        format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000, *y / 1000);
+  }
+  return cells.empty() ? "" : hex(commId) + " (" + cells + ")";
+}
+
+std::vector<std::string> hexes(const std::set<uint64_t>& ids) {
+  std::vector<std::string> out;
+  for (uint64_t id : ids) out.push_back(hex(id));
+  return out;
+}
+
+// "a, b, c and 4 more"
+std::string someOf(const std::vector<std::string>& items, size_t shown = 3) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < shown; ++i) out += (i == 0 ? "" : ", ") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
+// The notes of what reading and merging dropped or chose, each with its count.
+struct Tally {
+  uint64_t zeroDurations = 0;
+  std::set<uint64_t> zeroCommunicators;  // named by id, as files and Prometheus' series both name them
+  int byProfiler = 0, inspectorOnly = 0;
+  std::vector<std::string> both, disagreeing;
+  std::map<TimingClock, uint64_t> cpuCollectives;
+  int cpuCommunicators = 0;
+
+  void countZeros(const CommunicatorRecord& r) {
+    zeroDurations += r.zeroDurations;
+    if (r.zeroDurations > 0) zeroCommunicators.insert(r.commId);
+  }
+  void addNotes(std::vector<std::string>& notes) const {
+    if (zeroDurations > 0) {
+      notes.push_back(std::to_string(zeroDurations) + " collective(s) timed at zero (at or below 0.1 us, which " +
+                      "no collective takes) dropped, in communicator(s) " + someOf(hexes(zeroCommunicators)));
+    }
+    if (inspectorOnly > 0) {
+      notes.push_back(std::to_string(inspectorOnly) + " communicator(s) timed by NVIDIA Inspector only: its " +
+                      "timings used for them (" + std::to_string(byProfiler) + " timed by nccl-roce's profiler)");
+    }
+    if (!both.empty()) {
+      notes.push_back(std::to_string(both.size()) + " communicator(s) timed by both nccl-roce's profiler and " +
+                      "Inspector (" + someOf(both) + "): nccl-roce's timings used, Inspector's left aside");
+    }
+    if (!disagreeing.empty()) {
+      notes.push_back(format("%zu of them differ between the two by more than %.0f%%: ", disagreeing.size(),
+                             kSourcesDisagreeBy * 100) +
+                      someOf(disagreeing));
+    }
+    if (cpuCommunicators > 0) {
+      std::string counts;
+      for (const auto& [clock, n] : cpuCollectives) {
+        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + timingClockName(clock);
+      }
+      notes.push_back(std::to_string(cpuCommunicators) + " communicator(s) hold collectives timed on the CPU (" +
+                      counts + "): kept apart from GPU timings, never pooled with them (ab compares them on their " +
+                      "own, ab fit fits GPU timings only)");
+    }
+  }
+};
+
+// The timings a communicator is compared by: our profiler's where it has them, else Inspector's.
+void chooseTimings(FleetCommunicator& c, ClockTimings&& ours, ClockTimings&& inspector, Tally& tally) {
+  if (!ours.empty()) {
+    c.timings = std::move(ours);
+    c.timedBy = TimedBy::kProfiler;
+    ++tally.byProfiler;
+    if (!inspector.empty()) {
+      tally.both.push_back(hex(c.commId));
+      std::string differs = disagreement(c.commId, c.timings, inspector);
+      if (!differs.empty()) tally.disagreeing.push_back(differs);
+    }
+  } else if (!inspector.empty()) {
+    c.timings = std::move(inspector);
+    c.timedBy = TimedBy::kInspector;
+    ++tally.inspectorOnly;
+  }
+  bool cpu = false;
+  for (const auto& [clock, cells] : c.timings) {
+    if (clock == TimingClock::kGpu) continue;
+    cpu = true;
+    for (const auto& [cell, timing] : cells) tally.cpuCollectives[clock] += timing.collectives;
+  }
+  tally.cpuCommunicators += cpu;
+}
+
 // Of the records naming one entry, the latest: by its update time, and the final state over a checkpoint of the
 // same moment. Records that name no entry are all kept. In input order otherwise.
 std::vector<const CommunicatorRecord*> latestStates(const std::vector<CommunicatorRecord>& records) {
@@ -85,10 +198,13 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   Fleet fleet;
   Status one = checkOneExperiment(statistics, &fleet.experiment);
   if (!one.isOk()) return one;
+  Tally tally;
   std::map<uint64_t, FleetCommunicator> byId;
+  std::map<uint64_t, ClockTimings> ours, theirs;
   std::set<uint64_t> disagreeing;
   for (const CommunicatorRecord* latest : latestStates(statistics)) {
     const CommunicatorRecord& r = *latest;
+    tally.countZeros(r);
     FleetCommunicator& c = byId[r.commId];
     c.commId = r.commId;
     std::string why;
@@ -102,24 +218,27 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     for (const auto& [cell, counts] : r.decisions) {
       for (const auto& [decision, calls] : counts) c.decisions[cell][decision] += calls;
     }
-    if (!inspector.empty()) continue;
-    for (const auto& [cell, timings] : r.timings) c.timings[cell].add(timings);
+    addRank(ours[r.commId], r);
   }
   std::set<uint64_t> withoutArm;
   for (const CommunicatorRecord& r : inspector) {
+    tally.countZeros(r);
     auto it = byId.find(r.commId);
     if (it == byId.end()) {
-      withoutArm.insert(r.commId);
+      if (!r.timings.empty()) withoutArm.insert(r.commId);
       continue;
     }
     it->second.files.insert(r.file);
     if (it->second.nNodes == 0) it->second.nNodes = r.nNodes;
-    for (const auto& [cell, timings] : r.timings) it->second.timings[cell].add(timings);
+    addRank(theirs[r.commId], r);
   }
   fleet.withoutArm = static_cast<int>(withoutArm.size());
   for (auto& [id, c] : byId) {
-    if (disagreeing.count(id) == 0) fleet.communicators.push_back(std::move(c));
+    if (disagreeing.count(id) != 0) continue;
+    chooseTimings(c, std::move(ours[id]), std::move(theirs[id]), tally);
+    fleet.communicators.push_back(std::move(c));
   }
+  tally.addNotes(fleet.notes);
   return fleet;
 }
 

@@ -6,6 +6,10 @@
 // can hang a job (NVIDIA/nccl#1136): such a communicator is named in `errors` and left out; so is one whose ranks
 // report different node counts (a hand-edited file: NCCL gives every rank the same). Files from different
 // experiments cannot be compared at all: that is an error of the whole input.
+//
+// Timings come from our statistics files where a communicator has them, else from Inspector dumps (a pod that runs
+// NVIDIA's Inspector cannot load our profiler, but its tuner still writes the arm): a fleet may mix both, and
+// nothing is dropped without being counted in `notes`.
 #pragma once
 
 #include <set>
@@ -17,29 +21,49 @@
 
 namespace nccl_roce::fleet {
 
+// What a communicator's ranks timed in one cell with one clock.
+struct CellTiming {
+  CellTimings durations;  // every rank's durations, as count and bin sum (their geometric mean)
+  // The communicator's collectives there: the most any one rank timed (every rank runs, and times, each of them).
+  uint64_t collectives = 0;
+};
+
+enum class TimedBy { kNone, kProfiler, kInspector };
+
 struct FleetCommunicator {
   uint64_t commId = 0;
   std::string arm, policy, policyHash;
   std::set<std::string> files;
   int records = 0;                                  // ranks (processes) merged
   int nNodes = 0;                                   // 0: no record said
-  std::map<uint64_t, CellTimings> timings;          // per cell, over every rank
+  TimedBy timedBy = TimedBy::kNone;                 // whose timings `timings` holds
+  std::map<TimingClock, std::map<uint64_t, CellTiming>> timings;  // per clock and cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
   bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
+};
+
+// An input file, or its cut-short last record, that was not read, and why.
+struct SkippedInput {
+  std::string file, why;
 };
 
 struct Fleet {
   std::string experiment;  // "" when no file names one
   std::vector<FleetCommunicator> communicators;
   std::vector<std::string> errors;  // communicators left out, and why
-  std::vector<std::string> notes;   // what the reader could not give (e.g. cells a textfile left out)
+  std::vector<std::string> notes;   // what was left out or chosen, counted, and what the reader could not give
+  std::vector<SkippedInput> skipped;  // filled by whoever read the files (fleet_files.h)
   int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
 };
 
-// `statistics`: records from our files (arms, and timings unless Inspector gives them); `inspector`: records from
-// Inspector dumps, which, when given, are the timing source (joined by communicator id). Of the records that
-// name the same entry (a checkpoint beside the final state, an entry a kill left in a part file and in the main
-// file, one file given twice) only the latest counts.
+// The most two sources' geometric means in one cell of one communicator may differ by before a note says they
+// disagree: ranks of one communicator wait for one another differently, so their kernels differ by some percent.
+inline constexpr double kSourcesDisagreeBy = 0.10;
+
+// `statistics`: records from our files (arms, decisions, and our profiler's timings); `inspector`: records from
+// Inspector dumps, joined by communicator id: the timing source of communicators our profiler did not time. Of the
+// records that name the same entry (a checkpoint beside the final state, an entry a kill left in a part file and
+// in the main file, one file given twice) only the latest counts.
 StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
                               const std::vector<CommunicatorRecord>& inspector);
 

@@ -35,6 +35,25 @@ std::string describeBucket(int bucket) {
   return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
 }
 
+const char* timingClockName(TimingClock clock) {
+  switch (clock) {
+    case TimingClock::kCpuKernel:
+      return "CPU (kernel)";
+    case TimingClock::kCpuCollective:
+      return "CPU (collective)";
+    case TimingClock::kGpu:
+      break;
+  }
+  return "GPU";
+}
+
+std::optional<TimingClock> clockOfTimingSource(const std::string& source) {
+  if (source == "kernel_gpu" || source == "kernel_gpu_batch" || source == "none") return TimingClock::kGpu;
+  if (source == "kernel_host" || source == "kernel_cpu") return TimingClock::kCpuKernel;
+  if (source == "collective_cpu") return TimingClock::kCpuCollective;
+  return std::nullopt;
+}
+
 std::string describeCell(uint64_t cell) {
   return std::string(tuner::collectiveName(collectiveOfCell(cell))) + " " + describeBucket(bucketOfCell(cell));
 }

@@ -37,7 +37,21 @@ struct CellTimings {
     binSum += other.binSum;
   }
   static CellTimings of(const profiler::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
+  std::optional<double> geometricMeanNs() const { return profiler::LogHistogram::geometricMeanNs(count, binSum); }
 };
+
+// The clock a duration was measured with. Durations of different clocks are never pooled or compared with one
+// another: a kernel's time on the GPU, the host's view of a kernel's start and stop (NCCL 2.26, or Inspector when
+// it has no GPU timer) and a collective's host-side time from its start to its stop event are different measures.
+enum class TimingClock { kGpu, kCpuKernel, kCpuCollective };
+const char* timingClockName(TimingClock clock);  // "GPU", "CPU (kernel)", "CPU (collective)"
+// The clock of a "timing_source" (ours: kernel_gpu, kernel_gpu_batch, kernel_host, and "none" for an entry that
+// does not say, a GPU time) or a "coll_timing_source" (Inspector's: kernel_gpu, kernel_cpu, collective_cpu);
+// nullopt for any other name. Statistics files, textfile series and Inspector dumps all go through this one map.
+std::optional<TimingClock> clockOfTimingSource(const std::string& source);
+
+// Durations per cell.
+using CellTimingsMap = std::map<uint64_t, CellTimings>;
 
 // Who made a tuner decision, as the statistics file's "source" says.
 enum class DecisionSource {
@@ -73,8 +87,11 @@ struct CommunicatorRecord {
   // From our statistics files; empty (and `fromStatistics` false) for Inspector records.
   bool fromStatistics = false;
   std::string experiment, experimentHash, arm, policy, policyHash;
-  // Durations per cell, over every choice (algorithm, protocol, channels) the communicator made there.
-  std::map<uint64_t, CellTimings> timings;
+  // One rank's durations per clock and cell, over every choice (algorithm, protocol, channels) made there.
+  std::map<TimingClock, CellTimingsMap> timings;
+  // Collectives timed at zero (below the histogram's 0.1 us floor): no collective takes that long, so the clock
+  // could not resolve it; dropped from `timings` and counted here.
+  uint64_t zeroDurations = 0;
   // What the tuner decided per cell (statistics files only; none for Inspector records or profiler-only
   // entries).
   std::map<uint64_t, DecisionCounts> decisions;

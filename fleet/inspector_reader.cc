@@ -1,10 +1,12 @@
 #include "fleet/inspector_reader.h"
 
+#include <algorithm>
+#include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <streambuf>
 #include <utility>
 
-#include "common/file.h"
 #include "fleet/json_fields.h"
 #include "tuner/decision_counts.h"
 #include "tuner/nccl_names.h"
@@ -15,36 +17,42 @@ namespace {
 
 using nlohmann::json;
 
-// The top-level JSON objects of `text`, each with the line it starts on: braces counted outside strings.
-std::vector<std::pair<size_t, std::string>> topLevelObjects(const std::string& text, std::string* error) {
-  std::vector<std::pair<size_t, std::string>> objects;
-  size_t line = 1, startLine = 0, start = 0;
-  int depth = 0;
-  bool inString = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\n') ++line;
-    if (inString) {
-      escaped = !escaped && c == '\\';
-      if (c == '"' && !escaped) inString = false;
-      if (c != '\\') escaped = false;
-      continue;
-    }
-    if (c == '"') inString = true;
-    if (c == '{' && depth++ == 0) start = i, startLine = line;
-    if (c == '}' && --depth == 0) objects.emplace_back(startLine, text.substr(start, i - start + 1));
-    if (depth < 0 || (depth == 0 && c != '}' && !std::isspace(static_cast<unsigned char>(c)))) {
-      *error = "line " + std::to_string(line) + ": not a JSON object";
-      return {};
-    }
+// The dump's text as a stream nlohmann reads one object at a time from, without copying it, and that says where
+// reading stopped (nlohmann reads through the buffer, one character past each object's closing brace).
+class TextStream : private std::streambuf, public std::istream {
+ public:
+  explicit TextStream(const std::string& text) : std::istream(this) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
   }
-  if (depth != 0) *error = "line " + std::to_string(startLine) + ": object not closed (truncated?)";
-  return objects;
-}
+  size_t position() const { return static_cast<size_t>(gptr() - eback()); }
+  void moveTo(size_t position) {
+    setg(eback(), eback() + position, egptr());
+    clear();
+  }
+};
+
+// Lines counted as reading moves forward through the text.
+class LineCounter {
+ public:
+  explicit LineCounter(const std::string& text) : text_(text) {}
+  size_t lineAt(size_t position) {
+    position = std::min(position, text_.size());
+    line_ += static_cast<size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(counted_),
+                                            text_.begin() + static_cast<std::ptrdiff_t>(position), '\n'));
+    counted_ = position;
+    return line_;
+  }
+
+ private:
+  const std::string& text_;
+  size_t counted_ = 0, line_ = 1;
+};
+
+using Records = std::map<std::pair<uint64_t, int>, CommunicatorRecord>;
 
 // One collective's record into its communicator's; false with *error when it does not read.
-bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, CommunicatorRecord>& records,
-                   const std::string& file, std::string* error) {
+bool addCollective(const json& o, Records& records, InspectorDump& dump, const std::string& file, std::string* error) {
   const json& header = o.contains("header") ? o["header"] : json();
   const json& metadata = o.contains("metadata") ? o["metadata"] : json();
   std::string version;
@@ -53,10 +61,13 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
     *error = "Inspector output format '" + version + "', this version reads " + kInspectorFormat;
     return false;
   }
-  if (!o.contains("coll_perf")) return true;  // point-to-point
+  if (!o.contains("coll_perf")) {
+    ++dump.pointToPoint;
+    return true;
+  }
   const json& perf = o["coll_perf"];
   uint64_t id = 0;
-  std::string idText;
+  std::string idText, source = "kernel_gpu";
   int rank = -1, nRanks = 0, nNodes = 0;
   if (!header.is_object() || !stringField(header, "id", &idText, false) || !hexId(idText, &id) ||
       !intField(header, "rank", 0, INT32_MAX, &rank) || rank < 0 || !perf.is_object() ||
@@ -70,12 +81,21 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
     *error = "header.n_ranks or header.nnodes is not a whole number";
     return false;
   }
-  std::optional<int> collective = tuner::parseCollective(perf["coll"].get<std::string>());
-  if (!collective) return true;  // AllGatherV and others the tuner never decides
+  std::optional<TimingClock> clock =
+      stringField(perf, "coll_timing_source", &source) ? clockOfTimingSource(source) : std::nullopt;
+  if (!clock) {
+    *error = "coll_timing_source is not kernel_gpu, kernel_cpu or collective_cpu";
+    return false;
+  }
   double ns = perf["coll_exec_time_us"].get<double>() * 1000.0;
   if (!(ns >= 0) || ns >= 1e18) {  // negative, NaN, or centuries: not a duration (and past uint64_t's range)
     *error = "coll_exec_time_us is not a duration";
     return false;
+  }
+  std::optional<int> collective = tuner::parseCollective(perf["coll"].get<std::string>());
+  if (!collective) {
+    ++dump.otherCollectives;
+    return true;
   }
   CommunicatorRecord& r = records[{id, rank}];
   r.file = file;
@@ -83,44 +103,56 @@ bool addCollective(const json& o, std::map<std::pair<uint64_t, int>, Communicato
   r.rank = rank;
   r.nRanks = nRanks;
   r.nNodes = nNodes;
+  if (ns <= profiler::LogHistogram::kMinNs) {
+    ++r.zeroDurations;
+    return true;
+  }
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
   if (tuner::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  CellTimings& cell = r.timings[cellOf(*collective, tuner::sizeBucket(bytes))];
+  CellTimings& cell = r.timings[*clock][cellOf(*collective, tuner::sizeBucket(bytes))];
   ++cell.count;
   cell.binSum += static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(ns)));
   return true;
 }
 
-}  // namespace
-
-StatusOr<std::vector<CommunicatorRecord>> parseInspectorDump(const std::string& text, const std::string& file) {
-  std::string error;
-  std::vector<std::pair<size_t, std::string>> objects = topLevelObjects(text, &error);
-  if (!error.empty()) return Status(StatusCode::kParseError, file + ": " + error);
-  std::map<std::pair<uint64_t, int>, CommunicatorRecord> records;
-  for (const auto& [line, object] : objects) {
-    json o = json::parse(object, nullptr, /*allow_exceptions=*/false);
-    if (o.is_discarded() || !o.is_object()) {
-      return Status(StatusCode::kParseError, file + ": line " + std::to_string(line) + ": not valid JSON");
-    }
-    try {
-      if (!addCollective(o, records, file, &error)) {
-        return Status(StatusCode::kParseError, file + ": line " + std::to_string(line) + ": " + error);
-      }
-    } catch (const std::exception& e) {
-      return Status(StatusCode::kParseError, file + ": line " + std::to_string(line) + ": " + e.what());
-    }
-  }
-  if (objects.empty()) return Status(StatusCode::kParseError, file + ": no Inspector records");
-  std::vector<CommunicatorRecord> out;
-  for (auto& [key, record] : records) out.push_back(std::move(record));
-  return out;
+Status errorAt(const std::string& file, size_t line, const std::string& what) {
+  return Status(StatusCode::kParseError, file + ": line " + std::to_string(line) + ": " + what);
 }
 
-StatusOr<std::vector<CommunicatorRecord>> readInspectorDump(const std::string& path) {
-  StatusOr<std::string> text = readFileBounded(path, size_t{1} << 30);
-  if (!text.isOk()) return text.status();
-  return parseInspectorDump(*text, path);
+}  // namespace
+
+StatusOr<InspectorDump> parseInspectorDump(const std::string& text, const std::string& file) {
+  InspectorDump dump;
+  Records records;
+  TextStream in(text);
+  LineCounter lines(text);
+  for (size_t next = text.find_first_not_of(" \t\r\n"); next != std::string::npos;
+       next = text.find_first_not_of(" \t\r\n", in.position())) {
+    size_t line = lines.lineAt(next);
+    in.moveTo(next);
+    json object;
+    try {
+      in >> object;
+    } catch (const json::exception&) {
+      if (in.position() >= text.size()) {  // the text ended inside the object
+        dump.truncatedLast = "line " + std::to_string(line);
+        break;
+      }
+      size_t at = lines.lineAt(in.position() - 1);  // the character it stopped at
+      return errorAt(
+          file, at,
+          at == line ? "not valid JSON" : "not valid JSON (in the object from line " + std::to_string(line) + ")");
+    }
+    if (!object.is_object()) return errorAt(file, line, "not a JSON object");
+    std::string error;
+    try {
+      if (!addCollective(object, records, dump, file, &error)) return errorAt(file, line, error);
+    } catch (const std::exception& e) {  // a member of an unexpected type that value() could not convert
+      return errorAt(file, line, e.what());
+    }
+  }
+  for (auto& [key, record] : records) dump.records.push_back(std::move(record));
+  return dump;
 }
 
 }  // namespace nccl_roce::fleet

@@ -23,6 +23,7 @@ const char* kCount = "nccl_roce_ab_log_duration_count";
 const char* kSum = "nccl_roce_ab_log_duration_sum";
 const char* kDecisions = "nccl_roce_tuner_decisions_total";
 const char* kOmitted = "nccl_roce_ab_omitted_cells";
+const char* kZero = "nccl_roce_ab_zero_durations_total";
 
 // What identifies one communicator's rank (profiler/open_metrics.cc writes them on every series of ours).
 const std::vector<std::string>& communicatorLabels() {
@@ -163,7 +164,8 @@ std::optional<uint64_t> cellOfSeries(const Series& s) {
   return cellOf(*collective, bucket->second);
 }
 
-// Counts and bin sums are pairs of series with the same labels (one textfile line each, scraped together).
+// Counts and bin sums are pairs of series with the same labels (one textfile line each, scraped together); the
+// timing source says the clock, as in statistics files.
 Status addTimings(const std::vector<Series>& counts, const std::vector<Series>& sums,
                   std::map<std::string, CommunicatorRecord>& records) {
   std::map<std::map<std::string, std::string>, uint64_t> sumOf;
@@ -176,10 +178,12 @@ Status addTimings(const std::vector<Series>& counts, const std::vector<Series>& 
     auto sum = sumOf.find(s.labels);
     if (sum == sumOf.end()) return invalid(s.describe(kCount) + " has no " + kSum + " with the same labels");
     std::optional<uint64_t> cell = cellOfSeries(s);
+    std::optional<TimingClock> clock = clockOfTimingSource(s.label("timing_source"));
     if (!cell) return invalid(s.describe(kCount) + ": collective or message_size is not what the plugin writes");
+    if (!clock) return invalid(s.describe(kCount) + ": timing_source is not what the plugin writes");
     StatusOr<CommunicatorRecord*> r = recordOf(s, kCount, records);
     if (!r.isOk()) return r.status();
-    (*r)->timings[*cell].add(CellTimings{s.value, sum->second});
+    if (s.value > 0) (*r)->timings[*clock][*cell].add(CellTimings{s.value, sum->second});
   }
   return Status::ok();
 }
@@ -221,20 +225,27 @@ std::vector<std::string> fleetQueries(const PrometheusSelection& s) {
   return {lastOf(kCount, {"collective", "message_size", "timing_source"}, s),
           lastOf(kSum, {"collective", "message_size", "timing_source"}, s),
           lastOf(kDecisions, {"collective", "message_size", "algorithm", "protocol", "channels", "chunk_size", "source", "rule"}, s),
-          lastOf(kOmitted, {}, s)};
+          lastOf(kOmitted, {}, s),
+          lastOf(kZero, {}, s)};
 }
 
 StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& answers) {
-  if (answers.size() != 4) return invalid("four answers expected");
+  if (answers.size() != 5) return invalid("five answers expected");
   StatusOr<std::vector<Series>> counts = seriesOf(answers[0], kCount), sums = seriesOf(answers[1], kSum),
-                                 decisions = seriesOf(answers[2], kDecisions), omitted = seriesOf(answers[3], kOmitted);
-  for (const auto* answer : {&counts, &sums, &decisions, &omitted}) {
+                                 decisions = seriesOf(answers[2], kDecisions), omitted = seriesOf(answers[3], kOmitted),
+                                 zeros = seriesOf(answers[4], kZero);
+  for (const auto* answer : {&counts, &sums, &decisions, &omitted, &zeros}) {
     if (!answer->isOk()) return answer->status();
   }
   std::map<std::string, CommunicatorRecord> records;
   Status timed = addTimings(*counts, *sums, records);
   if (timed.isOk()) timed = addDecisions(*decisions, records);
   if (!timed.isOk()) return timed;
+  for (const Series& s : *zeros) {
+    StatusOr<CommunicatorRecord*> r = recordOf(s, kZero, records);
+    if (!r.isOk()) return r.status();
+    (*r)->zeroDurations += s.value;
+  }
   PrometheusRecords out;
   uint64_t omittedCells = 0;
   for (const Series& s : *omitted) omittedCells += s.value;

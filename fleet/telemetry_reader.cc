@@ -24,7 +24,9 @@ Status invalid(const std::string& file, const std::string& what) {
   return Status(StatusCode::kParseError, file + ": " + what);
 }
 
-// One timed key: its cell, and its count and bin sum from the bins, which must add up to the count.
+// One timed key: its clock, its cell, and its count and bin sum from the bins, which must add up to the count.
+// Bin 0 holds durations at or below the histogram's 0.1 us floor, which no collective takes: the clock could not
+// resolve them, so they are dropped and counted.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
   if (!key.is_object()) return invalid(where, "not an object");
   tuner::CellKey cell;
@@ -34,6 +36,7 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
   if (bins == key.end() || !bins->is_array()) return invalid(where, "no bins");
   CellTimings timings;
+  uint64_t total = 0;
   for (const json& bin : *bins) {
     if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
         bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins) ||
@@ -41,14 +44,22 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
       return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) +
                                 ", count below 2^53]");
     }
-    timings.count += bin[1].get<uint64_t>();
-    timings.binSum += bin[0].get<uint64_t>() * bin[1].get<uint64_t>();
+    total += bin[1].get<uint64_t>();
+    if (bin[0].get<uint64_t>() == 0) {
+      record.zeroDurations += bin[1].get<uint64_t>();
+    } else {
+      timings.count += bin[1].get<uint64_t>();
+      timings.binSum += bin[0].get<uint64_t>() * bin[1].get<uint64_t>();
+    }
   }
-  if (timings.count != count->get<uint64_t>()) {
-    return invalid(where, "bins hold " + std::to_string(timings.count) + " collectives, count says " +
+  if (total != count->get<uint64_t>()) {
+    return invalid(where, "bins hold " + std::to_string(total) + " collectives, count says " +
                               std::to_string(count->get<uint64_t>()));
   }
-  record.timings[cellOf(cell.collective, cell.bucket)].add(timings);
+  if (timings.count == 0) return Status::ok();
+  // kernel_host: the host clock (NCCL 2.26 has no GPU stamps); an entry that does not say is a GPU time.
+  std::optional<TimingClock> clock = clockOfTimingSource(tuner::timingSourceName(cell.source));
+  record.timings[clock.value_or(TimingClock::kGpu)][cellOf(cell.collective, cell.bucket)].add(timings);
   return Status::ok();
 }
 

@@ -29,6 +29,7 @@ class LogHistogram {
   void merge(const LogHistogram& other);
 
   uint64_t count() const { return count_; }
+  uint64_t binCount(int bin) const { return bins_[static_cast<size_t>(bin)]; }  // 0 .. kBins-1
   uint64_t sumNs() const { return sumNs_; }
   uint64_t minNs() const { return count_ ? minNs_ : 0; }
   uint64_t maxNs() const { return maxNs_; }

@@ -15,6 +15,7 @@ namespace {
 const char* kAb = "nccl_roce_ab_log_duration";
 const char* kDecisions = "nccl_roce_tuner_decisions_total";
 const char* kOmitted = "nccl_roce_ab_omitted_cells";
+const char* kZero = "nccl_roce_ab_zero_durations_total";
 const char* kDuration = "nccl_roce_collective_duration_seconds";
 const char* kDropped = "nccl_roce_profiler_dropped_events_total";
 
@@ -72,14 +73,20 @@ struct Cell {
 using Cells = std::map<std::pair<int, int>, Cell>;
 
 // The cells of a communicator that fit its series budget, in order of collective and size; *omitted counts the
-// rest. Decisions go with the cells the profiler timed (the only ones `ab fit` reads).
-Cells budgetedCells(const CommunicatorTimings& c, int* omitted) {
+// rest. Decisions go with the cells the profiler timed (the only ones `ab fit` reads). Durations in bin 0 (at or
+// below 0.1 us: the clock could not resolve them) are left out of the counts and sums and counted in *zeros, as
+// `ab` drops and counts them when it reads the statistics file.
+Cells budgetedCells(const CommunicatorTimings& c, int* omitted, uint64_t* zeros) {
   Cells cells;
+  *zeros = 0;
   for (const TimingTable::Entry& e : c.entries) {
-    if (e.key.collective < 0 || e.histogram.count() == 0) continue;
+    if (e.key.collective < 0) continue;
+    uint64_t zero = e.histogram.binCount(0);
+    *zeros += zero;
+    if (e.histogram.count() == zero) continue;
     auto& [count, binSum] = cells[{e.key.collective, e.key.bucket}].bySource[e.key.source];
-    count += e.histogram.count();
-    binSum += e.histogram.binSum();
+    count += e.histogram.count() - zero;
+    binSum += e.histogram.binSum();  // bin 0 adds nothing to it
   }
   for (const DecisionCount& d : c.decisions) {
     auto cell = cells.find({d.collective, d.bucket});
@@ -131,13 +138,20 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
 }
 
 void omittedSeries(std::string& out, const std::vector<CommunicatorTimings>& communicators,
-                   const std::vector<int>& omitted) {
+                   const std::vector<int>& omitted, const std::vector<uint64_t>& zeros) {
   family(out, kOmitted, "gauge",
          "Timed cells (collective x size bucket) of a communicator's rank left out of this file by its series budget: "
          "only the statistics file has them");
   for (size_t i = 0; i < communicators.size(); ++i) {
     if (omitted[i] == 0) continue;
     out += std::string(kOmitted) + "{" + communicatorLabels(communicators[i]) + "} " + std::to_string(omitted[i]) + "\n";
+  }
+  family(out, kZero, "counter",
+         "Collectives of a communicator's rank timed at or below 0.1 us (the clock could not resolve them): left out "
+         "of nccl_roce_ab_log_duration, as ab drops them from statistics files");
+  for (size_t i = 0; i < communicators.size(); ++i) {
+    if (zeros[i] == 0) continue;
+    out += std::string(kZero) + "{" + communicatorLabels(communicators[i]) + "} " + std::to_string(zeros[i]) + "\n";
   }
 }
 
@@ -212,10 +226,13 @@ std::string messageSizeLabel(int bucket) {
 std::string renderOpenMetrics(const ProcessLabels& process, const std::vector<CommunicatorTimings>& communicators) {
   std::vector<Cells> cells;
   std::vector<int> omitted(communicators.size(), 0);
-  for (size_t i = 0; i < communicators.size(); ++i) cells.push_back(budgetedCells(communicators[i], &omitted[i]));
+  std::vector<uint64_t> zeros(communicators.size(), 0);
+  for (size_t i = 0; i < communicators.size(); ++i) {
+    cells.push_back(budgetedCells(communicators[i], &omitted[i], &zeros[i]));
+  }
   std::string out;
   abSeries(out, communicators, cells);
-  omittedSeries(out, communicators, omitted);
+  omittedSeries(out, communicators, omitted, zeros);
   armHistograms(out, process, communicators);
   droppedSeries(out, process, communicators);
   return out + "# EOF\n";

@@ -6,7 +6,9 @@
 //   of their log-histogram bins (the exact sufficient statistics of a geometric mean, the two integers the
 //   statistics file gives `ab`), and the tuner's decisions per cell (`nccl_roce_tuner_decisions_total`, what
 //   `ab fit` writes rules from), labelled by experiment, arm and policy; at most kAbSeriesPerCommunicator of them
-//   per communicator and rank, the cells past that counted in `nccl_roce_ab_omitted_cells`;
+//   per communicator and rank, the cells past that counted in `nccl_roce_ab_omitted_cells`, and the collectives
+//   timed at zero (left out of the summary, as `ab` leaves them out of statistics files) in
+//   `nccl_roce_ab_zero_durations_total`;
 // - histograms in seconds per arm for dashboards, aggregated over the process's communicators (labels follow
 //   NVIDIA's Inspector where they mean the same: collective, message_size, algo_proto, n_nodes);
 // - dropped profiler events per communicator, rank and reason.
@@ -49,7 +51,8 @@ struct ProcessLabels {
 };
 
 // The most `nccl_roce_ab_log_duration` and `nccl_roce_tuner_decisions_total` series one communicator's rank
-// writes; with one omitted-cells gauge and at most seven dropped-event counters, about 100 series in all.
+// writes; with one omitted-cells gauge, one zero-durations counter and at most seven dropped-event counters, about
+// 100 series in all.
 inline constexpr int kAbSeriesPerCommunicator = 92;
 
 // Bucket bounds (seconds) of the exported histograms: 1-2-5 steps from 1 us to 10 s. Coarser than the

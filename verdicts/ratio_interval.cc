@@ -48,7 +48,7 @@ Status checkSide(const std::vector<double>& values, const char* side) {
 }  // namespace
 
 StatusOr<RatioInterval> ratioOfGeometricMeans(const std::vector<double>& a, const std::vector<double>& b,
-                                              double confidence) {
+                                              double confidence, DegreesOfFreedom method) {
   for (const auto& [values, side] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
     Status status = checkSide(*values, side);
     if (!status.isOk()) return status;
@@ -67,7 +67,9 @@ StatusOr<RatioInterval> ratioOfGeometricMeans(const std::vector<double>& a, cons
   out.nA = static_cast<int>(a.size());
   out.nB = static_cast<int>(b.size());
   double difference = mb.mean - ma.mean;
-  out.degreesOfFreedom = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
+  out.degreesOfFreedom = method == DegreesOfFreedom::kSmallerSide
+                             ? std::min(na, nb) - 1
+                             : se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
   StudentsT t(out.degreesOfFreedom);
   double se = std::sqrt(se2);
   double half = boost::math::quantile(t, 0.5 + confidence / 2) * se;

@@ -3,6 +3,8 @@
 // (cli/verdict_options.h).
 #pragma once
 
+#include "verdicts/ratio_interval.h"
+
 namespace nccl_roce::verdicts {
 
 struct Settings {
@@ -15,6 +17,9 @@ struct Settings {
   // Units (replicate runs, communicators) a side needs before it gets an interval. Two is the fewest a spread
   // can be estimated from; fit raises it to what its calibration shows it needs.
   int minUnits = 2;
+  // Not a command-line option: the calibration suite sets the method before (Welch-Satterthwaite) to show that
+  // its bounds catch it.
+  DegreesOfFreedom degreesOfFreedom = DegreesOfFreedom::kSmallerSide;
 };
 
 }  // namespace nccl_roce::verdicts

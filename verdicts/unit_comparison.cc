@@ -40,7 +40,7 @@ CellComparison compareCell(const std::vector<Unit>& a, const std::vector<Unit>& 
     c.geomeanB = geometricMean(vb);
     c.ratio = c.geomeanB / c.geomeanA;
   }
-  StatusOr<RatioInterval> interval = ratioOfGeometricMeans(va, vb, settings.confidence);
+  StatusOr<RatioInterval> interval = ratioOfGeometricMeans(va, vb, settings.confidence, settings.degreesOfFreedom);
   c.verdict = judge(interval, c.nA, c.nB, settings, &c.whyNoInterval);
   if (interval.isOk()) c.interval = *interval;
   return c;
@@ -75,8 +75,8 @@ void summariseRange(const std::vector<Unit>& a, const std::vector<Unit>& b, cons
     range->whyNoInterval = "no cell in range was measured by every unit on both sides";
     return;
   }
-  StatusOr<RatioInterval> interval =
-      ratioOfGeometricMeans(rangeValues(a, range->cells), rangeValues(b, range->cells), settings.confidence);
+  StatusOr<RatioInterval> interval = ratioOfGeometricMeans(rangeValues(a, range->cells), rangeValues(b, range->cells),
+                                                           settings.confidence, settings.degreesOfFreedom);
   range->verdict = judge(interval, static_cast<int>(a.size()), static_cast<int>(b.size()), settings,
                          &range->whyNoInterval);
   if (interval.isOk()) range->interval = *interval;

@@ -9,8 +9,14 @@ std::vector<std::optional<size_t>> selectWinners(const std::vector<Challenge>& c
   std::vector<double> pValues;
   for (const Challenge& c : challenges) pValues.push_back(c.vsControl.pBFaster);
   double level = 1 - settings.confidence;
-  std::vector<bool> rejected = control == FalseWinControl::kFamilyWise ? holmRejections(pValues, level)
-                                                                       : benjaminiHochbergRejections(pValues, level);
+  std::vector<bool> rejected(pValues.size());
+  if (control == FalseWinControl::kFamilyWise) {
+    rejected = holmRejections(pValues, level);
+  } else if (control == FalseWinControl::kFalseDiscoveryRate) {
+    rejected = benjaminiHochbergRejections(pValues, level);
+  } else {
+    for (size_t i = 0; i < pValues.size(); ++i) rejected[i] = pValues[i] <= level;
+  }
   std::vector<std::optional<size_t>> winners(groups);
   for (size_t i = 0; i < challenges.size(); ++i) {
     const Challenge& c = challenges[i];

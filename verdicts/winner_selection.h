@@ -18,8 +18,10 @@ struct Challenge {
 };
 
 enum class FalseWinControl {
-  kFamilyWise,         // Holm: the chance of any false win among all challenges is at most 1 - confidence
-  kFalseDiscoveryRate  // Benjamini-Hochberg: the expected share of false wins among wins is at most that
+  kFamilyWise,          // Holm: the chance of any false win among all challenges is at most 1 - confidence
+  kFalseDiscoveryRate,  // Benjamini-Hochberg: the expected share of false wins among wins is at most that
+  kNone                 // each challenge alone at 1 - confidence: what the two above exist to prevent; no command
+                        // uses it, the calibration suite does, to show that its bounds catch a fit without control
 };
 
 // For each group, the index of its winning challenge, or nullopt when none wins. A challenge can win when the

@@ -140,7 +140,8 @@ void collectChallenges(std::vector<SeriesInput>& inputs, const FitOptions& optio
       for (size_t ci = 0; ci < in.forced.size(); ++ci) {
         std::vector<double> times = verdicts::valuesAt(in.forced[ci]->runs, size);
         if (static_cast<int>(times.size()) < st.minUnits) continue;
-        StatusOr<verdicts::RatioInterval> vs = verdicts::ratioOfGeometricMeans(defaults, times, st.confidence);
+        StatusOr<verdicts::RatioInterval> vs =
+            verdicts::ratioOfGeometricMeans(defaults, times, st.confidence, st.degreesOfFreedom);
         if (!vs.isOk()) continue;
         challenges->push_back(verdicts::Challenge{group, *vs});
         sources->push_back(ChallengeSource{si, in.out.sizes.size() - 1, ci});
@@ -219,7 +220,7 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   collectChallenges(inputs, options, &challenges, &sources);
   size_t groups = challenges.empty() ? 0 : challenges.back().group + 1;
   std::vector<std::optional<size_t>> winners =
-      verdicts::selectWinners(challenges, groups, options.statistics, verdicts::FalseWinControl::kFalseDiscoveryRate);
+      verdicts::selectWinners(challenges, groups, options.statistics, options.falseWinControl);
   result.challenges = static_cast<int>(challenges.size());
   for (size_t i = 0; i < challenges.size(); ++i) {
     const ChallengeSource& at = sources[i];

@@ -140,8 +140,10 @@ Outcome killOnce(int64_t delayMs) {
     return out;
   }
   const fleet::CommunicatorRecord& r = (*records)[0];
-  uint64_t timed = 0, decided = 0;
-  for (const auto& [cell, timings] : r.timings) timed += timings.count;
+  uint64_t timed = r.zeroDurations, decided = 0;  // every clock's collectives, and those timed at zero
+  for (const auto& [clock, cells] : r.timings) {
+    for (const auto& [cell, timings] : cells) timed += timings.count;
+  }
   for (const auto& [cell, counts] : r.decisions) {
     for (const auto& [decision, calls] : counts) decided += calls;
   }

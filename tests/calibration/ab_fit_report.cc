@@ -1,6 +1,7 @@
-// The table behind `ab fit`'s minimum evidence (docs/ab-testing.md): simulated exploration fleets with a known
+// The tables behind `ab fit`'s minimum evidence (docs/ab-testing.md): simulated exploration fleets with a known
 // best arm per bucket, fitted with the minimum lowered to each communicator count, for the power to find 5%, 8%
-// and 10% gains and the rate of false rules:
+// and 10% gains and the rate of false rules; and null fleets with straggling collectives, by collectives per
+// communicator (the minimum of collectives):
 //   ab_fit_report [--trials N]     (default 200 fleets per cell of the table; deterministic seeds)
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,23 @@ void row(int perArm, int trials) {
   std::fflush(stdout);
 }
 
+// Null fleets with stragglers (2% of collectives 10x slow), 1 rank timing `collectives` per bucket: how often any rule
+// is written at the minimum of communicators, with the chosen degrees of freedom and with Welch-Satterthwaite's.
+void stragglersRow(int collectives, int trials) {
+  FleetSpec spec = explorationFleet(kAbFitMinCommunicators, 4 * kAbFitMinCommunicators, 0.0);
+  spec.ranks = 1;
+  spec.collectivesPerBucket = collectives;
+  spec.slowShare = 0.02;
+  spec.slowFactor = 10;
+  AbFitOptions chosen, before;
+  chosen.minCollectives = before.minCollectives = static_cast<uint64_t>(collectives);
+  before.settings.degreesOfFreedom = nccl_roce::verdicts::DegreesOfFreedom::kWelchSatterthwaite;
+  std::vector<FitTally> t = runFits(spec, trials, 800000, {chosen, before});
+  std::printf("| %d | %.1f%% | %.1f%% |\n", collectives, percent(t[0].fitsWithRules, t[0].fits),
+              percent(t[1].fitsWithRules, t[1].fits));
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,5 +85,13 @@ int main(int argc, char** argv) {
       "(false rules) | share of rules false | null buckets with a rule | null fleets with any rule |\n"
       "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int perArm : {4, 6, 8, 10, 12, 16, 20, 24}) row(perArm, trials);
+  std::printf(
+      "\nNull fleets with stragglers (2%% of collectives 10 times slow), %d communicators per arm and %d of the "
+      "control, 1 rank; %d fleets per row:\n\n",
+      kAbFitMinCommunicators, 4 * kAbFitMinCommunicators, 2 * trials);
+  std::printf(
+      "| collectives per communicator and bucket | null fleets with any rule | with Welch-Satterthwaite's degrees "
+      "of freedom |\n|---:|---:|---:|\n");
+  for (int collectives : {10, 20, 40}) stragglersRow(collectives, 2 * trials);
   return 0;
 }

@@ -79,25 +79,35 @@ std::vector<CommunicatorRecord> simulateExploration(const FleetSpec& spec) {
   }
   std::vector<CommunicatorRecord> records = simulateFleet(spec);
   for (CommunicatorRecord& r : records) {
-    for (const auto& [cell, timings] : r.timings) r.decisions[cell][decisionOf[r.arm]] += timings.count;
+    for (const auto& [cell, timings] : r.timings[TimingClock::kGpu]) {
+      r.decisions[cell][decisionOf[r.arm]] += timings.count;
+    }
   }
   return records;
 }
 
-FitTally runFits(FleetSpec spec, int fleets, uint64_t firstSeed, const AbFitOptions& options) {
-  FitTally t;
+std::vector<FitTally> runFits(FleetSpec spec, int fleets, uint64_t firstSeed,
+                              const std::vector<AbFitOptions>& options) {
+  std::vector<FitTally> tallies(options.size());
   for (int i = 0; i < fleets; ++i) {
     spec.seed = firstSeed + static_cast<uint64_t>(i);
     StatusOr<Fleet> fleet = assembleFleet(simulateExploration(spec), {});
-    StatusOr<AbFit> fit = fleet.isOk() ? fitArms(*fleet, options) : StatusOr<AbFit>(fleet.status());
-    ++t.fits;
-    if (!fit.isOk()) {
-      ++t.refused;
-      continue;
+    for (size_t o = 0; o < options.size(); ++o) {
+      StatusOr<AbFit> fit = fleet.isOk() ? fitArms(*fleet, options[o]) : StatusOr<AbFit>(fleet.status());
+      FitTally& t = tallies[o];
+      ++t.fits;
+      if (!fit.isOk()) {
+        ++t.refused;
+        continue;
+      }
+      judge(*fit, spec, &t);
     }
-    judge(*fit, spec, &t);
   }
-  return t;
+  return tallies;
+}
+
+FitTally runFits(FleetSpec spec, int fleets, uint64_t firstSeed, const AbFitOptions& options) {
+  return runFits(std::move(spec), fleets, firstSeed, std::vector<AbFitOptions>{options})[0];
 }
 
 }  // namespace nccl_roce::fleet::calibration

@@ -51,5 +51,7 @@ struct FitTally {
 
 // `fleets` fits of `spec` with seeds from `firstSeed`, judged against the truth.
 FitTally runFits(FleetSpec spec, int fleets, uint64_t firstSeed, const AbFitOptions& options);
+// The same fleets fitted with each of `options` (a method and a miscalibrated one on the same data).
+std::vector<FitTally> runFits(FleetSpec spec, int fleets, uint64_t firstSeed, const std::vector<AbFitOptions>& options);
 
 }  // namespace nccl_roce::fleet::calibration

@@ -1,6 +1,7 @@
 // Prints the calibration tables of docs/statistics.md: how often each interval method gives a false verdict and
-// how often its intervals cover the truth, at the replicate counts people use; the power of the chosen method;
-// and how `sweep fit`'s control of false wins behaves. Deterministic (fixed seeds), so the tables reproduce.
+// how often its intervals cover the truth, at the replicate counts people use and at small and unequal splits;
+// what the chosen degrees of freedom cost in width and power; the power of the chosen method; and how `sweep
+// fit`'s control of false wins behaves. Deterministic (fixed seeds), so the tables reproduce.
 //   build/tests/calibration/calibration_report [--trials N]
 #include <cstdio>
 #include <cstdlib>
@@ -35,9 +36,15 @@ void count(Tally& t, const SimpleInterval& i, double truth, bool range) {
   (range ? t.rangeCovered : t.sizeCovered).add(covered);
 }
 
-enum class Method { kWelch, kMedianBootstrap, kClusterBootstrap };
+enum class Method { kSmallerSide, kWelchSatterthwaite, kMedianBootstrap, kClusterBootstrap };
 
-Tally run(Method method, int units, double effect, const Noise& noise, int trials, uint64_t seed) {
+Settings settingsOf(Method method) {
+  Settings s = kCompare;
+  if (method == Method::kWelchSatterthwaite) s.degreesOfFreedom = DegreesOfFreedom::kWelchSatterthwaite;
+  return s;
+}
+
+Tally run(Method method, int unitsA, int unitsB, double effect, const Noise& noise, int trials, uint64_t seed) {
   Simulator sim(seed);
   std::mt19937_64 rng(seed ^ 0x5bd1e995u);
   std::vector<uint64_t> cells = sweepSizes();
@@ -45,10 +52,10 @@ Tally run(Method method, int units, double effect, const Noise& noise, int trial
   auto candidate = [truth](uint64_t s) { return modelTimeUs(s) * truth; };
   Tally t;
   for (int trial = 0; trial < trials; ++trial) {
-    std::vector<Unit> a = sim.side(units, cells, modelTimeUs, noise, /*withOutlier=*/true);
-    std::vector<Unit> b = sim.side(units, cells, candidate, noise);
-    if (method == Method::kWelch) {
-      UnitComparison c = compareUnits(a, b, 0, UINT64_MAX, kCompare);
+    std::vector<Unit> a = sim.side(unitsA, cells, modelTimeUs, noise, /*withOutlier=*/true);
+    std::vector<Unit> b = sim.side(unitsB, cells, candidate, noise);
+    if (method == Method::kSmallerSide || method == Method::kWelchSatterthwaite) {
+      UnitComparison c = compareUnits(a, b, 0, UINT64_MAX, settingsOf(method));
       for (const CellComparison& z : c.cells) {
         if (z.interval) count(t, {z.ratio, z.interval->low, z.interval->high}, truth, false);
       }
@@ -63,6 +70,10 @@ Tally run(Method method, int units, double effect, const Noise& noise, int trial
   return t;
 }
 
+Tally run(Method method, int units, double effect, const Noise& noise, int trials, uint64_t seed) {
+  return run(method, units, units, effect, noise, trials, seed);
+}
+
 std::string pct(const Rate& r) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", 100 * r.value());
@@ -75,11 +86,13 @@ void methodsTable(int trials) {
               "1%% effect.\n\n", Noise{}.describe().c_str(), trials);
   std::printf("| method | replicates per side | A/A: sizes with a verdict | A/A: summary verdicts | coverage per size "
               "| coverage of the summary |\n|---|---:|---:|---:|---:|---:|\n");
-  const char* names[] = {"Welch t on log times, run as the unit (chosen)", "percentile bootstrap of medians (before)",
-                         "cluster bootstrap of runs, percentile"};
-  for (Method m : {Method::kWelch, Method::kMedianBootstrap, Method::kClusterBootstrap}) {
+  const char* names[] = {"Welch t on log times, smaller side's degrees of freedom (chosen)",
+                         "Welch t on log times, Welch-Satterthwaite degrees of freedom (before)",
+                         "percentile bootstrap of medians (earlier)", "cluster bootstrap of runs, percentile"};
+  for (Method m :
+       {Method::kSmallerSide, Method::kWelchSatterthwaite, Method::kMedianBootstrap, Method::kClusterBootstrap}) {
     for (int units : {2, 3, 5, 10}) {
-      int n = m == Method::kWelch ? trials : trials / 4;
+      int n = m == Method::kSmallerSide || m == Method::kWelchSatterthwaite ? trials : trials / 4;
       Tally aa = run(m, units, 0, Noise{}, n, 1000 + static_cast<uint64_t>(units));
       Tally fx = run(m, units, 0.05, Noise{}, n, 2000 + static_cast<uint64_t>(units));
       std::printf("| %s | %d | %s | %s | %s | %s |\n", names[static_cast<int>(m)], units, pct(aa.sizeVerdict).c_str(),
@@ -89,18 +102,66 @@ void methodsTable(int trials) {
   std::printf("\n");
 }
 
+// Mean ratio of the chosen interval's width (on the log scale) to Welch-Satterthwaite's, over the same data.
+double widthRatio(int unitsA, int unitsB, int trials, uint64_t seed) {
+  Simulator sim(seed);
+  std::vector<uint64_t> cells = sweepSizes();
+  double sum = 0;
+  long n = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<Unit> a = sim.side(unitsA, cells, modelTimeUs, Noise{}),
+                      b = sim.side(unitsB, cells, modelTimeUs, Noise{});
+    UnitComparison chosen = compareUnits(a, b, 0, UINT64_MAX, settingsOf(Method::kSmallerSide));
+    UnitComparison before = compareUnits(a, b, 0, UINT64_MAX, settingsOf(Method::kWelchSatterthwaite));
+    for (size_t i = 0; i < chosen.cells.size(); ++i) {
+      const auto& x = chosen.cells[i].interval;
+      const auto& y = before.cells[i].interval;
+      if (!x || !y) continue;
+      sum += std::log(x->high / x->low) / std::log(y->high / y->low);
+      ++n;
+    }
+  }
+  return n ? sum / static_cast<double>(n) : 0;
+}
+
+void splitsTable(int trials) {
+  std::printf("### Small and unequal sides\n\n");
+  std::printf(
+      "Noise: %s; A/A and a 5%% difference (B faster); %d trials per row. Chosen: Welch's statistic on the "
+      "smaller side's degrees of freedom; before: Welch-Satterthwaite's estimate.\n\n",
+      Noise{}.describe().c_str(), trials);
+  std::printf(
+      "| units (A / B) | A/A sizes with a verdict, chosen (before) | A/A summaries, chosen (before) | interval "
+      "width against before | 5%%: summary called faster, chosen (before) |\n|---|---:|---:|---:|---:|\n");
+  const std::pair<int, int> splits[] = {{2, 2},  {3, 3},  {5, 5},  {10, 10}, {20, 20}, {10, 2},
+                                        {30, 2}, {30, 3}, {40, 5}, {40, 10}, {40, 20}};
+  for (const auto& [a, b] : splits) {
+    uint64_t seed = 9000 + static_cast<uint64_t>(a * 100 + b);
+    Tally chosen = run(Method::kSmallerSide, a, b, 0, Noise{}, trials, seed);
+    Tally before = run(Method::kWelchSatterthwaite, a, b, 0, Noise{}, trials, seed);
+    Tally chosenFx = run(Method::kSmallerSide, a, b, 0.05, Noise{}, trials, seed + 1);
+    Tally beforeFx = run(Method::kWelchSatterthwaite, a, b, 0.05, Noise{}, trials, seed + 1);
+    std::printf("| %d / %d | %s (%s) | %s (%s) | %+.0f%% | %s (%s) |\n", a, b, pct(chosen.sizeVerdict).c_str(),
+                pct(before.sizeVerdict).c_str(), pct(chosen.rangeVerdict).c_str(), pct(before.rangeVerdict).c_str(),
+                100 * (widthRatio(a, b, trials / 4, seed + 2) - 1), pct(chosenFx.rangeVerdict).c_str(),
+                pct(beforeFx.rangeVerdict).c_str());
+  }
+  std::printf("\n");
+}
+
 void robustnessTable(int trials) {
-  std::printf("### Heavy tails and an outlier run (Welch t, A/A)\n\n| noise | replicates per side | sizes with a "
-              "verdict | summary verdicts | coverage per size (5%% effect) | coverage of the summary |\n"
-              "|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "### Heavy tails and an outlier run (chosen method, A/A)\n\n| noise | replicates per side | sizes with a "
+      "verdict | summary verdicts | coverage per size (5%% effect) | coverage of the summary |\n"
+      "|---|---:|---:|---:|---:|---:|\n");
   Noise heavy;
   heavy.heavyTails = true;
   Noise outlier;
   outlier.outlierRun = 1.3;
   for (const Noise& noise : {heavy, outlier}) {
     for (int units : {3, 5, 10}) {
-      Tally aa = run(Method::kWelch, units, 0, noise, trials, 3000 + static_cast<uint64_t>(units));
-      Tally fx = run(Method::kWelch, units, 0.05, noise, trials, 4000 + static_cast<uint64_t>(units));
+      Tally aa = run(Method::kSmallerSide, units, 0, noise, trials, 3000 + static_cast<uint64_t>(units));
+      Tally fx = run(Method::kSmallerSide, units, 0.05, noise, trials, 4000 + static_cast<uint64_t>(units));
       std::printf("| %s | %d | %s | %s | %s | %s |\n", noise.describe().c_str(), units, pct(aa.sizeVerdict).c_str(),
                   pct(aa.rangeVerdict).c_str(), pct(fx.sizeCovered).c_str(), pct(fx.rangeCovered).c_str());
     }
@@ -109,12 +170,12 @@ void robustnessTable(int trials) {
 }
 
 void powerTable(int trials) {
-  std::printf("### Power: how often a real difference gets its verdict (Welch t)\n\n");
+  std::printf("### Power: how often a real difference gets its verdict (chosen method)\n\n");
   std::printf("B faster by the effect at every size; noise %s; 95%%, 1%% minimum effect.\n\n", Noise{}.describe().c_str());
   std::printf("| effect | replicates per side | sizes called faster | summary called faster |\n|---:|---:|---:|---:|\n");
   for (double effect : {0.02, 0.05, 0.10}) {
     for (int units : {3, 5, 10}) {
-      Tally t = run(Method::kWelch, units, effect, Noise{}, trials, 5000 + static_cast<uint64_t>(units));
+      Tally t = run(Method::kSmallerSide, units, effect, Noise{}, trials, 5000 + static_cast<uint64_t>(units));
       std::printf("| %.0f%% | %d | %s | %s |\n", effect * 100, units, pct(t.sizeVerdict).c_str(),
                   pct(t.rangeVerdict).c_str());
     }
@@ -191,6 +252,7 @@ int main(int argc, char** argv) {
   }
   using namespace nccl_roce::verdicts::calibration;
   methodsTable(trials);
+  splitsTable(trials);
   robustnessTable(trials);
   powerTable(trials);
   fitTable(trials / 4);

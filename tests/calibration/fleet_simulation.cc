@@ -36,11 +36,15 @@ void forEachMeasurement(const FleetSpec& spec,
       double commFactor = draw(rng, spec.communicatorSigma, false);
       for (int bucket : spec.buckets) {
         double bucketFactor = draw(rng, spec.bucketSigma, false);
+        if (spec.measuredShare < 1 && std::uniform_real_distribution<double>(0, 1)(rng) >= spec.measuredShare) continue;
         double mean = baseMicroseconds(bucket) * spec.effect(arm, bucket) * std::exp(commFactor + bucketFactor);
         for (int rank = 0; rank < spec.ranks; ++rank) {
           durations.clear();
           for (int i = 0; i < spec.collectivesPerBucket; ++i) {
             double us = mean * std::exp(draw(rng, spec.collectiveSigma, spec.heavyTails));
+            if (spec.slowShare > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < spec.slowShare) {
+              us *= spec.slowFactor;
+            }
             durations.push_back(static_cast<uint64_t>(us * 1000.0));
           }
           f(commId, arm, rank, bucket, durations);
@@ -65,7 +69,7 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.arm = arm;
     r.policy = arm;
     r.policyHash = arm == "control" ? "0x1" : "0x2";
-    CellTimings& t = r.timings[cellOf(kAllReduce, bucket)];
+    CellTimings& t = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
     for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(d))});
   });
   std::vector<CommunicatorRecord> out;

@@ -25,6 +25,13 @@ struct FleetSpec {
   double bucketSigma = 0.02;               // ... of each of its buckets
   double collectiveSigma = 0.10;           // ... of each collective
   bool heavyTails = false;                 // Student t (3 dof) collectives instead of normal
+  // Stragglers: this share of collectives is slowed by `slowFactor` (a page fault, a preempted proxy thread, a
+  // congested link), which makes a communicator's mean right-skewed where it ran few collectives.
+  double slowShare = 0;
+  double slowFactor = 1;
+  // The share of buckets each communicator ran at all: below 1, some communicators miss some buckets, as short-lived
+  // ones do, and a summary over every bucket keeps fewer of them.
+  double measuredShare = 1;
   std::map<std::string, std::map<int, double>> effects;  // arm -> bucket -> true ratio to control (absent: 1)
   uint64_t seed = 1;
 

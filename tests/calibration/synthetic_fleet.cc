@@ -14,6 +14,9 @@
 // --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (profiler/open_metrics.h) from the same trackers, 24
 // communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
 // --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
+// --zeros: each rank of the first communicator times 3 collectives at zero (the clock could not resolve them), which
+// `ab` drops and counts, from statistics files and Prometheus alike.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -232,7 +235,7 @@ Status writeCommunicator(const Experiment& e, uint64_t commId, const std::map<in
 }
 
 // Simulates and writes one communicator at a time: a tracker holds 0.65 MiB, and a fleet can have thousands.
-Status writeFleet(const Experiment& e, Output& out, size_t* files, size_t* communicators) {
+Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, size_t* communicators) {
   std::map<int, Process> ranks;
   uint64_t current = 0;
   Status status = Status::ok();
@@ -244,8 +247,9 @@ Status writeFleet(const Experiment& e, Output& out, size_t* files, size_t* commu
     ranks.clear();
   };
   fleet::calibration::forEachMeasurement(e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
-                                                     const std::vector<uint64_t>& durations) {
+                                                     std::vector<uint64_t> durations) {
     if (commId != current) flush();
+    if (zeros && *communicators == 0 && ranks.count(rank) == 0) std::fill_n(durations.begin(), 3, 0);
     current = commId;
     Process& p = ranks[rank];
     if (!p.tracker) p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
@@ -264,6 +268,7 @@ int main(int argc, char** argv) {
   bool explore = false;
   Output out;
   int perArm = 0, ranks = 0;
+  bool zeros = false;
   uint64_t seed = 7;
   app.add_flag("--exploration", explore,
                "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
@@ -275,6 +280,7 @@ int main(int argc, char** argv) {
                  "Communicators per arm (decode-ll: 24 each; exploration: 24 per generated arm, twice that control)")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--ranks", ranks, "Ranks per communicator (2)")->check(CLI::Range(1, 1024));
+  app.add_flag("--zeros", zeros, "Each rank of the first communicator times 3 collectives of its first bucket at zero");
   app.footer("Exit status 0 when written; 1 when the files cannot be written; 2 on a usage error.");
   try {
     app.parse(argc, argv);
@@ -296,7 +302,7 @@ int main(int argc, char** argv) {
   }
   if (ranks > 0) e.spec.ranks = ranks;
   size_t files = 0, communicators = 0;
-  Status written = writeFleet(e, out, &files, &communicators);
+  Status written = writeFleet(e, zeros, out, &files, &communicators);
   if (!written.isOk()) {
     std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
     return 1;

@@ -35,7 +35,25 @@ TEST(Logf, FormatsAndPreservesErrno) {
   EXPECT_EQ(logger.lines()[0].subsystem, kLogInit);
 }
 
-TEST(Logf, NullLoggerAcceptsEverything) { NCCL_ROCE_INFO(nullLogger(), kLogNet, "%d", 1); }
+// The logger wherever none was given: one instance, every level and subsystem accepted without a throw, errno kept,
+// and nothing written anywhere (a library inside a serving process must not print on its own).
+TEST(Logf, NullLoggerAcceptsEverything) {
+  EXPECT_EQ(&nullLogger(), &nullLogger());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  errno = ENOENT;
+  for (LogLevel level : {LogLevel::kWarn, LogLevel::kInfo, LogLevel::kTrace}) {
+    for (unsigned long subsystem :
+         std::initializer_list<unsigned long>{kLogInit, kLogNet, kLogTuning, kLogEnv, kLogProfile, ~0ul}) {
+      EXPECT_NO_THROW(logf(nullLogger(), level, subsystem, __FILE__, __LINE__, "%s %d %p",
+                           std::string(100000, 'x').c_str(), -1, static_cast<void*>(nullptr)));
+      EXPECT_NO_THROW(nullLogger().log(level, subsystem, nullptr, 0, ""));
+    }
+  }
+  EXPECT_EQ(errno, ENOENT);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
 
 }  // namespace
 }  // namespace nccl_roce

@@ -46,9 +46,11 @@ void add(Fleet& fleet, const Arm& arm, const std::vector<int>& buckets) {
       auto r = arm.ratio.find(bucket);
       double us = 40 * spread * (r == arm.ratio.end() ? 1.0 : r->second);
       uint64_t cell = cellOf(kAllReduce, bucket);
+      CellTiming& timing = c.timings[TimingClock::kGpu][cell];
       for (int k = 0; k < 20; ++k) {
-        c.timings[cell].add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(us * 1000)))});
+        timing.durations.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(us * 1000)))});
       }
+      timing.collectives = 20;
       c.decisions[cell][arm.decision] = 20;
     }
     fleet.communicators.push_back(std::move(c));

@@ -75,7 +75,7 @@ std::string document(const std::vector<CommEntry>& comms, bool v3, const std::st
       key["protocol"] = "LL";
       key["channels"] = 2;
       key["rule"] = nullptr;
-      key["timing_source"] = "kernel_gpu";
+      key["timing_source"] = k.timingSource;
       key["count"] = k.count;
       key["sum_us"] = k.microseconds * static_cast<double>(k.count);
       key["bins"] = nlohmann::ordered_json::array();
@@ -97,14 +97,20 @@ std::string checkpointFile(const std::vector<CommEntry>& comms, const std::strin
 }
 
 std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,
-                            uint64_t execUs, bool oneLine, const std::string& version) {
+                            uint64_t execUs, bool oneLine, const std::string& version,
+                            const std::string& timingSource) {
   nlohmann::ordered_json r;
   r["header"] = {{"id", commId}, {"rank", rank}, {"n_ranks", 16}, {"nnodes", 2}};
   r["metadata"] = {{"inspector_output_format_version", version}, {"git_rev", ""},
                    {"rec_mechanism", "nccl_profiler_interface"}, {"dump_timestamp_us", 1748030377748202ull},
                    {"hostname", "node-a"}, {"pid", 1639453}};
-  r["coll_perf"] = {{"coll", coll}, {"coll_sn", 1407}, {"coll_msg_size_bytes", bytes}, {"coll_exec_time_us", execUs},
-                    {"coll_timing_source", "kernel_gpu"}, {"coll_algobw_gbs", 277.2}, {"coll_busbw_gbs", 485.1}};
+  r["coll_perf"] = {{"coll", coll},
+                    {"coll_sn", 1407},
+                    {"coll_msg_size_bytes", bytes},
+                    {"coll_exec_time_us", execUs},
+                    {"coll_timing_source", timingSource},
+                    {"coll_algobw_gbs", 277.2},
+                    {"coll_busbw_gbs", 485.1}};
   return r.dump(oneLine ? -1 : 2) + "\n";
 }
 

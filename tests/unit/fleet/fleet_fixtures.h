@@ -12,6 +12,7 @@ struct TimedKey {
   uint64_t sizeMin = 65536;  // the bucket's lower bound
   double microseconds = 40;  // every collective of the key takes this long
   uint64_t count = 20;
+  std::string timingSource = "kernel_gpu";
 };
 
 // One line of the tuner's "decisions", as tuner/decision_counts.cc writes it.
@@ -48,6 +49,7 @@ std::string checkpointFile(const std::vector<CommEntry>& comms, const std::strin
 
 // One Inspector v4.0 record (pretty-printed as Inspector's README shows it, or on one line).
 std::string inspectorRecord(const std::string& commId, int rank, const std::string& coll, uint64_t bytes,
-                            uint64_t execUs, bool oneLine = true, const std::string& version = "v4.0");
+                            uint64_t execUs, bool oneLine = true, const std::string& version = "v4.0",
+                            const std::string& timingSource = "kernel_gpu");
 
 }  // namespace nccl_roce::fleet::testing

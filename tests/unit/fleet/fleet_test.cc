@@ -1,5 +1,7 @@
 // Assembling a fleet and comparing its arms: ranks of one communicator merged into one unit, ranks that decided
-// differently named and left out, experiments never mixed, Inspector timings joined by communicator id.
+// differently named and left out, experiments never mixed, Inspector timings joined by communicator id and merged
+// with ours in a mixed fleet, collectives counted per communicator, zero durations and CPU clocks kept out of the
+// GPU comparison and counted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +24,10 @@ std::vector<CommunicatorRecord> records(const std::vector<CommEntry>& comms, con
   return r.isOk() ? *r : std::vector<CommunicatorRecord>();
 }
 
+const CellTiming& gpuTiming(const FleetCommunicator& c, uint64_t cell) {
+  return c.timings.at(TimingClock::kGpu).at(cell);
+}
+
 CommEntry comm(const std::string& id, const std::string& arm, int rank, double us) {
   CommEntry c;
   c.commId = id;
@@ -40,7 +46,9 @@ TEST(Fleet, RanksOfOneCommunicatorInDifferentPodsAreOneUnit) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].records, 2);
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 40u) << "both ranks' collectives";
+  const CellTiming& timing = gpuTiming(fleet->communicators[0], cellOf(4, 16));
+  EXPECT_EQ(timing.durations.count, 40u) << "both ranks' durations";
+  EXPECT_EQ(timing.collectives, 20u) << "the communicator ran 20 collectives, each timed by both ranks";
 }
 
 TEST(Fleet, RanksThatDecidedDifferentlyAreNamedAndLeftOut) {
@@ -106,12 +114,145 @@ TEST(Fleet, InspectorTimingsJoinOurArmsByCommunicatorId) {
                                           testing::inspectorRecord("0x99", 0, "AllReduce", 65536, 41),
                                       "inspector.log");
   ASSERT_TRUE(inspector.isOk());
-  StatusOr<Fleet> fleet = assembleFleet(ours, *inspector);
+  StatusOr<Fleet> fleet = assembleFleet(ours, inspector->records);
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].arm, "candidate");
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 1u);
+  EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).durations.count, 1u);
+  EXPECT_EQ(fleet->communicators[0].timedBy, TimedBy::kInspector);
   EXPECT_EQ(fleet->withoutArm, 1) << "0x99 has no statistics file giving its arm";
+}
+
+// The mixed fleet: six pods ran our profiler, six ran Inspector (whose tuner still wrote the arm). Every
+// communicator is timed by the one source it has, and the report says how many came from each.
+TEST(Fleet, AMixedFleetTimesEachCommunicatorByTheSourceItHas) {
+  std::vector<CommunicatorRecord> ours;
+  std::string dumps;
+  for (int i = 0; i < 12; ++i) {
+    std::string id = "0xe" + std::to_string(i);
+    CommEntry c = comm(id, i % 2 ? "candidate" : "control", 0, 40);
+    if (i >= 6) {
+      c.keys.clear();  // the tuner-only statistics file of a pod that runs Inspector
+      for (int k = 0; k < 20; ++k) dumps += testing::inspectorRecord(id, 0, "AllReduce", 65536, 41);
+    }
+    auto r = records({c}, "pod-" + std::to_string(i) + ".json");
+    ours.insert(ours.end(), r.begin(), r.end());
+  }
+  auto inspector = parseInspectorDump(dumps, "inspector.log");
+  ASSERT_TRUE(inspector.isOk()) << inspector.status().toString();
+  StatusOr<Fleet> fleet = assembleFleet(ours, inspector->records);
+  ASSERT_TRUE(fleet.isOk());
+  auto report = compareArms(*fleet, AbOptions{});
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  EXPECT_EQ(report->communicatorsPerArm.at("control"), 6);
+  EXPECT_EQ(report->communicatorsPerArm.at("candidate"), 6);
+  EXPECT_THAT(report->notes, ::testing::Contains(HasSubstr(
+                                 "6 communicator(s) timed by NVIDIA Inspector only: its timings used for them (6 "
+                                 "timed by nccl-roce's profiler)")));
+}
+
+TEST(Fleet, ACommunicatorTimedByBothSourcesUsesOursAndNotesWhereTheyDisagree) {
+  auto ours = records({comm("0xa1", "control", 0, 40), comm("0xa2", "control", 0, 40)}, "pod-0.json");
+  std::string dumps;
+  for (int k = 0; k < 20; ++k) {
+    dumps += testing::inspectorRecord("0xa1", 1, "AllReduce", 65536, 41);  // 2.5% apart: agrees
+    dumps += testing::inspectorRecord("0xa2", 1, "AllReduce", 65536, 52);  // 30% apart
+  }
+  auto inspector = parseInspectorDump(dumps, "inspector.log");
+  ASSERT_TRUE(inspector.isOk());
+  StatusOr<Fleet> fleet = assembleFleet(ours, inspector->records);
+  ASSERT_TRUE(fleet.isOk());
+  for (const FleetCommunicator& c : fleet->communicators) {
+    EXPECT_EQ(c.timedBy, TimedBy::kProfiler);
+    EXPECT_NEAR(*gpuTiming(c, cellOf(4, 16)).durations.geometricMeanNs(), 40000, 400) << "ours, not Inspector's";
+  }
+  EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("2 communicator(s) timed by both nccl-roce's profiler and "
+                                                          "Inspector")));
+  EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("1 of them differ between the two by more than 10%: "
+                                                          "0x00000000000000a2 (AllReduce 64K-128K 39.9 vs 51.8 us)")));
+}
+
+// A 4-rank communicator that ran 3 collectives in a bucket has 12 rank records there, but 3 collectives: below a
+// minimum of 10 it does not count.
+TEST(AbComparison, TheMinimumCollectivesCountsACommunicatorsCollectivesNotItsRankRecords) {
+  std::vector<CommunicatorRecord> all;
+  for (int i = 0; i < 3; ++i) {
+    for (const char* arm : {"control", "candidate"}) {
+      for (int rank = 0; rank < 4; ++rank) {
+        CommEntry c = comm(std::string(arm[1] == 'o' ? "0xc" : "0xd") + std::to_string(i), arm, rank, 40 + i);
+        c.keys[0].count = 3;
+        c.keys.push_back(c.keys[0]);
+        c.keys[1].sizeMin = 1 << 20;
+        c.keys[1].count = 10;
+        auto r = records({c}, "pod-" + std::to_string(rank) + ".json");
+        all.insert(all.end(), r.begin(), r.end());
+      }
+    }
+  }
+  StatusOr<Fleet> fleet = assembleFleet(all, {});
+  auto report = compareArms(*fleet, AbOptions{});
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  ASSERT_EQ(report->comparisons.size(), 1u);
+  const std::vector<verdicts::CellComparison>& cells = report->comparisons[0].cells.cells;
+  ASSERT_EQ(cells.size(), 1u) << "64K-128K: 3 collectives per communicator, 12 rank records";
+  EXPECT_EQ(cells[0].cell, cellOf(4, 20));
+  EXPECT_EQ(report->comparisons[0].collectivesControl.at(cellOf(4, 20)), 30u) << "3 communicators x 10 collectives";
+}
+
+TEST(Fleet, ZeroDurationsAreDroppedAndCounted) {
+  CommEntry c = comm("0xa1", "control", 0, 40);
+  c.keys.push_back(c.keys[0]);
+  c.keys[1].microseconds = 0;  // the clock could not resolve them
+  c.keys[1].count = 4;
+  auto ours = records({c}, "pod-0.json");
+  auto inspector = parseInspectorDump(testing::inspectorRecord("0xa1", 1, "AllReduce", 65536, 0) +
+                                          testing::inspectorRecord("0xa1", 1, "AllReduce", 65536, 41),
+                                      "inspector.log");
+  ASSERT_TRUE(inspector.isOk());
+  StatusOr<Fleet> fleet = assembleFleet(ours, inspector->records);
+  ASSERT_TRUE(fleet.isOk());
+  const CellTiming& timing = gpuTiming(fleet->communicators.at(0), cellOf(4, 16));
+  EXPECT_EQ(timing.durations.count, 20u) << "the 4 zeros are not in the comparison";
+  EXPECT_NEAR(*timing.durations.geometricMeanNs(), 40000, 400);
+  EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("5 collective(s) timed at zero")));
+  EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("in communicator(s) 0x00000000000000a1")))
+      << "named by id: files and Prometheus' series both name it so";
+}
+
+// Inspector falls back to the host's clock when it has no GPU timer: those durations are compared among
+// themselves, in their own comparison, and never pooled with GPU timings.
+TEST(AbComparison, CollectivesTimedOnTheCpuAreComparedApartFromGpuTimings) {
+  std::vector<CommunicatorRecord> all;
+  std::string dumps;
+  for (int i = 0; i < 3; ++i) {
+    for (const char* arm : {"control", "candidate"}) {
+      bool control = arm[1] == 'o';
+      std::string id = std::string(control ? "0xc" : "0xd") + std::to_string(i);
+      auto r = records({comm(id, arm, 0, control ? 40 + i : 30 + i)}, "pod.json");
+      all.insert(all.end(), r.begin(), r.end());
+      for (int k = 0; k < 20; ++k) {
+        uint64_t us = control ? 200 + i : 200 + 2 * i;
+        dumps += testing::inspectorRecord(id, 1, "AllReduce", 65536, us, true, "v4.0", "kernel_cpu");
+      }
+    }
+  }
+  auto inspector = parseInspectorDump(dumps, "inspector.log");
+  ASSERT_TRUE(inspector.isOk());
+  // Ours has GPU timings for every communicator: Inspector's are left aside whatever their clock.
+  StatusOr<Fleet> mixed = assembleFleet(all, inspector->records);
+  ASSERT_TRUE(mixed.isOk());
+  EXPECT_EQ(mixed->communicators[0].timings.count(TimingClock::kCpuKernel), 0u);
+  // Without ours, the CPU timings are the only ones: compared on their own clock.
+  for (CommunicatorRecord& r : all) r.timings.clear();
+  StatusOr<Fleet> fleet = assembleFleet(all, inspector->records);
+  ASSERT_TRUE(fleet.isOk());
+  auto report = compareArms(*fleet, AbOptions{});
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  ASSERT_EQ(report->comparisons.size(), 1u);
+  EXPECT_EQ(report->comparisons[0].clock, TimingClock::kCpuKernel);
+  EXPECT_EQ(report->comparisons[0].cells.cells.at(0).verdict, verdicts::Verdict::kNoDifference);
+  EXPECT_THAT(report->notes, ::testing::Contains(HasSubstr("6 communicator(s) hold collectives timed on the CPU "
+                                                           "(120 CPU (kernel))")));
 }
 
 // A pod's directory holds its latest checkpoint; an operator may also collect an earlier copy, and a kill between
@@ -139,7 +280,7 @@ TEST(Fleet, OfSeveralStatesOfOneEntryOnlyTheLatestCounts) {
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
   EXPECT_EQ(fleet->communicators[0].records, 1) << "one rank, however many copies of its entry";
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 30u) << "its final state";
+  EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).collectives, 30u) << "its final state";
   EXPECT_FALSE(fleet->communicators[0].live);
 }
 

@@ -35,7 +35,8 @@ std::string answer(json result) {
   return json{{"status", "success"}, {"data", {{"resultType", "vector"}, {"result", result}}}}.dump();
 }
 
-// Two ranks of one candidate communicator: rank 0 timed 64K-128K on the GPU and, in a batched kernel, too.
+// Two ranks of one candidate communicator: rank 0 timed 64K-128K on the GPU and, in a batched kernel, too; rank 1
+// timed 3 of its collectives at zero.
 std::vector<std::string> twoRanks() {
   json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate"), r1 = communicatorLabels("0x1f2e3d4c5b6a7980", 1, "candidate");
   json counts = {cellSeries(r0, "64K-128K", "kernel_gpu", "100"), cellSeries(r0, "64K-128K", "kernel_gpu_batch", "4"),
@@ -51,7 +52,8 @@ std::vector<std::string> twoRanks() {
   nccl.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"}, {"source", "nccl"}});
   json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", scaled}, {"value", {1.0, "3"}}},
                     {{"metric", nccl}, {"value", {1.0, "104"}}}};
-  return {answer(counts), answer(sums), answer(decisions), answer(json::array())};
+  json zeros = {{{"metric", r1}, {"value", {1.0, "3"}}}};
+  return {answer(counts), answer(sums), answer(decisions), answer(json::array()), answer(zeros)};
 }
 
 TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndDecisions) {
@@ -66,8 +68,8 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   EXPECT_EQ(rank0.policyHash, "0x2");
   EXPECT_EQ(rank0.experiment, "decode-ll");
   EXPECT_TRUE(rank0.fromStatistics);
-  const CellTimings& cell = rank0.timings.at(cellOf(4, 16));
-  EXPECT_EQ(cell.count, 104u) << "both timing sources of the cell, as the statistics reader merges them";
+  const CellTimings& cell = rank0.timings.at(TimingClock::kGpu).at(cellOf(4, 16));
+  EXPECT_EQ(cell.count, 104u) << "both GPU timing sources of the cell, as the statistics reader merges them";
   EXPECT_EQ(cell.binSum, 63660u);
   TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll", 524288};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(byRule), 104u);
@@ -78,7 +80,23 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   auto fleet = assembleFleet(read->records, {});
   ASSERT_TRUE(fleet.isOk());
   ASSERT_EQ(fleet->communicators.size(), 1u);
-  EXPECT_EQ(fleet->communicators[0].timings.at(cellOf(4, 16)).count, 208u) << "ranks merge as files do";
+  const CellTiming& merged = fleet->communicators[0].timings.at(TimingClock::kGpu).at(cellOf(4, 16));
+  EXPECT_EQ(merged.durations.count, 208u) << "ranks merge as files do";
+  EXPECT_EQ(merged.collectives, 104u) << "the communicator's collectives, each timed by both ranks";
+  EXPECT_EQ(read->records[1].zeroDurations, 3u);
+  EXPECT_THAT(fleet->notes.at(0), HasSubstr("3 collective(s) timed at zero"));
+}
+
+// kernel_host (NCCL 2.26: no GPU stamps) is the host's clock: kept apart from GPU timings, as in statistics files.
+TEST(PrometheusReader, KeepsEachClockApart) {
+  std::vector<std::string> answers = twoRanks();
+  json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate");
+  answers[0] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "100"), cellSeries(r0, "64K-128K", "kernel_host", "7")});
+  answers[1] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "61200"), cellSeries(r0, "64K-128K", "kernel_host", "4400")});
+  auto read = parseFleetAnswers(answers);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  EXPECT_EQ(read->records[0].timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 100u);
+  EXPECT_EQ(read->records[0].timings.at(TimingClock::kCpuKernel).at(cellOf(4, 16)).binSum, 4400u);
 }
 
 TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
@@ -103,15 +121,17 @@ TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
       {with(0, answer({cellSeries(r0, "64K-100K", "kernel_gpu", "1")})), "message_size is not what the plugin writes"},
       {with(0, answer({cellSeries(communicatorLabels("1f", 0, "x"), "64K-128K", "kernel_gpu", "1")})), "comm_id"},
       {with(0, R"({"status":"success","data":{"resultType":"matrix","result":[]}})"), "not an instant vector"},
+      {with(0, answer({cellSeries(r0, "64K-128K", "kernel_tpu", "1")})), "timing_source is not what the plugin writes"},
       {good, "nccl_roce_tuner_decisions_total"},
   };
+  cases[8].answers[1] = answer({cellSeries(r0, "64K-128K", "kernel_tpu", "1")});
   cases[4].answers[0] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "1")});
   cases[5].answers[1] = answer({cellSeries(r0, "64K-100K", "kernel_gpu", "1")});
   cases[6].answers[1] = answer({cellSeries(communicatorLabels("1f", 0, "x"), "64K-128K", "kernel_gpu", "1")});
   json chunkIn256K = r0;  // chunk sizes are written as bytes or a factor, never "256K"
   chunkIn256K.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"},
                       {"chunk_size", "256K"}, {"source", "rule"}, {"rule", "r"}});
-  cases[8].answers[2] = answer({{{"metric", chunkIn256K}, {"value", {1.0, "1"}}}});
+  cases[9].answers[2] = answer({{{"metric", chunkIn256K}, {"value", {1.0, "1"}}}});
   for (const Case& c : cases) {
     auto read = parseFleetAnswers(c.answers);
     ASSERT_FALSE(read.isOk()) << c.says;
@@ -122,7 +142,7 @@ TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
 TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicatesMerged) {
   PrometheusSelection selection{"2h", "decode \"ll\""};
   std::vector<std::string> queries = fleetQueries(selection);
-  ASSERT_EQ(queries.size(), 4u);
+  ASSERT_EQ(queries.size(), 5u);
   EXPECT_EQ(queries[0],
             "max by (experiment, experiment_hash, arm, policy, policy_hash, comm_id, rank, nranks, n_nodes, collective, "
             "message_size, timing_source) (last_over_time(nccl_roce_ab_log_duration_count{experiment=\"decode "
@@ -130,6 +150,7 @@ TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicates
   EXPECT_THAT(queries[2], HasSubstr("algorithm, protocol, channels, chunk_size, source, rule) (last_over_time("
                                     "nccl_roce_tuner_decisions_total{"));
   EXPECT_THAT(fleetQueries({"1h", ""})[3], HasSubstr("last_over_time(nccl_roce_ab_omitted_cells[1h])"));
+  EXPECT_THAT(fleetQueries({"1h", ""})[4], HasSubstr("last_over_time(nccl_roce_ab_zero_durations_total[1h])"));
 }
 
 TEST(PrometheusReader, AWindowIsAPromQLDuration) {
@@ -145,9 +166,9 @@ TEST(PrometheusReader, ReadsAFleetThroughItsQueriesAndSaysWhatIsMissing) {
   PrometheusQuery query = [&](const std::string&) -> StatusOr<std::string> { return answers[static_cast<size_t>(asked++)]; };
   auto fleet = readPrometheusFleet(query, {});
   ASSERT_TRUE(fleet.isOk()) << fleet.status().toString();
-  EXPECT_EQ(asked, 4);
+  EXPECT_EQ(asked, 5);
   EXPECT_EQ(fleet->experiment, "decode-ll");
-  ASSERT_EQ(fleet->notes.size(), 1u);
+  ASSERT_EQ(fleet->notes.size(), 2u) << "the omitted cells, then the zeros";
   EXPECT_THAT(fleet->notes[0], HasSubstr("1 communicator rank(s) left 3 timed cell(s) out of their textfile"));
 
   asked = 0;

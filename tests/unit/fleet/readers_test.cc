@@ -1,5 +1,7 @@
 // Reading a fleet: our statistics files and Inspector's dumps as their writers produce them, and every bad input
-// an error that names the file, never a record that could feed a wrong verdict.
+// an error that names the file (and the line), never a record that could feed a wrong verdict. What is not a
+// timed collective (zero durations, point-to-point, collectives the tuner never decides, a cut-short last
+// record) is counted, not an error.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -33,11 +35,28 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   EXPECT_EQ(r.arm, "candidate");
   EXPECT_EQ(r.experiment, "decode-ll");
   EXPECT_EQ(r.rank, 0);
-  const CellTimings& allReduce = r.timings.at(cellOf(4, 16));
+  const CellTimings& allReduce = r.timings.at(TimingClock::kGpu).at(cellOf(4, 16));
   EXPECT_EQ(allReduce.count, 20u);
   EXPECT_EQ(allReduce.binSum, 20u * static_cast<uint64_t>(profiler::LogHistogram::binOf(40000)));
-  EXPECT_NEAR(*profiler::LogHistogram::geometricMeanNs(allReduce.count, allReduce.binSum), 40000, 400);
-  EXPECT_EQ(r.timings.at(cellOf(2, 20)).count, 5u);
+  EXPECT_NEAR(*allReduce.geometricMeanNs(), 40000, 400);
+  EXPECT_EQ(r.timings.at(TimingClock::kGpu).at(cellOf(2, 20)).count, 5u);
+}
+
+// kernel_host: NCCL 2.26 has no GPU stamps, so the profiler times kernels by the host clock. Kept apart.
+TEST(StatisticsReader, KeepsEachClocksTimingsApartAndDropsZeroDurations) {
+  CommEntry comm;
+  comm.keys = {TimedKey{"AllReduce", 65536, 40, 20, "kernel_gpu"},
+               TimedKey{"AllReduce", 65536, 40, 6, "kernel_gpu_batch"},
+               TimedKey{"AllReduce", 65536, 55, 7, "kernel_host"}, TimedKey{"AllReduce", 65536, 0, 3, "kernel_gpu"}};
+  auto records = parseTelemetryFile(testing::statisticsFile({comm}), "pod-a.json");
+  ASSERT_TRUE(records.isOk()) << records.status().toString();
+  const CommunicatorRecord& r = (*records)[0];
+  EXPECT_EQ(r.timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 26u) << "a batch's shared time is a GPU time";
+  EXPECT_EQ(r.timings.at(TimingClock::kCpuKernel).at(cellOf(4, 16)).count, 7u);
+  EXPECT_EQ(r.zeroDurations, 3u);
+  auto unknown = parseTelemetryFile(replacedIn(testing::statisticsFile({comm}), "kernel_host", "kernel_tpu"), "x.json");
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("timing_source is not"));
 }
 
 TEST(StatisticsReader, ReadsTheTunersDecisionsPerCellWhoMadeThemAndHowOften) {
@@ -143,30 +162,107 @@ TEST(InspectorReader, ReadsOneLineAndPrettyPrintedRecordsPerCommunicatorAndRank)
   std::string text = testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 41) +
                      testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 39, /*oneLine=*/false) +
                      testing::inspectorRecord("0x7f8c496ae9f661", 3, "AllGather", 4096, 12) +
+                     testing::inspectorRecord("0x7f8c496ae9f661", 3, "AllGatherV", 4096, 12) +
                      "{\"header\": {\"id\": \"0x7f8c496ae9f661\", \"rank\": 2}, \"metadata\": "
                      "{\"inspector_output_format_version\": \"v4.0\"}, \"p2p_perf\": {\"p2p\": \"Send\"}}\n";
-  auto records = parseInspectorDump(text, "inspector.log");
-  ASSERT_TRUE(records.isOk()) << records.status().toString();
-  ASSERT_EQ(records->size(), 2u) << "ranks 2 and 3; the point-to-point record is skipped";
-  const CommunicatorRecord& rank2 = (*records)[0];
+  auto dump = parseInspectorDump(text, "inspector.log");
+  ASSERT_TRUE(dump.isOk()) << dump.status().toString();
+  ASSERT_EQ(dump->records.size(), 2u) << "ranks 2 and 3";
+  const CommunicatorRecord& rank2 = dump->records[0];
   EXPECT_EQ(rank2.commId, 0x7f8c496ae9f661ull);
   EXPECT_FALSE(rank2.fromStatistics);
-  EXPECT_EQ(rank2.timings.at(cellOf(4, 16)).count, 2u);
+  EXPECT_EQ(rank2.timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 2u);
   // AllGather's message size is per rank; the tuner (and our buckets) count it times the ranks: 4 KiB x 16.
-  EXPECT_EQ((*records)[1].timings.count(cellOf(2, 16)), 1u);
+  EXPECT_EQ(dump->records[1].timings.at(TimingClock::kGpu).count(cellOf(2, 16)), 1u);
+  EXPECT_EQ(dump->pointToPoint, 1u);
+  EXPECT_EQ(dump->otherCollectives, 1u) << "AllGatherV: counted, not timed";
+  EXPECT_EQ(dump->truncatedLast, "");
 }
 
-TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnError) {
+// Strings hold whatever JSON allows: an escaped quote, backslashes, unicode escapes. A hand-written splitter once
+// ended a string at \" and refused a valid line.
+TEST(InspectorReader, StringsWithEscapesReadAsJsonSaysTheyDo) {
+  std::string record = testing::inspectorRecord("0x7f8c496ae9f661", 2, "AllReduce", 65536, 41);
+  const std::string hostnames[] = {R"("node\"7")", R"("C:\\nodes\\7\\")", R"("n\u00f6de-\u2603\ud83d\ude80")",
+                                   R"("{\"}\"{")", R"("\\")"};
+  for (const std::string& hostname : hostnames) {
+    std::string text = replacedIn(record, "\"node-a\"", hostname);
+    auto dump = parseInspectorDump(text + text, "inspector.log");
+    ASSERT_TRUE(dump.isOk()) << hostname << ": " << dump.status().toString();
+    ASSERT_EQ(dump->records.size(), 1u) << hostname;
+    EXPECT_EQ(dump->records[0].timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 2u) << hostname;
+  }
+}
+
+TEST(InspectorReader, ObjectsMayBeSplitAcrossLinesOrShareOne) {
+  std::string one = testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41);
+  one.pop_back();  // no newline: the next object follows on the same line
+  std::string pretty = testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 43, /*oneLine=*/false);
+  std::string split = replacedIn(replacedIn(one, ",", ",\n\n  "), ":", "\n:\t");
+  auto dump = parseInspectorDump("\n\n" + one + one + "\n" + pretty + split + "\r\n", "inspector.log");
+  ASSERT_TRUE(dump.isOk()) << dump.status().toString();
+  ASSERT_EQ(dump->records.size(), 1u);
+  EXPECT_EQ(dump->records[0].timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 4u);
+}
+
+TEST(InspectorReader, EachClockIsKeptApartAndZeroDurationsAreCounted) {
+  auto dump = parseInspectorDump(
+      testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41) +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 57, true, "v4.0", "kernel_cpu") +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 90, true, "v4.0", "collective_cpu") +
+          testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 0, true, "v4.0", "collective_cpu"),
+      "inspector.log");
+  ASSERT_TRUE(dump.isOk()) << dump.status().toString();
+  const CommunicatorRecord& r = dump->records.at(0);
+  EXPECT_EQ(r.timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 1u);
+  EXPECT_EQ(r.timings.at(TimingClock::kCpuKernel).at(cellOf(4, 16)).count, 1u);
+  EXPECT_EQ(r.timings.at(TimingClock::kCpuCollective).at(cellOf(4, 16)).count, 1u);
+  EXPECT_EQ(r.zeroDurations, 1u) << "coll_exec_time_us: 0 is dropped, not clamped to the histogram's floor";
+}
+
+// The append-only dump of a killed process ends inside its last object: the objects before it are read, and the
+// cut is said. An empty dump (Inspector creates it before the first collective it keeps) holds no record.
+TEST(InspectorReader, ACutShortLastRecordIsSkippedAndSaid) {
+  std::string record = testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41);
+  for (size_t cut : {size_t{1}, size_t{40}, record.size() - 3}) {
+    auto dump = parseInspectorDump(record + record + record.substr(0, cut), "cut.log");
+    ASSERT_TRUE(dump.isOk()) << cut << ": " << dump.status().toString();
+    EXPECT_EQ(dump->truncatedLast, "line 3") << cut;
+    EXPECT_EQ(dump->records.at(0).timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 2u);
+  }
+  auto pretty = parseInspectorDump(
+      record + testing::inspectorRecord("0x1", 0, "AllReduce", 65536, 41, false).substr(0, 200), "cut.log");
+  ASSERT_TRUE(pretty.isOk());
+  EXPECT_EQ(pretty->truncatedLast, "line 2") << "where the object starts";
+  for (const char* empty : {"", "\n", "  \n\n"}) {
+    auto dump = parseInspectorDump(empty, "empty.log");
+    ASSERT_TRUE(dump.isOk());
+    EXPECT_TRUE(dump->records.empty());
+    EXPECT_EQ(dump->truncatedLast, "");
+  }
+}
+
+TEST(InspectorReader, AnotherFormatVersionOrAMalformedRecordIsAnErrorWithItsLine) {
   auto other = parseInspectorDump(testing::inspectorRecord("0x1", 0, "AllReduce", 8, 1, true, "v3.0"), "old.log");
   ASSERT_FALSE(other.isOk());
-  EXPECT_THAT(other.status().message(), HasSubstr("old.log"));
+  EXPECT_THAT(other.status().message(), HasSubstr("old.log: line 1"));
   EXPECT_THAT(other.status().message(), HasSubstr("v3.0"));
   std::string record = testing::inspectorRecord("0x1", 0, "AllReduce", 8, 1);
-  auto truncated = parseInspectorDump(record + record.substr(0, 40), "cut.log");
-  ASSERT_FALSE(truncated.isOk());
-  EXPECT_THAT(truncated.status().message(), HasSubstr("cut.log: line 2"));
-  auto empty = parseInspectorDump("", "empty.log");
-  EXPECT_FALSE(empty.isOk());
+  std::string pretty = testing::inspectorRecord("0x1", 0, "AllReduce", 8, 1, false);
+  const std::pair<std::string, std::string> cases[] = {
+      // A line cut in the middle: JSON allows the newline, so the error is where the next line starts.
+      {record + record.substr(0, 40) + "\n" + record, "bad.log: line 3: not valid JSON (in the object from line 2)"},
+      {record + "\n" + replacedIn(pretty, "\"rank\"", "rank"),
+       "bad.log: line 6: not valid JSON (in the object from line 3)"},
+      {record + "[1, 2]\n", "bad.log: line 2: not a JSON object"},
+      {record + replacedIn(record, "\"kernel_gpu\"", "\"kernel_tpu\""), "line 2: coll_timing_source is not"},
+      {record + "}\n", "bad.log: line 2: not valid JSON"},
+  };
+  for (const auto& [text, why] : cases) {
+    auto dump = parseInspectorDump(text, "bad.log");
+    ASSERT_FALSE(dump.isOk()) << why;
+    EXPECT_THAT(dump.status().message(), HasSubstr(why));
+  }
 }
 
 // Found by fuzzing: nlohmann leaves a float such as 6.7e86 read as an int undefined. Every number is checked

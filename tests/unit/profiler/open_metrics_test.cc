@@ -79,6 +79,25 @@ TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
             seriesOf(renderOpenMetrics({"node-a", 1234}, {decodeComm()}), "nccl_roce_collective_duration_seconds_count"));
 }
 
+// A duration at or below 0.1 us is one the clock could not resolve: `ab` drops it from a statistics file and counts
+// it, so the textfile leaves it out of the count and sum and counts it, and both paths give the same report.
+TEST(OpenMetrics, ZeroDurationsAreLeftOutOfTheCountAndCountedApart) {
+  CommunicatorTimings c = decodeComm();
+  TimingTable table;
+  CellKey key = c.entries[0].key;
+  for (uint64_t ns : {40000, 0, 0, 100}) table.record(table.entryFor(key), ns);
+  c.entries = table.entries();
+  std::string text = renderOpenMetrics({"node-a", 1234}, {c});
+  std::string cell = std::string(kComm) + ",collective=\"AllReduce\",message_size=\"64K-128K\",timing_source=\"kernel_gpu\"";
+  EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_count{" + cell + "} 1\n"));
+  EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_sum{" + cell + "} " +
+                              std::to_string(LogHistogram::binOf(40000)) + "\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_ab_zero_durations_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("nccl_roce_ab_zero_durations_total{" + std::string(kComm) + "} 3\n"));
+  EXPECT_EQ(seriesOf(renderOpenMetrics({"node-a", 1234}, {decodeComm()}), "nccl_roce_ab_zero_durations_total"), 0u)
+      << "absent when none";
+}
+
 TEST(OpenMetrics, HistogramsAreMergedPerArmAndCumulativeInSeconds) {
   CommunicatorTimings other = decodeComm(0x22, 0);  // a second communicator of the same arm in this process
   std::string text = renderOpenMetrics({"node-a", 1234}, {decodeComm(), other});

@@ -81,7 +81,7 @@ TEST(Compare, CandidateTwentyPercentFasterFrom16KTo1M) {
   ASSERT_TRUE(s.bestSize && s.worstSize);
   EXPECT_TRUE(*s.bestSize >= 16 * kK && *s.bestSize <= kM) << *s.bestSize;  // one of the 0.8 ratios
   EXPECT_TRUE(*s.worstSize > kM) << *s.worstSize;
-  EXPECT_LT(at(s, 64 * kK).interval->high, 0.82);
+  EXPECT_LT(at(s, 64 * kK).interval->high, 0.83) << "1% noise, 3 runs a side: t on 2 degrees of freedom";
 }
 
 TEST(Compare, SlowerCandidateIsCalledSlower) {
