@@ -16,6 +16,7 @@
 #include "plugin/nccl/tuner_v7.h"
 #include "plugin/telemetry_file.h"
 #include "tests/abi/plugin_library.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -39,15 +40,6 @@ size_t heapInUse() {
   return info.uordblks + info.hblkhd;  // in use from the arenas, and in chunks of their own (the trackers' rings)
 #endif
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 // A communicator as NCCL holds it, in one library copy (NCCL 2.29's tables).
 class Communicator {

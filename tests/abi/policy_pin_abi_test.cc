@@ -13,21 +13,13 @@
 #include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 const char* kFitted = "[policy]\nname = \"fitted\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"ll\"\n";
 const char* kStale = "[policy]\nname = \"stale\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"simple\"\n";

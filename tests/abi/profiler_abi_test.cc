@@ -25,21 +25,13 @@
 #include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::testing {
 namespace {
 
 constexpr int kTimed = ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh;
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 nlohmann::json readStatistics(const std::string& prefix) {
   std::ifstream in(prefix + "." + std::to_string(::getpid()) + ".json");
