@@ -10,11 +10,11 @@
 #include "cli/commands.h"
 #include "cli/fleet_inputs.h"
 #include "cli/generated_policy.h"
-#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
+#include "cli/verdict_options.h"
 #include "fleet/ab_fit_policy_text.h"
 #include "fleet/ab_fit_report.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::cli {
 

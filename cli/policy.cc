@@ -5,9 +5,9 @@
 #include "cli/commands.h"
 #include "common/env.h"
 #include "common/strings.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/builtin_policies.h"
 #include "tuner/explain.h"
-#include "tuner/nccl_names.h"
 #include "tuner/policy_loader.h"
 #include "tuner/policy_pin.h"
 
@@ -84,10 +84,10 @@ struct ExplainOptions {
 };
 
 int runExplain(const ExplainOptions& options) {
-  auto collective = tuner::parseCollective(options.collective);
+  auto collective = telemetry::parseCollective(options.collective);
   if (!collective) {
     std::fprintf(stderr, "nccl-roce policy explain: unknown collective '%s' (expected one of: %s)\n",
-                 options.collective.c_str(), tuner::collectiveChoices().c_str());
+                 options.collective.c_str(), telemetry::collectiveChoices().c_str());
     return 2;
   }
   auto bytes = parseByteSize(options.size);

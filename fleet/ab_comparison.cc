@@ -84,7 +84,8 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collect
                          const AbOptions& o) {
   Side control = unitsOf(fleet, o.control, collective, clock, o.minCollectives);
   Side candidate = unitsOf(fleet, arm, collective, clock, o.minCollectives);
-  uint64_t lo = cellOf(collective, tuner::sizeBucket(o.rangeLo)), hi = cellOf(collective, tuner::sizeBucket(o.rangeHi));
+  uint64_t lo = cellOf(collective, telemetry::sizeBucket(o.rangeLo)),
+           hi = cellOf(collective, telemetry::sizeBucket(o.rangeHi));
   ArmComparison c;
   c.arm = arm;
   c.collective = collective;

@@ -7,8 +7,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/arm_census.h"
+#include "telemetry/nccl_names.h"
 #include "verdicts/winner_selection.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -94,7 +94,8 @@ void addThinNotes(const Thin& thin, const AbFitOptions& o, AbFit* fit) {
   for (const auto& [where, buckets] : thin.leftOut) {
     const auto& [arm, nodes, collective] = where;
     fit->notes.push_back("arm '" + arm + "' on " + std::to_string(nodes) + " nodes, " +
-                         tuner::collectiveName(collective) + ": left out where the control or the arm has fewer than " +
+                         telemetry::collectiveName(collective) +
+                         ": left out where the control or the arm has fewer than " +
                          std::to_string(o.settings.minUnits) + " communicators (control/arm): " + buckets);
   }
 }

@@ -58,7 +58,7 @@ struct AbFitOptions {
 struct ArmConfiguration {
   int algorithm = -1, protocol = -1;  // -1: the rule left it to NCCL and NCCL's pick is unknown
   int channels = 0;                   // 0: NCCL decides
-  uint32_t chunkSize = 0;             // tuner::ChunkSize::code(); 0: NCCL's own
+  uint32_t chunkSize = 0;             // telemetry::ChunkSize::code(); 0: NCCL's own
   std::string rule;                   // the arm policy's deciding rule
   double share = 0;                   // of the arm's calls in the cell
 

@@ -4,8 +4,8 @@
 
 #include "common/log.h"
 #include "common/strings.h"
-#include "tuner/chunk_size.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/chunk_size.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/rule_text.h"
 #include "tuner/value_range_text.h"
 
@@ -115,10 +115,11 @@ tuner::ValueRange fittedRuleBytes(const FittedRule& rule) {
 std::string fittedRuleName(const FittedRule& rule) {
   const ArmConfiguration& c = rule.configuration;
   std::string out = "ab-" + tuner::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n";
-  if (c.algorithm >= 0) out += "-" + toLower(tuner::algorithmName(c.algorithm));
-  if (c.protocol >= 0) out += "-" + toLower(tuner::protocolName(c.protocol));
+  if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
+  if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
   if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
-  if (c.chunkSize != 0) out += "-chunk" + toLower(tuner::formatChunkSize(tuner::ChunkSize::fromCode(c.chunkSize)));
+  if (c.chunkSize != 0)
+    out += "-chunk" + toLower(telemetry::formatChunkSize(telemetry::ChunkSize::fromCode(c.chunkSize)));
   return out + "-" + sizeText(fittedRuleBytes(rule));
 }
 
@@ -145,7 +146,7 @@ std::string abFitPolicyToml(const AbFit& fit) {
     text.protocol = rule.configuration.protocol;
     text.channels = rule.configuration.channels;
     // The chunk size ran with the protocol the decisions name (a rule states it, so one value is enough).
-    const tuner::ChunkSize chunk = tuner::ChunkSize::fromCode(rule.configuration.chunkSize);
+    const telemetry::ChunkSize chunk = telemetry::ChunkSize::fromCode(rule.configuration.chunkSize);
     if (rule.configuration.protocol >= 0) text.chunkSizes.byProtocol[rule.configuration.protocol] = chunk;
     out += tuner::formatRule(text);
   }

@@ -3,7 +3,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/ab_fit_policy_text.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/value_range_text.h"
 
 namespace nccl_roce::fleet {
@@ -28,8 +28,8 @@ ordered_json configurationJson(const ArmChallenge& c) {
   if (!c.configuration) return nullptr;
   const ArmConfiguration& a = *c.configuration;
   ordered_json j;
-  j["algorithm"] = a.algorithm >= 0 ? ordered_json(tuner::algorithmName(a.algorithm)) : ordered_json(nullptr);
-  j["protocol"] = a.protocol >= 0 ? ordered_json(tuner::protocolName(a.protocol)) : ordered_json(nullptr);
+  j["algorithm"] = a.algorithm >= 0 ? ordered_json(telemetry::algorithmName(a.algorithm)) : ordered_json(nullptr);
+  j["protocol"] = a.protocol >= 0 ? ordered_json(telemetry::protocolName(a.protocol)) : ordered_json(nullptr);
   j["channels"] = a.channels;
   j["rule"] = a.rule;
   j["share"] = a.share;
@@ -55,13 +55,13 @@ ordered_json challengeJson(const ArmChallenge& c) {
 ordered_json ruleJson(const FittedRule& r) {
   ordered_json j;
   j["name"] = fittedRuleName(r);
-  j["collective"] = tuner::collectiveName(r.collective);
+  j["collective"] = telemetry::collectiveName(r.collective);
   j["nodes"] = r.nodes;
   j["size"] = tuner::formatValueRange(fittedRuleBytes(r), tuner::RangeUnit::kBytes);
   j["arm"] = r.arm;
-  j["algorithm"] = r.configuration.algorithm >= 0 ? ordered_json(tuner::algorithmName(r.configuration.algorithm))
+  j["algorithm"] = r.configuration.algorithm >= 0 ? ordered_json(telemetry::algorithmName(r.configuration.algorithm))
                                                   : ordered_json(nullptr);
-  j["protocol"] = r.configuration.protocol >= 0 ? ordered_json(tuner::protocolName(r.configuration.protocol))
+  j["protocol"] = r.configuration.protocol >= 0 ? ordered_json(telemetry::protocolName(r.configuration.protocol))
                                                 : ordered_json(nullptr);
   j["channels"] = r.configuration.channels;
   j["buckets"] = ordered_json::array();
@@ -92,7 +92,7 @@ std::string abFitToMarkdown(const AbFit& fit) {
     if (cf.nodes != nodes || collectiveOfCell(cf.cell) != collective) {
       nodes = cf.nodes;
       collective = collectiveOfCell(cf.cell);
-      out += format("\n## %s on %d nodes\n\n", tuner::collectiveName(collective), nodes);
+      out += format("\n## %s on %d nodes\n\n", telemetry::collectiveName(collective), nodes);
       out +=
           "| size bucket | arm | communicators (control / arm) | collectives (control / arm) | ratio [interval] | p "
           "| ran | outcome |\n|---|---|---|---|---|---|---|---|\n";
@@ -128,7 +128,7 @@ ordered_json abFitToJson(const AbFit& fit) {
   for (const CellFit& cf : fit.cells) {
     ordered_json c;
     c["nodes"] = cf.nodes;
-    c["collective"] = tuner::collectiveName(collectiveOfCell(cf.cell));
+    c["collective"] = telemetry::collectiveName(collectiveOfCell(cf.cell));
     c["bucket"] = describeBucket(bucketOfCell(cf.cell));
     c["winner"] = cf.winner ? ordered_json(cf.challenges[*cf.winner].arm) : ordered_json(nullptr);
     c["rule"] = cf.ruled();

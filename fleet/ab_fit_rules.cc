@@ -5,8 +5,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/ab_fit.h"
-#include "tuner/chunk_size.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/chunk_size.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -16,10 +16,10 @@ using Choice = std::tuple<int, int, int, uint32_t>;  // algorithm, protocol, cha
 
 std::string choiceName(const Choice& c) {
   auto [algorithm, protocol, channels, chunk] = c;
-  std::string out = std::string(algorithm >= 0 ? tuner::algorithmName(algorithm) : "NCCL's algorithm") + "/" +
-                    (protocol >= 0 ? tuner::protocolName(protocol) : "NCCL's protocol");
+  std::string out = std::string(algorithm >= 0 ? telemetry::algorithmName(algorithm) : "NCCL's algorithm") + "/" +
+                    (protocol >= 0 ? telemetry::protocolName(protocol) : "NCCL's protocol");
   if (channels > 0) out += ", " + std::to_string(channels) + " channels";
-  if (chunk != 0) out += ", chunk " + tuner::describeChunkSize(tuner::ChunkSize::fromCode(chunk));
+  if (chunk != 0) out += ", chunk " + telemetry::describeChunkSize(telemetry::ChunkSize::fromCode(chunk));
   return out;
 }
 

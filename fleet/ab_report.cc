@@ -5,7 +5,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -27,7 +27,7 @@ std::string summaryLine(const AbReport& r, const ArmComparison& c) {
 
 // "AllReduce", or "AllReduce, timed on the CPU (kernel)" for a comparison of another clock than the GPU's.
 std::string comparedWhat(const ArmComparison& c) {
-  std::string what = tuner::collectiveName(c.collective);
+  std::string what = telemetry::collectiveName(c.collective);
   if (c.clock != TimingClock::kGpu) what += std::string(", timed on the ") + timingClockName(c.clock);
   return what;
 }
@@ -106,7 +106,7 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
   for (const ArmComparison& c : r.comparisons) {
     nlohmann::ordered_json cj;
     cj["arm"] = c.arm;
-    cj["collective"] = tuner::collectiveName(c.collective);
+    cj["collective"] = telemetry::collectiveName(c.collective);
     cj["clock"] = clockKey(c.clock);
     cj["buckets"] = nlohmann::ordered_json::array();
     for (const verdicts::CellComparison& cell : c.cells.cells) {

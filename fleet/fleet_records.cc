@@ -1,7 +1,7 @@
 #include "fleet/fleet_records.h"
 
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -55,7 +55,7 @@ std::optional<TimingClock> clockOfTimingSource(const std::string& source) {
 }
 
 std::string describeCell(uint64_t cell) {
-  return std::string(tuner::collectiveName(collectiveOfCell(cell))) + " " + describeBucket(bucketOfCell(cell));
+  return std::string(telemetry::collectiveName(collectiveOfCell(cell))) + " " + describeBucket(bucketOfCell(cell));
 }
 
 }  // namespace nccl_roce::fleet

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "profiler/log_histogram.h"
+#include "telemetry/log_histogram.h"
 
 namespace nccl_roce::fleet {
 
@@ -36,8 +36,8 @@ struct CellTimings {
     count += other.count;
     binSum += other.binSum;
   }
-  static CellTimings of(const profiler::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
-  std::optional<double> geometricMeanNs() const { return profiler::LogHistogram::geometricMeanNs(count, binSum); }
+  static CellTimings of(const telemetry::LogHistogram& histogram) { return {histogram.count(), histogram.binSum()}; }
+  std::optional<double> geometricMeanNs() const { return telemetry::LogHistogram::geometricMeanNs(count, binSum); }
 };
 
 // The clock a duration was measured with. Durations of different clocks are never pooled or compared with one

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "fleet/json_fields.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/decision_counts.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -92,7 +92,7 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
     *error = "coll_exec_time_us is not a duration";
     return false;
   }
-  std::optional<int> collective = tuner::parseCollective(perf["coll"].get<std::string>());
+  std::optional<int> collective = telemetry::parseCollective(perf["coll"].get<std::string>());
   if (!collective) {
     ++dump.otherCollectives;
     return true;
@@ -103,15 +103,15 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
   r.rank = rank;
   r.nRanks = nRanks;
   r.nNodes = nNodes;
-  if (ns <= profiler::LogHistogram::kMinNs) {
+  if (ns <= telemetry::LogHistogram::kMinNs) {
     ++r.zeroDurations;
     return true;
   }
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
-  if (tuner::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  CellTimings& cell = r.timings[*clock][cellOf(*collective, tuner::sizeBucket(bytes))];
+  if (telemetry::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
+  CellTimings& cell = r.timings[*clock][cellOf(*collective, telemetry::sizeBucket(bytes))];
   ++cell.count;
-  cell.binSum += static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(ns)));
+  cell.binSum += static_cast<uint64_t>(telemetry::LogHistogram::binOf(static_cast<uint64_t>(ns)));
   return true;
 }
 

@@ -10,8 +10,8 @@
 #include "common/strings.h"
 #include "fleet/json_fields.h"
 #include "profiler/open_metrics.h"
-#include "tuner/cell_key.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/cell_key.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::fleet {
 
@@ -158,7 +158,7 @@ std::optional<uint64_t> cellOfSeries(const Series& s) {
     for (int i = 0; i < 64; ++i) b[profiler::messageSizeLabel(i)] = i;
     return b;
   }();
-  std::optional<int> collective = tuner::parseCollective(s.label("collective"));
+  std::optional<int> collective = telemetry::parseCollective(s.label("collective"));
   auto bucket = buckets.find(s.label("message_size"));
   if (!collective || bucket == buckets.end()) return std::nullopt;
   return cellOf(*collective, bucket->second);
@@ -192,10 +192,11 @@ Status addDecisions(const std::vector<Series>& decisions, std::map<std::string, 
   for (const Series& s : decisions) {
     std::optional<uint64_t> cell = cellOfSeries(s);
     TunerDecision d;
-    std::optional<int> algorithm = s.label("algorithm").empty() ? -1 : tuner::parseAlgorithm(s.label("algorithm"));
-    std::optional<int> protocol = s.label("protocol").empty() ? -1 : tuner::parseProtocol(s.label("protocol"));
+    std::optional<int> algorithm = s.label("algorithm").empty() ? -1 : telemetry::parseAlgorithm(s.label("algorithm"));
+    std::optional<int> protocol = s.label("protocol").empty() ? -1 : telemetry::parseProtocol(s.label("protocol"));
     std::optional<int> channels = intLabel(s, "channels", 64);
-    std::optional<uint32_t> chunkSize = s.label("chunk_size").empty() ? uint32_t{0} : tuner::chunkSizeFromLabel(s.label("chunk_size"));
+    std::optional<uint32_t> chunkSize =
+        s.label("chunk_size").empty() ? uint32_t{0} : telemetry::chunkSizeFromLabel(s.label("chunk_size"));
     std::optional<DecisionSource> source = decisionSourceNamed(s.label("source"));
     if (!cell || !algorithm || !protocol || !channels || !chunkSize || !source) {
       return invalid(s.describe(kDecisions) + ": a label is not what the plugin writes");

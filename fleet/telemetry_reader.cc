@@ -9,7 +9,7 @@
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/json_fields.h"
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
 
 namespace nccl_roce::fleet {
 
@@ -29,8 +29,8 @@ Status invalid(const std::string& file, const std::string& what) {
 // resolve them, so they are dropped and counted.
 Status readKey(const json& key, const std::string& where, CommunicatorRecord& record) {
   if (!key.is_object()) return invalid(where, "not an object");
-  tuner::CellKey cell;
-  if (Status read = tuner::readCellKey(key, &cell); !read.isOk()) return invalid(where, read.message());
+  telemetry::CellKey cell;
+  if (Status read = telemetry::readCellKey(key, &cell); !read.isOk()) return invalid(where, read.message());
   auto count = key.find("count");
   auto bins = key.find("bins");
   if (count == key.end() || !count->is_number_unsigned()) return invalid(where, "no count");
@@ -39,10 +39,10 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   uint64_t total = 0;
   for (const json& bin : *bins) {
     if (!bin.is_array() || bin.size() != 2 || !bin[0].is_number_unsigned() || !bin[1].is_number_unsigned() ||
-        bin[0].get<uint64_t>() >= static_cast<uint64_t>(profiler::LogHistogram::kBins) ||
+        bin[0].get<uint64_t>() >= static_cast<uint64_t>(telemetry::LogHistogram::kBins) ||
         bin[1].get<uint64_t>() > kMaxExactCount) {
-      return invalid(where, "a bin is not [index < " + std::to_string(profiler::LogHistogram::kBins) +
-                                ", count below 2^53]");
+      return invalid(where,
+                     "a bin is not [index < " + std::to_string(telemetry::LogHistogram::kBins) + ", count below 2^53]");
     }
     total += bin[1].get<uint64_t>();
     if (bin[0].get<uint64_t>() == 0) {
@@ -58,7 +58,7 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
   }
   if (timings.count == 0) return Status::ok();
   // kernel_host: the host clock (NCCL 2.26 has no GPU stamps); an entry that does not say is a GPU time.
-  std::optional<TimingClock> clock = clockOfTimingSource(tuner::timingSourceName(cell.source));
+  std::optional<TimingClock> clock = clockOfTimingSource(telemetry::timingSourceName(cell.source));
   record.timings[clock.value_or(TimingClock::kGpu)][cellOf(cell.collective, cell.bucket)].add(timings);
   return Status::ok();
 }
@@ -66,8 +66,8 @@ Status readKey(const json& key, const std::string& where, CommunicatorRecord& re
 // One line of "decisions": its cell, what ran, who chose it and how many calls.
 Status readDecision(const json& d, const std::string& where, CommunicatorRecord& record) {
   if (!d.is_object()) return invalid(where, "not an object");
-  tuner::CellKey cell;
-  if (Status read = tuner::readCellKey(d, &cell); !read.isOk()) return invalid(where, read.message());
+  telemetry::CellKey cell;
+  if (Status read = telemetry::readCellKey(d, &cell); !read.isOk()) return invalid(where, read.message());
   TunerDecision decision{cell.algorithm, cell.protocol, cell.channels, DecisionSource::kNccl, "", cell.chunkSize};
   std::string source;
   std::optional<DecisionSource> from = stringField(d, "source", &source, false) ? decisionSourceNamed(source) : std::nullopt;
@@ -97,8 +97,8 @@ Status readTiming(const json& timing, const std::string& where, CommunicatorReco
   auto histogram = timing.find("histogram");
   int bins = 0;
   if (histogram == timing.end() || !histogram->is_object() || histogram->value("scheme", "") != "log" ||
-      !intField(*histogram, "bins", 0, INT32_MAX, &bins) || bins != profiler::LogHistogram::kBins ||
-      histogram->value("relative_error", 0.0) != profiler::LogHistogram::kRelativeError) {
+      !intField(*histogram, "bins", 0, INT32_MAX, &bins) || bins != telemetry::LogHistogram::kBins ||
+      histogram->value("relative_error", 0.0) != telemetry::LogHistogram::kRelativeError) {
     return invalid(where, "timing.histogram is not the 1% log scheme of 1024 bins this version reads");
   }
   auto keys = timing.find("collectives");

@@ -44,7 +44,8 @@ bool timingRequested(const Environment& env) {
 
 ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicator& comm, ChannelClock clock) {
   CollectiveTracker::Config config;
-  config.source = clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
+  config.source =
+      clock == ChannelClock::kHost ? telemetry::TimingSource::kKernelHost : telemetry::TimingSource::kKernelGpu;
   config.nRanks = comm.nRanks;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
@@ -180,7 +181,7 @@ ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
   if (process == nullptr) return ncclSuccess;
   try {
     process->trackers().with(h.tracker, [eHandle](CollectiveTracker& tracker) {
-      if (tracker.source() == profiler::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
+      if (tracker.source() == telemetry::TimingSource::kKernelHost) tracker.stopChannel(eHandle, hostNowNs());
     });
   } catch (...) {
   }

@@ -7,16 +7,16 @@
 #include "common/strings.h"
 #include "plugin/process_context.h"
 #include "plugin/profiler_plugin.h"
-#include "tuner/cell_key.h"
-#include "tuner/nccl_names.h"
-#include "tuner/size_bucket.h"
+#include "telemetry/cell_key.h"
+#include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 
 namespace nccl_roce::plugin {
 
 namespace {
 
 using profiler::CommunicatorTimings;
-using profiler::LogHistogram;
+using telemetry::LogHistogram;
 
 std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
 
@@ -41,9 +41,9 @@ nlohmann::ordered_json droppedCounts(const CommunicatorTimings& t) {
 nlohmann::ordered_json keyStatistics(const profiler::TimingTable::Entry& e, const std::string& rule) {
   const LogHistogram& h = e.histogram;
   nlohmann::ordered_json k;
-  tuner::writeCellKey(e.key, k);
+  telemetry::writeCellKey(e.key, k);
   k["rule"] = rule.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rule);
-  k["timing_source"] = tuner::timingSourceName(e.key.source);
+  k["timing_source"] = telemetry::timingSourceName(e.key.source);
   k["count"] = h.count();
   k["sum_us"] = microseconds(static_cast<double>(h.sumNs()));
   k["min_us"] = microseconds(static_cast<double>(h.minNs()));
@@ -66,13 +66,13 @@ profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
     if (item.value().is_number_unsigned()) number[item.key()] = item.value().get<uint64_t>();
   }
   profiler::DecisionCount out;
-  out.collective = tuner::parseCollective(text["collective"]).value_or(-1);
-  out.bucket = tuner::sizeBucket(number["size_min"]);
+  out.collective = telemetry::parseCollective(text["collective"]).value_or(-1);
+  out.bucket = telemetry::sizeBucket(number["size_min"]);
   out.algorithm = text["algorithm"];
   out.protocol = text["protocol"];
   out.channels = static_cast<int>(number["channels"]);
-  tuner::CellKey key;  // chunk_size as the key's code: bytes, or a factor written "x2"
-  if (tuner::readCellKey(d, &key).isOk()) out.chunkSize = key.chunkSize;
+  telemetry::CellKey key;  // chunk_size as the key's code: bytes, or a factor written "x2"
+  if (telemetry::readCellKey(d, &key).isOk()) out.chunkSize = key.chunkSize;
   out.source = text["source"];
   out.rule = text["rule"];
   out.count = number["count"];
@@ -81,12 +81,12 @@ profiler::DecisionCount decisionCount(const nlohmann::ordered_json& d) {
 
 // The chunk size `rule` sets for what the timed key ran: the one its decisions of that collective, size bucket,
 // algorithm and protocol carry (a rule sets one per protocol). 0, NCCL's own, where no rule decided.
-uint32_t chunkSizeOf(const profiler::CellKey& key, const std::string& rule,
+uint32_t chunkSizeOf(const telemetry::CellKey& key, const std::string& rule,
                      const std::vector<profiler::DecisionCount>& decisions) {
   if (rule.empty()) return 0;
   for (const profiler::DecisionCount& d : decisions) {
     if (d.source == "rule" && d.rule == rule && d.collective == key.collective && d.bucket == key.bucket &&
-        d.algorithm == tuner::algorithmName(key.algorithm) && d.protocol == tuner::protocolName(key.protocol)) {
+        d.algorithm == telemetry::algorithmName(key.algorithm) && d.protocol == telemetry::protocolName(key.protocol)) {
       return d.chunkSize;
     }
   }

@@ -11,12 +11,12 @@
 #include "common/log.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
 #include "tuner/group_chunk_decisions.h"
 #include "tuner/nccl_chunk_limits.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::plugin {
 
@@ -36,7 +36,7 @@ struct ChunkSizeCounts {
 // What getChunkSize serves a communicator, and how often it did (docs/tuner.md, "Chunk size").
 struct ChunkSizeServing {
   bool serves = false;                          // NCCL asks, and the policy (or NCCL_ROCE_CHUNK_SIZE) sets some
-  std::optional<tuner::ChunkSize> forced;       // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
+  std::optional<telemetry::ChunkSize> forced;   // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
   bool fromRules = false;  // the communicator's policy sets some (and nothing forces one): getCollInfo keeps them
   tuner::ChunkCeilings ceilings;                // of the buffers this process's NCCL reads its variables as
   tuner::GroupChunkDecisions group;             // getCollInfo's decisions for getChunkSize (NCCL serialises them)
@@ -121,7 +121,7 @@ std::optional<std::string> ncclVariable(ProcessContext& process, const char* nam
 // runner forces chunk sizes with it, docs/sweep.md), within the buffers NCCL has.
 void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsksChunkSize, bool first) {
   if (auto text = process.environment().get("NCCL_ROCE_CHUNK_SIZE"); text && !text->empty()) {
-    StatusOr<tuner::ChunkSize> forced = tuner::parseChunkSize(*text);
+    StatusOr<telemetry::ChunkSize> forced = telemetry::parseChunkSize(*text);
     if (!forced.isOk()) {
       if (first) {
         NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: NCCL_ROCE_CHUNK_SIZE=%s ignored: %s", text->c_str(),
@@ -289,7 +289,7 @@ namespace {
 uint32_t keepChunkSize(CommunicatorTuner& c, const CallInputs& call, const Decision& decision, const CostTable& table) {
   int algorithm = -1, protocol = -1;
   if (!tuner::cellNcclRuns(decision, table, &algorithm, &protocol)) return 0;
-  const tuner::ChunkSize chunk = tuner::chunkSizeOf(*c.compiled, decision, protocol);
+  const telemetry::ChunkSize chunk = tuner::chunkSizeOf(*c.compiled, decision, protocol);
   c.chunks.group.decided(call.collective, algorithm, protocol, chunk);
   return chunk.code();
 }
@@ -324,9 +324,9 @@ ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, si
     return ncclSuccess;
   }
   // What NCCL 2.21 always offers: Ring with LL and Simple, and Tree with them for all-reduce.
-  float entries[6 * tuner::kNumProtocols];
+  float entries[6 * telemetry::kNumProtocols];
   for (float& entry : entries) entry = -1.0f;
-  CostTable known{entries, 6, tuner::kNumProtocols};
+  CostTable known{entries, 6, telemetry::kNumProtocols};
   known.at(NCCL_ALGO_RING, NCCL_PROTO_LL) = known.at(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE) = 1.0f;
   if (collType == ncclFuncAllReduce) {
     known.at(NCCL_ALGO_TREE, NCCL_PROTO_LL) = known.at(NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE) = 1.0f;
@@ -347,7 +347,7 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
   if (c == nullptr || chunkSize == nullptr || !c->chunks.serves) return ncclSuccess;
   ChunkSizeServing& chunks = c->chunks;
   const int collective = static_cast<int>(collType);
-  tuner::ChunkSize wanted;
+  telemetry::ChunkSize wanted;
   if (chunks.forced) {
     wanted = *chunks.forced;
   } else {
@@ -368,14 +368,14 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
   if (!chunks.refusalLogged) {
     chunks.refusalLogged = true;
     try {  // the strings below allocate
-      NCCL_ROCE_INFO(c->logger, kLogTuning,
-                   "tuner: comm %s: chunk size %s for %s %s/%s is not one NCCL can use there (at most %llu bytes, "
-                   "whole grains of %llu); NCCL's own %llu kept, and such calls are counted in statistics",
-                   hex(c->commId).c_str(), tuner::describeChunkSize(wanted).c_str(),
-                   tuner::collectiveName(collective), tuner::algorithmName(algo), tuner::protocolName(proto),
-                   static_cast<unsigned long long>(chunks.ceilings.of(collective, algo, proto)),
-                   static_cast<unsigned long long>(tuner::chunkGrain(proto)),
-                   static_cast<unsigned long long>(ncclOwn));
+      NCCL_ROCE_INFO(
+          c->logger, kLogTuning,
+          "tuner: comm %s: chunk size %s for %s %s/%s is not one NCCL can use there (at most %llu bytes, "
+          "whole grains of %llu); NCCL's own %llu kept, and such calls are counted in statistics",
+          hex(c->commId).c_str(), telemetry::describeChunkSize(wanted).c_str(), telemetry::collectiveName(collective),
+          telemetry::algorithmName(algo), telemetry::protocolName(proto),
+          static_cast<unsigned long long>(chunks.ceilings.of(collective, algo, proto)),
+          static_cast<unsigned long long>(tuner::chunkGrain(proto)), static_cast<unsigned long long>(ncclOwn));
     } catch (...) {
       // The line is lost; the count stands.
     }

@@ -2,29 +2,30 @@
 
 #include <algorithm>
 
-#include "profiler/nccl_strings.h"
-#include "tuner/nccl_names.h"
-#include "tuner/size_bucket.h"
+#include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 
 namespace nccl_roce::profiler {
 
-tuner::CellKey CollShape::keyOf(uint64_t count, int channels, tuner::TimingSource source) const {
-  tuner::CellKey k = key;
-  k.bucket = static_cast<uint8_t>(tuner::sizeBucket(count * elementBytes));
+telemetry::CellKey CollShape::keyOf(uint64_t count, int channels, telemetry::TimingSource source) const {
+  telemetry::CellKey k = key;
+  k.bucket = static_cast<uint8_t>(telemetry::sizeBucket(count * elementBytes));
   k.channels = static_cast<uint8_t>(std::clamp(channels, 0, 255));
   k.source = source;
   return k;
 }
 
 CollShape resolveCollShape(const char* func, const char* datatype, const char* algo, const char* proto, int nRanks) {
-  int collective = collectiveIndex(func);
-  if (collective < 0) return {};
+  auto text = [](const char* name) { return name != nullptr ? std::string_view(name) : std::string_view(); };
+  std::optional<int> collective = telemetry::parseCollective(text(func));
+  if (!collective) return {};
   // The tuner counts AllGather and ReduceScatter by their total bytes: without nRanks they cannot be sized.
-  bool perRank = tuner::sizedOverRanks(collective);
+  bool perRank = telemetry::sizedOverRanks(*collective);
   if (perRank && nRanks <= 0) return {};
   CollShape shape;
-  shape.key = tuner::cellKey(collective, 0, algorithmIndex(algo), protocolIndex(proto), 0);
-  shape.elementBytes = dataTypeSize(datatype) * static_cast<uint64_t>(perRank ? nRanks : 1);
+  shape.key = telemetry::cellKey(*collective, 0, telemetry::parseAlgorithm(text(algo)).value_or(-1),
+                                 telemetry::parseProtocol(text(proto)).value_or(-1), 0);
+  shape.elementBytes = telemetry::dataTypeSize(text(datatype)) * static_cast<uint64_t>(perRank ? nRanks : 1);
   return shape;
 }
 

@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
 
 namespace nccl_roce::profiler {
 
 // What a collective's names mean for its timing.
 struct CollShape {
-  tuner::CellKey key;         // collective, algorithm, protocol; collective -1: not timed
+  telemetry::CellKey key;     // collective, algorithm, protocol; collective -1: not timed
   uint64_t elementBytes = 0;  // per element, as the tuner counts them: x nRanks for AllGather and ReduceScatter
 
   bool timed() const { return key.collective >= 0; }
   // The key of a collective of this shape with `count` elements on `channels` channels, timed from `source`.
-  tuner::CellKey keyOf(uint64_t count, int channels, tuner::TimingSource source) const;
+  telemetry::CellKey keyOf(uint64_t count, int channels, telemetry::TimingSource source) const;
 };
 
 // By name, without the cache. Not timed: a collective the tuner never sees (AllToAll, Send), or AllGather and

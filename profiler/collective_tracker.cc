@@ -62,9 +62,10 @@ void* CollectiveTracker::startCollective(const CollEvent& coll) {
 }
 
 void CollectiveTracker::markBatched(Record& r) {
-  if (r.entry == nullptr || r.entry->key.source != TimingSource::kKernelGpu) return;  // untimed, or marked already
-  CellKey batch = r.entry->key;
-  batch.source = TimingSource::kKernelGpuBatch;
+  if (r.entry == nullptr || r.entry->key.source != telemetry::TimingSource::kKernelGpu)
+    return;  // untimed, or marked already
+  telemetry::CellKey batch = r.entry->key;
+  batch.source = telemetry::TimingSource::kKernelGpuBatch;
   r.entry = table_.entryFor(batch);
 }
 

@@ -51,7 +51,7 @@ class CollectiveTracker {
   struct Config {
     uint32_t index = 0;            // this tracker's number in its handles
     uint32_t firstGeneration = 0;  // distinct per tracker, so handles of a finished tracker never match
-    TimingSource source = TimingSource::kKernelGpu;
+    telemetry::TimingSource source = telemetry::TimingSource::kKernelGpu;
     uint32_t slots = 16384;        // collectives in flight at once; a power of two, at most EventHandle::kMaxSlots
     int nRanks = 0;                // to size AllGather and ReduceScatter; 0: not known (profiler v1-v3)
   };
@@ -70,7 +70,7 @@ class CollectiveTracker {
   std::vector<TimingTable::Entry> entries() const;
   uint64_t dropped(Drop why) const;
   uint32_t index() const { return config_.index; }
-  TimingSource source() const { return config_.source; }
+  telemetry::TimingSource source() const { return config_.source; }
 
   // Memory held, for docs/performance.md: the ring of records and the tracker (key entries, 8 KiB each, and
   // the name cache's strings come on top).

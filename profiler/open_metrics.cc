@@ -5,8 +5,8 @@
 #include <tuple>
 
 #include "common/strings.h"
-#include "tuner/cell_key.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/cell_key.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::profiler {
 
@@ -60,13 +60,14 @@ std::string communicatorLabels(const CommunicatorTimings& c) {
 }
 
 std::string cellLabels(int collective, int bucket) {
-  return ",collective=" + quoted(tuner::collectiveName(collective)) + ",message_size=" + quoted(messageSizeLabel(bucket));
+  return ",collective=" + quoted(telemetry::collectiveName(collective)) +
+         ",message_size=" + quoted(messageSizeLabel(bucket));
 }
 
 // One communicator's (collective, size bucket) cell: its count and bin sum per timing source, and the tuner's
 // decisions there.
 struct Cell {
-  std::map<TimingSource, std::pair<uint64_t, uint64_t>> bySource;  // count, bin sum
+  std::map<telemetry::TimingSource, std::pair<uint64_t, uint64_t>> bySource;  // count, bin sum
   std::vector<const DecisionCount*> decisions;
   int series() const { return 2 * static_cast<int>(bySource.size()) + static_cast<int>(decisions.size()); }
 };
@@ -115,7 +116,8 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
     std::string comm = communicatorLabels(communicators[i]);
     for (const auto& [where, cell] : cells[i]) {
       for (const auto& [source, sums] : cell.bySource) {
-        std::string labels = comm + cellLabels(where.first, where.second) + ",timing_source=" + quoted(tuner::timingSourceName(source));
+        std::string labels = comm + cellLabels(where.first, where.second) +
+                             ",timing_source=" + quoted(telemetry::timingSourceName(source));
         out += std::string(kAb) + "_count{" + labels + "} " + std::to_string(sums.first) + "\n";
         out += std::string(kAb) + "_sum{" + labels + "} " + std::to_string(sums.second) + "\n";
       }
@@ -129,8 +131,8 @@ void abSeries(std::string& out, const std::vector<CommunicatorTimings>& communic
       for (const DecisionCount* d : cell.decisions) {
         out += std::string(kDecisions) + "{" + comm + cellLabels(where.first, where.second) +
                ",algorithm=" + quoted(d->algorithm) + ",protocol=" + quoted(d->protocol) +
-               ",channels=" + quoted(std::to_string(d->channels)) + ",chunk_size=" +
-               quoted(tuner::chunkSizeLabel(d->chunkSize)) + ",source=" + quoted(d->source) +
+               ",channels=" + quoted(std::to_string(d->channels)) +
+               ",chunk_size=" + quoted(telemetry::chunkSizeLabel(d->chunkSize)) + ",source=" + quoted(d->source) +
                ",rule=" + quoted(d->rule) + "} " + std::to_string(d->count) + "\n";
       }
     }
@@ -157,17 +159,19 @@ void omittedSeries(std::string& out, const std::vector<CommunicatorTimings>& com
 
 // The histograms of the process's communicators, merged per arm, cell and choice.
 void armHistograms(std::string& out, const ProcessLabels& process, const std::vector<CommunicatorTimings>& communicators) {
-  std::map<std::string, LogHistogram> byLabels;
+  std::map<std::string, telemetry::LogHistogram> byLabels;
   for (const CommunicatorTimings& c : communicators) {
     for (size_t i = 0; i < c.entries.size(); ++i) {
-      const CellKey& k = c.entries[i].key;
+      const telemetry::CellKey& k = c.entries[i].key;
       std::string labels =
-          "node=" + quoted(process.node) + ",pid=" + quoted(std::to_string(process.pid)) + ",experiment=" +
-          quoted(c.experiment) + ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) + ",policy_hash=" +
-          quoted(c.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) + cellLabels(k.collective, k.bucket) +
-          ",algo_proto=" + quoted(std::string(tuner::algorithmName(k.algorithm)) + "_" + tuner::protocolName(k.protocol)) +
-          ",chunk_size=" + quoted(tuner::chunkSizeLabel(k.chunkSize)) + ",rule=" + quoted(i < c.rules.size() ? c.rules[i] : std::string()) + ",timing_source=" +
-          quoted(tuner::timingSourceName(k.source));
+          "node=" + quoted(process.node) + ",pid=" + quoted(std::to_string(process.pid)) +
+          ",experiment=" + quoted(c.experiment) + ",arm=" + quoted(c.arm) + ",policy=" + quoted(c.policy) +
+          ",policy_hash=" + quoted(c.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) +
+          cellLabels(k.collective, k.bucket) + ",algo_proto=" +
+          quoted(std::string(telemetry::algorithmName(k.algorithm)) + "_" + telemetry::protocolName(k.protocol)) +
+          ",chunk_size=" + quoted(telemetry::chunkSizeLabel(k.chunkSize)) +
+          ",rule=" + quoted(i < c.rules.size() ? c.rules[i] : std::string()) +
+          ",timing_source=" + quoted(telemetry::timingSourceName(k.source));
       byLabels[labels].merge(c.entries[i].histogram);
     }
   }
@@ -180,7 +184,7 @@ void armHistograms(std::string& out, const ProcessLabels& process, const std::ve
     size_t next = 0;
     uint64_t cumulative = 0;
     for (double bound : exportedBucketBoundsSeconds()) {
-      while (next < bins.size() && LogHistogram::representativeNs(bins[next].first) <= bound * 1e9) {
+      while (next < bins.size() && telemetry::LogHistogram::representativeNs(bins[next].first) <= bound * 1e9) {
         cumulative += bins[next++].second;
       }
       out += std::string(kDuration) + "_bucket{" + labels + ",le=" + quoted(number(bound)) + "} " +

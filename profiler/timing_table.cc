@@ -21,7 +21,7 @@ const char* dropName(Drop drop) {
 // Room for every key up front, so adding one on NCCL's threads never rehashes.
 TimingTable::TimingTable() { entries_.reserve(kMaxKeys); }
 
-TimingTable::Entry* TimingTable::entryFor(const CellKey& key) {
+TimingTable::Entry* TimingTable::entryFor(const telemetry::CellKey& key) {
   auto found = entries_.find(key);
   if (found != entries_.end()) return found->second.get();
   if (entries_.size() == kMaxKeys) return nullptr;
@@ -31,7 +31,7 @@ TimingTable::Entry* TimingTable::entryFor(const CellKey& key) {
 }
 
 void TimingTable::record(Entry* entry, uint64_t durationNs) {
-  if (durationNs > LogHistogram::largestNs()) {
+  if (durationNs > telemetry::LogHistogram::largestNs()) {
     drop(Drop::kTimerWrapped);
   } else if (entry == nullptr) {
     drop(Drop::kTooManyKeys);

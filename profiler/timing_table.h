@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "common/flat_map.h"
-#include "profiler/log_histogram.h"
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
+#include "telemetry/log_histogram.h"
 
 namespace nccl_roce::profiler {
 
-using tuner::CellKey;
-using tuner::TimingSource;
+using telemetry::CellKey;
+using telemetry::TimingSource;
 
 enum class Drop : uint8_t {
   kUnknownEvent,      // an event of a type this plugin does not know (NCCL's API-level events are known: ignored)
@@ -38,12 +38,12 @@ class TimingTable {
   TimingTable();
 
   struct Entry {
-    CellKey key;
-    LogHistogram histogram;
+    telemetry::CellKey key;
+    telemetry::LogHistogram histogram;
   };
   // The entry of `key`, made when the key first appears and kept as long as the table; nullptr once kMaxKeys
   // keys exist (or memory ran out). Entries whose histogram stays empty are not listed by entries().
-  Entry* entryFor(const CellKey& key);
+  Entry* entryFor(const telemetry::CellKey& key);
   // One duration for `entry` (nullptr: dropped as too many keys); past the histogram's range, dropped as a
   // wrapped timer.
   void record(Entry* entry, uint64_t durationNs);
@@ -53,7 +53,7 @@ class TimingTable {
   uint64_t dropped(Drop why) const { return drops_[static_cast<size_t>(why)]; }
 
  private:
-  FlatMap<CellKey, std::unique_ptr<Entry>, tuner::CellKeyHash> entries_;
+  FlatMap<telemetry::CellKey, std::unique_ptr<Entry>, telemetry::CellKeyHash> entries_;
   std::array<uint64_t, kNumDrops> drops_{};
 };
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/nccl_availability.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::tuner {
 
@@ -18,9 +18,9 @@ bool choiceRuns(const Choice& choice, int algorithm, int protocol) {
 
 std::vector<CallKind> callKindsOf(const Rule& rule, int protocol) {
   std::vector<CallKind> kinds;
-  for (int c = 0; c < kNumCollectives; ++c) {
+  for (int c = 0; c < telemetry::kNumCollectives; ++c) {
     if ((rule.collectives & (1u << c)) == 0) continue;
-    for (int a = 0; a < kMaxAlgorithms; ++a) {
+    for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
       if ((collectivesOffered(a) & (1u << c)) == 0 || !protocolOffered(a, protocol)) continue;
       bool runs = rule.choices.empty() ||
                   std::any_of(rule.choices.begin(), rule.choices.end(),
@@ -33,7 +33,7 @@ std::vector<CallKind> callKindsOf(const Rule& rule, int protocol) {
 
 std::string chunkProblem(uint64_t bytes, int protocol, const std::vector<CallKind>& kinds, const NcclBuffers& buffers) {
   const uint64_t grain = chunkGrain(protocol);
-  const std::string name = protocolName(protocol);
+  const std::string name = telemetry::protocolName(protocol);
   if (bytes < grain) {
     return "below " + name + "'s grain of " + std::to_string(grain) + " bytes: NCCL would round it down to 0";
   }

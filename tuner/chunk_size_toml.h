@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 #include "tuner/chunk_size_checks.h"
 #include "tuner/toml_reader.h"
 
@@ -17,7 +17,7 @@ namespace nccl_roce::tuner {
 ChunkSizes readChunkSizes(TomlReader& r, const toml::node& node);
 
 // One chunk size, as each entry of an explore list is written.
-std::optional<ChunkSize> readChunkSize(TomlReader& r, const toml::node& node, const std::string& what);
+std::optional<telemetry::ChunkSize> readChunkSize(TomlReader& r, const toml::node& node, const std::string& what);
 
 // Errors at `node` (the rule's chunk_size) for a byte count NCCL cannot use for any call the rule decides with a
 // protocol: below the grain, not a multiple of it, above every ceiling (with `buffers`, the policy's [env] over

@@ -31,7 +31,7 @@ CompiledPolicy::CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nR
     if (rule.ranks.contains(nRanks) && rule.nodes.contains(nNodes)) live.push_back(i);
   }
   applicable_ = live.size();
-  for (int c = 0; c < kNumCollectives; ++c) index(live, c);
+  for (int c = 0; c < telemetry::kNumCollectives; ++c) index(live, c);
 }
 
 // A sweep over the size axis: rules enter the active set at their lower bound and leave after their upper
@@ -75,7 +75,7 @@ void CompiledPolicy::index(const std::vector<uint32_t>& live, int collective) {
 }
 
 RuleIndices CompiledPolicy::candidates(int collective, uint64_t bytes) const {
-  if (collective < 0 || collective >= kNumCollectives) return {};
+  if (collective < 0 || collective >= telemetry::kNumCollectives) return {};
   const Segments& segments = segments_[collective];
   // Binary search for the last segment starting at or below bytes; the first starts at 0, so there always is
   // one. The answer stays within [k, k + count).

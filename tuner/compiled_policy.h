@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/policy.h"
 
 namespace nccl_roce::tuner {
@@ -53,7 +53,7 @@ class CompiledPolicy {
   void index(const std::vector<uint32_t>& live, int collective);
 
   std::shared_ptr<const Policy> policy_;
-  Segments segments_[kNumCollectives];
+  Segments segments_[telemetry::kNumCollectives];
   std::vector<uint32_t> ruleIndices_;
   size_t applicable_ = 0;
   bool truncated_ = false;

@@ -75,8 +75,8 @@ inline void applyDecision(const Decision& decision, const CostTable& table, int*
 // The chunk size the decision gives calls NCCL runs with `protocol`: the deciding rule's for that protocol when a
 // rule decided, NCCL's own otherwise (no rule, or a rule whose preferences were all unavailable). Asked only by
 // policies that set chunk sizes, so that the others pay nothing per call.
-inline ChunkSize chunkSizeOf(const CompiledPolicy& policy, const Decision& decision, int protocol) {
-  if (!decision.byRule() || decision.rule < 0) return ChunkSize::nccl();
+inline telemetry::ChunkSize chunkSizeOf(const CompiledPolicy& policy, const Decision& decision, int protocol) {
+  if (!decision.byRule() || decision.rule < 0) return telemetry::ChunkSize::nccl();
   return policy.rule(static_cast<uint32_t>(decision.rule)).chunkSizes.forProtocol(protocol);
 }
 

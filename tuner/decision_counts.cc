@@ -9,10 +9,10 @@ namespace nccl_roce::tuner {
 
 size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept {
   // Within one key, decisions differ by who decided and by rule: small numbers, put past the key's fields.
-  return CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
+  return telemetry::CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
 }
 
-void DecisionCounts::record(const CellKey& key, Source source, int rule) {
+void DecisionCounts::record(const telemetry::CellKey& key, Source source, int rule) {
   std::lock_guard<SpinLock> lock(lock_);
   ++counts_[Decided{key, source, rule}];
 }
@@ -27,7 +27,8 @@ void DecisionCounts::record(const CallInputs& call, const Decision& decision, co
     algorithm = protocol = -1;
   }
   const bool byRule = decision.byRule();
-  record(cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0, byRule ? chunkSize : 0),
+  record(telemetry::cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
+                            byRule ? chunkSize : 0),
          source, source == Source::kNccl ? -1 : decision.rule);
 }
 
@@ -82,7 +83,7 @@ nlohmann::ordered_json DecisionCounts::toJson(const Policy& policy) const {
     if (d.source == Source::kRule) t.fromRules += count;
     if (d.source == Source::kUnavailable) t.unavailable += count;
     nlohmann::ordered_json line;
-    writeCellKey(d.key, line);
+    telemetry::writeCellKey(d.key, line);
     line["source"] = d.source == Source::kRule ? "rule" : d.source == Source::kUnavailable ? "unavailable" : "nccl";
     line["rule"] = ruleName(policy, d.rule);
     line["count"] = count;

@@ -10,10 +10,10 @@
 
 #include "common/flat_map.h"
 #include "common/spin_lock.h"
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
+#include "telemetry/size_bucket.h"
 #include "tuner/decide.h"
 #include "tuner/policy.h"
-#include "tuner/size_bucket.h"
 
 namespace nccl_roce::tuner {
 
@@ -30,7 +30,7 @@ class DecisionCounts {
 
   // Runs on every getCollInfo when statistics are on: a hash-map increment under the communicator's own lock
   // (NCCL serialises a communicator's calls, so it is never contended). rule -1: none.
-  void record(const CellKey& key, Source source, int rule);
+  void record(const telemetry::CellKey& key, Source source, int rule);
   // Counts one getCollInfo call: who decided, and what ran (where NCCL chose, its pick read from `table`,
   // which must be as NCCL passed it), with the chunk size the deciding rule set (ChunkSize::code(); 0: NCCL's).
   void record(const CallInputs& call, const Decision& decision, const CostTable& table, uint32_t chunkSize = 0);
@@ -52,7 +52,7 @@ class DecisionCounts {
 
  private:
   struct Decided {
-    CellKey key;
+    telemetry::CellKey key;
     Source source = Source::kNccl;
     int rule = -1;
     bool operator==(const Decided& o) const { return key == o.key && source == o.source && rule == o.rule; }

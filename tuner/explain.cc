@@ -5,10 +5,10 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/chunk_size_checks.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/nccl_availability.h"
-#include "tuner/nccl_names.h"
 #include "tuner/value_range_text.h"
 
 namespace nccl_roce::tuner {
@@ -22,9 +22,11 @@ std::string describeRule(const Rule& rule) {
 }
 
 std::string describeChoice(const Choice& c) {
-  if (c.algorithm >= 0 && c.protocol >= 0) return std::string(algorithmName(c.algorithm)) + "/" + protocolName(c.protocol);
-  if (c.algorithm >= 0) return std::string(algorithmName(c.algorithm)) + " with NCCL's cheapest protocol for it";
-  return std::string(protocolName(c.protocol)) + " on NCCL's cheapest algorithm offering it";
+  if (c.algorithm >= 0 && c.protocol >= 0)
+    return std::string(telemetry::algorithmName(c.algorithm)) + "/" + telemetry::protocolName(c.protocol);
+  if (c.algorithm >= 0)
+    return std::string(telemetry::algorithmName(c.algorithm)) + " with NCCL's cheapest protocol for it";
+  return std::string(telemetry::protocolName(c.protocol)) + " on NCCL's cheapest algorithm offering it";
 }
 
 std::string channelsText(int channels) {
@@ -34,13 +36,13 @@ std::string channelsText(int channels) {
 // "NCCL's", "256K", "Simple 1M, LL128 240K (NCCL's for LL)": what a rule asks of getChunkSize.
 std::string chunkSizesText(const ChunkSizes& chunks) {
   if (!chunks.any()) return "NCCL's";
-  const ChunkSize& first = chunks.byProtocol[0];
-  if (chunks == ChunkSizes::all(first)) return describeChunkSize(first);
+  const telemetry::ChunkSize& first = chunks.byProtocol[0];
+  if (chunks == ChunkSizes::all(first)) return telemetry::describeChunkSize(first);
   std::string set, unset;
-  for (int p = kNumProtocols - 1; p >= 0; --p) {  // Simple first: the protocol of the largest transfers
+  for (int p = telemetry::kNumProtocols - 1; p >= 0; --p) {  // Simple first: the protocol of the largest transfers
     std::string& list = chunks.byProtocol[p].isNccl() ? unset : set;
-    list += (list.empty() ? "" : ", ") + std::string(protocolName(p));
-    if (!chunks.byProtocol[p].isNccl()) list += " " + describeChunkSize(chunks.byProtocol[p]);
+    list += (list.empty() ? "" : ", ") + std::string(telemetry::protocolName(p));
+    if (!chunks.byProtocol[p].isNccl()) list += " " + telemetry::describeChunkSize(chunks.byProtocol[p]);
   }
   return set + " (NCCL's for " + unset + ")";
 }
@@ -53,14 +55,14 @@ std::string describeChunkSizes(const Policy& policy, const Rule& rule, int colle
   if (rule.choices.empty()) return out;
   const Choice& first = rule.choices.front();
   if (first.algorithm < 0 || first.protocol < 0) return out;
-  const ChunkSize& chunk = rule.chunkSizes.forProtocol(first.protocol);
-  if (chunk.kind != ChunkSize::Kind::kBytes) return out;
+  const telemetry::ChunkSize& chunk = rule.chunkSizes.forProtocol(first.protocol);
+  if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return out;
   const NcclBuffers buffers = buffersOf(policy);
   if (checkChunkBytes(chunk.bytes, buffers, collective, first.algorithm, first.protocol) == ChunkCheck::kUsable) {
     return out;
   }
-  return out + "  for " + collectiveName(collective) + " on " + algorithmName(first.algorithm) + "/" +
-         protocolName(first.protocol) + " NCCL can use at most " +
+  return out + "  for " + telemetry::collectiveName(collective) + " on " + telemetry::algorithmName(first.algorithm) +
+         "/" + telemetry::protocolName(first.protocol) + " NCCL can use at most " +
          formatByteSize(maxChunkSize(buffers, collective, first.algorithm, first.protocol)) +
          ": NCCL's own chunk size there\n";
 }
@@ -80,9 +82,9 @@ std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& 
   }
   out += "\n";
   const CallInputs& call = request.call;
-  out += std::string("call: ") + collectiveName(call.collective) + " of " + formatByteSize(call.bytes) + " bytes on " +
-         std::to_string(request.nRanks) + " ranks / " + std::to_string(request.nNodes) + " nodes, pipe_ops " +
-         std::to_string(call.pipeOps) + ", reg_buff " + std::to_string(call.regBuff) + "\n";
+  out += std::string("call: ") + telemetry::collectiveName(call.collective) + " of " + formatByteSize(call.bytes) +
+         " bytes on " + std::to_string(request.nRanks) + " ranks / " + std::to_string(request.nNodes) +
+         " nodes, pipe_ops " + std::to_string(call.pipeOps) + ", reg_buff " + std::to_string(call.regBuff) + "\n";
   return out;
 }
 
@@ -157,7 +159,7 @@ std::string describeArms(const Experiment& experiment, const ExplainRequest& req
     out += "    " + explore.arms[i].name + ": " + percentOf(share) + " of communicators, forces " +
            describeChoice({choice.algorithm, choice.protocol}) +
            (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") +
-           (choice.chunk.isNccl() ? "" : " with chunk size " + describeChunkSize(choice.chunk)) + " for " +
+           (choice.chunk.isNccl() ? "" : " with chunk size " + telemetry::describeChunkSize(choice.chunk)) + " for " +
            collectiveList(choice.collectives) + " of " + formatValueRange(explore.bytes, RangeUnit::kBytes) +
            " bytes on nodes " + formatValueRange(choice.nodes, RangeUnit::kCount) + "\n      " +
            summariseCall(explore.arms[i].policy, request) + "\n";

@@ -4,28 +4,29 @@
 #include <utility>
 
 #include "common/log.h"
-#include "tuner/policy_digest.h"
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
+#include "tuner/policy_digest.h"
 
 namespace nccl_roce::tuner {
 
 namespace {
 
 std::string choiceKey(const ExploredChoice& choice, const char* separator) {
-  return toLower(algorithmName(choice.algorithm)) + separator + toLower(protocolName(choice.protocol));
+  return toLower(telemetry::algorithmName(choice.algorithm)) + separator +
+         toLower(telemetry::protocolName(choice.protocol));
 }
 
 }  // namespace
 
 std::string exploredArmName(const ExploredChoice& choice) {
   return "explore-" + choiceKey(choice, "-") + (choice.channels > 0 ? "-ch" + std::to_string(choice.channels) : "") +
-         (choice.chunk.isNccl() ? "" : "-chunk" + toLower(formatChunkSize(choice.chunk)));
+         (choice.chunk.isNccl() ? "" : "-chunk" + toLower(telemetry::formatChunkSize(choice.chunk)));
 }
 
 std::string exploredRuleName(const ExploredChoice& choice) {
   return "explore " + choiceKey(choice, "/") + (choice.channels > 0 ? " ch" + std::to_string(choice.channels) : "") +
-         (choice.chunk.isNccl() ? "" : " chunk " + formatChunkSize(choice.chunk));
+         (choice.chunk.isNccl() ? "" : " chunk " + telemetry::formatChunkSize(choice.chunk));
 }
 
 Rule exploredRule(const Exploration& explore, const ExploredChoice& choice) {

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "telemetry/nccl_names.h"
 #include "tuner/chunk_size_toml.h"
 #include "tuner/exploration.h"
 #include "tuner/nccl_availability.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::tuner {
 
@@ -76,14 +76,14 @@ std::vector<Listed> readChannels(TomlReader& r, const toml::table& table) {
 
 // One explored chunk size as written, with where, for errors about it.
 struct ListedChunk {
-  ChunkSize chunk;
+  telemetry::ChunkSize chunk;
   const toml::node* where = nullptr;
 };
 
 // A chunk size or a list of them; omitted: NCCL's own only.
 std::vector<ListedChunk> readChunkSizeList(TomlReader& r, const toml::table& table) {
   const toml::node* node = table.get("chunk_size");
-  if (node == nullptr) return {{ChunkSize::nccl(), nullptr}};
+  if (node == nullptr) return {{telemetry::ChunkSize::nccl(), nullptr}};
   std::vector<const toml::node*> values;
   if (const toml::array* array = node->as_array()) {
     if (array->empty()) r.error(*node, "chunk_size must not be an empty list (omit it: NCCL's own)");
@@ -93,11 +93,11 @@ std::vector<ListedChunk> readChunkSizeList(TomlReader& r, const toml::table& tab
   }
   std::vector<ListedChunk> out;
   for (const toml::node* value : values) {
-    std::optional<ChunkSize> chunk = readChunkSize(r, *value, "chunk_size");
+    std::optional<telemetry::ChunkSize> chunk = readChunkSize(r, *value, "chunk_size");
     if (!chunk) continue;
     bool listed = std::any_of(out.begin(), out.end(), [&](const ListedChunk& l) { return l.chunk == *chunk; });
     if (listed) {
-      r.error(*value, "chunk_size " + formatChunkSize(*chunk) + " is listed twice");
+      r.error(*value, "chunk_size " + telemetry::formatChunkSize(*chunk) + " is listed twice");
     } else {
       out.push_back({*chunk, value});
     }
@@ -133,7 +133,8 @@ Selectors readSelectors(TomlReader& r, const toml::table& table) {
   if (const toml::node* node = table.get("collective")) {
     s.collectives = readCollectives(r, *node);
   } else {
-    r.error(table.source(), "[experiment.explore] needs collective (a name or a list of: " + collectiveChoices() + ")");
+    r.error(table.source(),
+            "[experiment.explore] needs collective (a name or a list of: " + telemetry::collectiveChoices() + ")");
   }
   if (const toml::node* node = table.get("size")) s.bytes = r.range(*node, "size", RangeUnit::kBytes).value_or(s.bytes);
   if (const toml::node* node = table.get("nodes")) s.nodes = r.range(*node, "nodes", RangeUnit::kCount).value_or(s.nodes);
@@ -147,15 +148,15 @@ ValueRange intersection(const ValueRange& a, const ValueRange& b) {
 // Whether NCCL can use an explored chunk size for `algorithm` with `protocol` on some listed collective (with
 // NCCL's default buffers: an experiment has no [env]); an error at the value otherwise.
 bool chunkUsable(TomlReader& r, const ListedChunk& c, int algorithm, int protocol, uint32_t collectives) {
-  if (c.chunk.kind != ChunkSize::Kind::kBytes) return true;
+  if (c.chunk.kind != telemetry::ChunkSize::Kind::kBytes) return true;
   std::vector<CallKind> kinds;
-  for (int coll = 0; coll < kNumCollectives; ++coll) {
+  for (int coll = 0; coll < telemetry::kNumCollectives; ++coll) {
     if (collectives & (1u << coll)) kinds.push_back({coll, algorithm});
   }
   std::string problem = chunkProblem(c.chunk.bytes, protocol, kinds, NcclBuffers{});
   if (problem.empty()) return true;
-  r.error(*c.where, "chunk_size " + formatChunkSize(c.chunk) + " for " + algorithmName(algorithm) + "/" +
-                        protocolName(protocol) + ": " + problem);
+  r.error(*c.where, "chunk_size " + telemetry::formatChunkSize(c.chunk) + " for " +
+                        telemetry::algorithmName(algorithm) + "/" + telemetry::protocolName(protocol) + ": " + problem);
   return false;
 }
 
@@ -165,7 +166,7 @@ void addChoices(TomlReader& r, const std::vector<Listed>& algorithms, const std:
                 const std::vector<Listed>& channels, const std::vector<ListedChunk>& chunks, const Selectors& s,
                 Exploration& out) {
   for (const Listed& a : algorithms) {
-    const std::string algorithm = algorithmName(a.value);
+    const std::string algorithm = telemetry::algorithmName(a.value);
     const uint32_t collectives = s.collectives & collectivesOffered(a.value);
     const ValueRange nodes = intersection(s.nodes, nodesOffered(a.value));
     if (collectives == 0) {
@@ -180,8 +181,8 @@ void addChoices(TomlReader& r, const std::vector<Listed>& algorithms, const std:
     }
     for (const Listed& p : protocols) {
       if (!protocolOffered(a.value, p.value)) {
-        r.error(*p.where, "NCCL never runs " + algorithm + " with " + protocolName(p.value) + " (it runs " + algorithm +
-                              " with " + protocolsOfferedList(a.value) + " only)");
+        r.error(*p.where, "NCCL never runs " + algorithm + " with " + telemetry::protocolName(p.value) + " (it runs " +
+                              algorithm + " with " + protocolsOfferedList(a.value) + " only)");
         continue;
       }
       for (const Listed& c : channels) {
@@ -240,8 +241,10 @@ bool readExploration(TomlReader& r, const toml::node& node, Experiment& experime
   explore.base = readBase(r, *table, experiment.arms);
   const Selectors selectors = readSelectors(r, *table);
   explore.bytes = selectors.bytes;
-  const std::vector<Listed> algorithms = readNames(r, *table, "algorithm", parseAlgorithm, algorithmChoices());
-  const std::vector<Listed> protocols = readNames(r, *table, "protocol", parseProtocol, protocolChoices());
+  const std::vector<Listed> algorithms =
+      readNames(r, *table, "algorithm", telemetry::parseAlgorithm, telemetry::algorithmChoices());
+  const std::vector<Listed> protocols =
+      readNames(r, *table, "protocol", telemetry::parseProtocol, telemetry::protocolChoices());
   const std::vector<Listed> channels = readChannels(r, *table);
   const std::vector<ListedChunk> chunks = readChunkSizeList(r, *table);
   if (selectors.collectives != 0) addChoices(r, algorithms, protocols, channels, chunks, selectors, explore);

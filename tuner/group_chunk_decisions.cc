@@ -2,7 +2,7 @@
 
 namespace nccl_roce::tuner {
 
-void GroupChunkDecisions::decided(int collective, int algorithm, int protocol, const ChunkSize& chunk) {
+void GroupChunkDecisions::decided(int collective, int algorithm, int protocol, const telemetry::ChunkSize& chunk) {
   if (closed_) {
     count_ = 0;
     overflowed_ = false;
@@ -26,7 +26,7 @@ GroupChunkDecisions::Found GroupChunkDecisions::find(int collective, int algorit
   for (size_t i = 0; i < count_; ++i) {
     const Entry& e = entries_[i];
     if (e.collective != collective || e.algorithm != algorithm || e.protocol != protocol) continue;
-    if (seen && e.chunk != found.chunk) return {ChunkSize::nccl(), true};
+    if (seen && e.chunk != found.chunk) return {telemetry::ChunkSize::nccl(), true};
     found.chunk = e.chunk;
     seen = true;
   }

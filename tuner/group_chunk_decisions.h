@@ -14,7 +14,7 @@
 #include <array>
 #include <cstddef>
 
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 
 namespace nccl_roce::tuner {
 
@@ -25,10 +25,10 @@ class GroupChunkDecisions {
 
   // From getCollInfo: what NCCL will run for one collective (or aggregate of them), and its chunk size. The first
   // decision after a getChunkSize starts a new group.
-  void decided(int collective, int algorithm, int protocol, const ChunkSize& chunk);
+  void decided(int collective, int algorithm, int protocol, const telemetry::ChunkSize& chunk);
 
   struct Found {
-    ChunkSize chunk;          // NCCL's own unless the group decided this call one way
+    telemetry::ChunkSize chunk;  // NCCL's own unless the group decided this call one way
     bool ambiguous = false;   // decided two ways, or the group was too large to keep: NCCL's own
   };
   // From getChunkSize: closes the group (the next decision starts a new one).
@@ -37,7 +37,7 @@ class GroupChunkDecisions {
  private:
   struct Entry {
     int collective = 0, algorithm = 0, protocol = 0;
-    ChunkSize chunk;
+    telemetry::ChunkSize chunk;
   };
   std::array<Entry, kCapacity> entries_{};
   size_t count_ = 0;

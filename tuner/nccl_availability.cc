@@ -1,6 +1,6 @@
 #include "tuner/nccl_availability.h"
 
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::tuner {
 
@@ -35,7 +35,8 @@ uint32_t collectivesOffered(int algorithm) {
 // Same function: NVLS and NVLSTree skip every protocol but Simple (:301), PAT too (:302-303), and CollNetDirect
 // and CollNetChain get a bandwidth of 0 ("Not used") for every protocol but Simple (:338-339).
 bool protocolOffered(int algorithm, int protocol) {
-  if (algorithm < 0 || algorithm >= kMaxAlgorithms || protocol < 0 || protocol >= kNumProtocols) return false;
+  if (algorithm < 0 || algorithm >= telemetry::kMaxAlgorithms || protocol < 0 || protocol >= telemetry::kNumProtocols)
+    return false;
   return algorithm == kTree || algorithm == kRing || protocol == kSimple;
 }
 
@@ -51,16 +52,16 @@ ValueRange nodesOffered(int algorithm) {
 std::string collectiveList(uint32_t collectives) {
   std::string out;
   // All-reduce first, as the docs list them.
-  for (int c : {kCollAllReduce, kCollAllGather, kCollReduceScatter, 0, 1}) {
-    if (collectives & (1u << c)) out += (out.empty() ? "" : ", ") + std::string(collectiveName(c));
+  for (int c : {telemetry::kCollAllReduce, telemetry::kCollAllGather, telemetry::kCollReduceScatter, 0, 1}) {
+    if (collectives & (1u << c)) out += (out.empty() ? "" : ", ") + std::string(telemetry::collectiveName(c));
   }
   return out;
 }
 
 std::string protocolsOfferedList(int algorithm) {
   std::string out;
-  for (int p = 0; p < kNumProtocols; ++p) {
-    if (protocolOffered(algorithm, p)) out += (out.empty() ? "" : ", ") + std::string(protocolName(p));
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) {
+    if (protocolOffered(algorithm, p)) out += (out.empty() ? "" : ", ") + std::string(telemetry::protocolName(p));
   }
   return out;
 }

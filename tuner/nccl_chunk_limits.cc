@@ -13,9 +13,9 @@ constexpr int64_t kNcclSteps = 8;  // NCCL_STEPS (src/include/device.h)
 // chunkSteps of Ring with Simple (src/include/collectives.h: *_CHUNKSTEPS, NCCL_STEPS/2 or 1).
 int64_t ringChunkSteps(int collective) {
   switch (collective) {
-    case kCollAllReduce:
-    case kCollAllGather:
-    case kCollReduceScatter:
+    case telemetry::kCollAllReduce:
+    case telemetry::kCollAllGather:
+    case telemetry::kCollReduceScatter:
       return kNcclSteps / 2;
     default:
       return 1;
@@ -24,14 +24,14 @@ int64_t ringChunkSteps(int collective) {
 
 }  // namespace
 
-const char* const NcclBuffers::kVariables[kNumProtocols + 1] = {"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
-                                                                "NCCL_BUFFSIZE", "NCCL_NVLS_CHUNKSIZE"};
+const char* const NcclBuffers::kVariables[telemetry::kNumProtocols + 1] = {"NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
+                                                                           "NCCL_BUFFSIZE", "NCCL_NVLS_CHUNKSIZE"};
 
 NcclBuffers NcclBuffers::from(const std::function<std::optional<std::string>(const char*)>& valueOf) {
   NcclBuffers out;
-  int64_t* targets[kNumProtocols + 1] = {&out.protocolBytes[0], &out.protocolBytes[1], &out.protocolBytes[2],
-                                         &out.nvlsChunk};
-  for (int i = 0; i <= kNumProtocols; ++i) {
+  int64_t* targets[telemetry::kNumProtocols + 1] = {&out.protocolBytes[0], &out.protocolBytes[1], &out.protocolBytes[2],
+                                                    &out.nvlsChunk};
+  for (int i = 0; i <= telemetry::kNumProtocols; ++i) {
     std::optional<std::string> text = valueOf(kVariables[i]);
     if (!text || text->empty()) continue;
     // ncclLoadParam (src/misc/param.cc): strtoll(str, nullptr, 0), the default only when errno is set.
@@ -44,11 +44,11 @@ NcclBuffers NcclBuffers::from(const std::function<std::optional<std::string>(con
 
 uint64_t chunkGrain(int protocol) {
   switch (protocol) {
-    case kProtoLL:
+    case telemetry::kProtoLL:
       return 16;
-    case kProtoLL128:
+    case telemetry::kProtoLL128:
       return 1920;
-    case kProtoSimple:
+    case telemetry::kProtoSimple:
       return 512;
     default:
       return 0;
@@ -56,16 +56,17 @@ uint64_t chunkGrain(int protocol) {
 }
 
 uint64_t maxChunkSize(const NcclBuffers& buffers, int collective, int algorithm, int protocol) {
-  if (collective < 0 || collective >= kNumCollectives || algorithm < 0 || algorithm >= kMaxAlgorithms ||
-      protocol < 0 || protocol >= kNumProtocols) {
+  if (collective < 0 || collective >= telemetry::kNumCollectives || algorithm < 0 ||
+      algorithm >= telemetry::kMaxAlgorithms || protocol < 0 || protocol >= telemetry::kNumProtocols) {
     return 0;
   }
   const int64_t step = buffers.protocolBytes[protocol] / kNcclSteps;
   int64_t ceiling = step;
-  if (protocol == kProtoLL) ceiling = step / 2;
-  if (protocol == kProtoLL128) ceiling = step / 16 * 15;
-  if (protocol == kProtoSimple && algorithm == kAlgoRing) ceiling = step * ringChunkSteps(collective);
-  if ((algorithm == kAlgoNvls || algorithm == kAlgoNvlsTree) && buffers.nvlsChunk < ceiling) {
+  if (protocol == telemetry::kProtoLL) ceiling = step / 2;
+  if (protocol == telemetry::kProtoLL128) ceiling = step / 16 * 15;
+  if (protocol == telemetry::kProtoSimple && algorithm == telemetry::kAlgoRing)
+    ceiling = step * ringChunkSteps(collective);
+  if ((algorithm == telemetry::kAlgoNvls || algorithm == telemetry::kAlgoNvlsTree) && buffers.nvlsChunk < ceiling) {
     ceiling = buffers.nvlsChunk;
   }
   return ceiling > 0 ? static_cast<uint64_t>(ceiling) : 0;
@@ -80,27 +81,27 @@ ChunkCheck checkChunkBytes(uint64_t bytes, const NcclBuffers& buffers, int colle
 }
 
 ChunkCeilings::ChunkCeilings(const NcclBuffers& buffers) {
-  for (int c = 0; c < kNumCollectives; ++c) {
-    for (int a = 0; a < kMaxAlgorithms; ++a) {
-      for (int p = 0; p < kNumProtocols; ++p) {
+  for (int c = 0; c < telemetry::kNumCollectives; ++c) {
+    for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
+      for (int p = 0; p < telemetry::kNumProtocols; ++p) {
         ceilings_[c][a][p] = maxChunkSize(buffers, c, a, p);
       }
     }
   }
 }
 
-uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
+uint64_t chunkSizeToServe(const telemetry::ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
                           int collective, int algorithm, int protocol, bool* refused) {
   *refused = false;
   const uint64_t grain = chunkGrain(protocol);
   uint64_t bytes = 0;
   switch (wanted.kind) {
-    case ChunkSize::Kind::kNccl:
+    case telemetry::ChunkSize::Kind::kNccl:
       return ncclChunkSize;
-    case ChunkSize::Kind::kBytes:
+    case telemetry::ChunkSize::Kind::kBytes:
       bytes = wanted.bytes;
       break;
-    case ChunkSize::Kind::kScaled: {
+    case telemetry::ChunkSize::Kind::kScaled: {
       // NCCL's own value need not be a multiple of the grain (Tree/LL128 halves 576000 to 36000): rounded down
       // here as NCCL would, so that the check below sees what NCCL would run.
       bytes = wanted.scaleLog2 > 0 ? ncclChunkSize << wanted.scaleLog2 : ncclChunkSize >> -wanted.scaleLog2;

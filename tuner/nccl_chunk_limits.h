@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "tuner/chunk_size.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/chunk_size.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::tuner {
 
@@ -26,11 +26,11 @@ uint64_t chunkGrain(int protocol);
 // steps of the NVLS chunk size (src/transport/nvls.cc): NCCL_NVLS_CHUNKSIZE, else 128 KiB (256 KiB on some
 // multi-node Blackwell systems, which this bound does not assume).
 struct NcclBuffers {
-  int64_t protocolBytes[kNumProtocols] = {524288, 4915200, 4194304};
+  int64_t protocolBytes[telemetry::kNumProtocols] = {524288, 4915200, 4194304};
   int64_t nvlsChunk = 131072;
 
   // NCCL's variable names for the four values, in the order above.
-  static const char* const kVariables[kNumProtocols + 1];
+  static const char* const kVariables[telemetry::kNumProtocols + 1];
   // The defaults, with each variable `valueOf` returns read as NCCL reads it (strtoll, base 0, a prefix: "4M"
   // is 4; a value strtoll refuses keeps the default).
   static NcclBuffers from(const std::function<std::optional<std::string>(const char*)>& valueOf);
@@ -57,18 +57,18 @@ class ChunkCeilings {
   ChunkCeilings() = default;  // every ceiling 0: nothing is usable
   explicit ChunkCeilings(const NcclBuffers& buffers);
   uint64_t of(int collective, int algorithm, int protocol) const {
-    bool known = collective >= 0 && collective < kNumCollectives && algorithm >= 0 && algorithm < kMaxAlgorithms &&
-                 protocol >= 0 && protocol < kNumProtocols;
+    bool known = collective >= 0 && collective < telemetry::kNumCollectives && algorithm >= 0 &&
+                 algorithm < telemetry::kMaxAlgorithms && protocol >= 0 && protocol < telemetry::kNumProtocols;
     return known ? ceilings_[collective][algorithm][protocol] : 0;
   }
 
  private:
-  uint64_t ceilings_[kNumCollectives][kMaxAlgorithms][kNumProtocols] = {};
+  uint64_t ceilings_[telemetry::kNumCollectives][telemetry::kMaxAlgorithms][telemetry::kNumProtocols] = {};
 };
 
 // What getChunkSize returns for one call: `wanted` resolved against NCCL's own value (a factor is applied and
 // rounded down to the grain), if NCCL can use it; NCCL's own value untouched otherwise (*refused then says so).
-uint64_t chunkSizeToServe(const ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
+uint64_t chunkSizeToServe(const telemetry::ChunkSize& wanted, uint64_t ncclChunkSize, const ChunkCeilings& ceilings,
                           int collective, int algorithm, int protocol, bool* refused);
 
 }  // namespace nccl_roce::tuner

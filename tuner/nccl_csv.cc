@@ -1,7 +1,7 @@
 #include "tuner/nccl_csv.h"
 
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::tuner {
 
@@ -48,10 +48,11 @@ class LineReader {
   Rule read(const std::vector<Field>& f) {
     Rule rule;
     rule.position = {line_, 1};
-    if (auto c = parseCollective(f[0].text)) {
+    if (auto c = telemetry::parseCollective(f[0].text)) {
       rule.collectives = 1u << *c;
     } else {
-      error(f[0].column, "unknown collective '" + std::string(f[0].text) + "' (expected one of: " + collectiveChoices() + ")");
+      error(f[0].column, "unknown collective '" + std::string(f[0].text) +
+                             "' (expected one of: " + telemetry::collectiveChoices() + ")");
     }
     readBytes(f[1], f[2], rule);
     readChoice(f[3], f[4], rule);
@@ -82,10 +83,14 @@ class LineReader {
   }
 
   void readChoice(const Field& algorithm, const Field& protocol, Rule& rule) {
-    auto a = parseAlgorithm(algorithm.text);
-    auto p = parseProtocol(protocol.text);
-    if (!a) error(algorithm.column, "unknown algorithm '" + std::string(algorithm.text) + "' (expected one of: " + algorithmChoices() + ")");
-    if (!p) error(protocol.column, "unknown protocol '" + std::string(protocol.text) + "' (expected one of: " + protocolChoices() + ")");
+    auto a = telemetry::parseAlgorithm(algorithm.text);
+    auto p = telemetry::parseProtocol(protocol.text);
+    if (!a)
+      error(algorithm.column, "unknown algorithm '" + std::string(algorithm.text) +
+                                  "' (expected one of: " + telemetry::algorithmChoices() + ")");
+    if (!p)
+      error(protocol.column, "unknown protocol '" + std::string(protocol.text) +
+                                 "' (expected one of: " + telemetry::protocolChoices() + ")");
     if (a && p) rule.choices.push_back({*a, *p});
   }
 

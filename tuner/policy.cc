@@ -16,4 +16,24 @@ uint64_t fnv1a64(const std::string& bytes) {
   return hash;
 }
 
+bool ChunkSizes::any() const {
+  for (const telemetry::ChunkSize& c : byProtocol) {
+    if (!c.isNccl()) return true;
+  }
+  return false;
+}
+
+ChunkSizes ChunkSizes::all(const telemetry::ChunkSize& chunk) {
+  ChunkSizes out;
+  for (telemetry::ChunkSize& c : out.byProtocol) c = chunk;
+  return out;
+}
+
+bool ChunkSizes::operator==(const ChunkSizes& o) const {
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) {
+    if (byProtocol[p] != o.byProtocol[p]) return false;
+  }
+  return true;
+}
+
 }  // namespace nccl_roce::tuner

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 
 namespace nccl_roce::tuner {
 
@@ -35,6 +35,21 @@ struct ValueRange {
 struct Choice {
   int algorithm = -1;
   int protocol = -1;
+};
+
+// What a rule says for each protocol (NCCL_PROTO_LL, _LL128, _SIMPLE); NCCL's own where it says nothing.
+struct ChunkSizes {
+  telemetry::ChunkSize byProtocol[telemetry::kNumProtocols];
+
+  bool any() const;
+  // NCCL's own for a protocol outside NCCL's three.
+  telemetry::ChunkSize forProtocol(int protocol) const {
+    return protocol >= 0 && protocol < telemetry::kNumProtocols ? byProtocol[protocol] : telemetry::ChunkSize{};
+  }
+  // The same chunk size for every protocol: what a rule's single value means.
+  static ChunkSizes all(const telemetry::ChunkSize& chunk);
+  bool operator==(const ChunkSizes& o) const;
+  bool operator!=(const ChunkSizes& o) const { return !(*this == o); }
 };
 
 inline constexpr uint32_t kAllCollectives = (1u << 5) - 1;
@@ -85,7 +100,7 @@ struct ExploredChoice {
   int algorithm = -1;
   int protocol = -1;
   int channels = 0;      // 0: NCCL decides
-  ChunkSize chunk;       // for the explored protocol; NCCL's own by default
+  telemetry::ChunkSize chunk;  // for the explored protocol; NCCL's own by default
   uint32_t collectives = 0;  // the listed collectives NCCL can run this combination for
   ValueRange nodes;      // the listed node counts NCCL can run it at
 };

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "common/strings.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/chunk_size_toml.h"
 #include "tuner/explore_toml.h"
-#include "tuner/nccl_names.h"
 #include "tuner/policy_checks.h"
 #include "tuner/toml_reader.h"
 
@@ -22,20 +22,20 @@ void readChoices(TomlReader& r, const toml::table& rule, Rule& out) {
   if (const toml::node* node = rule.get("algorithm")) {
     algorithms.clear();
     for (auto& [name, where] : r.names(*node, "algorithm")) {
-      if (auto a = parseAlgorithm(name)) {
+      if (auto a = telemetry::parseAlgorithm(name)) {
         algorithms.push_back(*a);
       } else {
-        r.error(*where, "unknown algorithm '" + name + "' (expected one of: " + algorithmChoices() + ")");
+        r.error(*where, "unknown algorithm '" + name + "' (expected one of: " + telemetry::algorithmChoices() + ")");
       }
     }
   }
   if (const toml::node* node = rule.get("protocol")) {
     protocols.clear();
     for (auto& [name, where] : r.names(*node, "protocol")) {
-      if (auto p = parseProtocol(name)) {
+      if (auto p = telemetry::parseProtocol(name)) {
         protocols.push_back(*p);
       } else {
-        r.error(*where, "unknown protocol '" + name + "' (expected one of: " + protocolChoices() + ")");
+        r.error(*where, "unknown protocol '" + name + "' (expected one of: " + telemetry::protocolChoices() + ")");
       }
     }
   }

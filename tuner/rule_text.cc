@@ -2,7 +2,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/value_range_text.h"
 
 namespace nccl_roce::tuner {
@@ -31,7 +31,7 @@ std::string tomlCommentText(std::string_view text) {
 }
 
 std::string policyCollectiveName(int collective) {
-  return toLower(collectiveName(collective));
+  return toLower(telemetry::collectiveName(collective));
 }
 
 std::string formatRule(const RuleText& r) {
@@ -41,19 +41,20 @@ std::string formatRule(const RuleText& r) {
   out += "size = " + tomlString(formatValueRange(r.bytes, RangeUnit::kBytes)) + "\n";
   if (r.nodes > 0) out += "nodes = " + std::to_string(r.nodes) + "\n";
   if (r.ranks > 0) out += "ranks = " + std::to_string(r.ranks) + "\n";
-  if (r.algorithm >= 0) out += "algorithm = " + tomlString(toLower(algorithmName(r.algorithm))) + "\n";
-  if (r.protocol >= 0) out += "protocol = " + tomlString(toLower(protocolName(r.protocol))) + "\n";
+  if (r.algorithm >= 0) out += "algorithm = " + tomlString(toLower(telemetry::algorithmName(r.algorithm))) + "\n";
+  if (r.protocol >= 0) out += "protocol = " + tomlString(toLower(telemetry::protocolName(r.protocol))) + "\n";
   if (r.channels > 0) out += "channels = " + std::to_string(r.channels) + "\n";
   if (!r.chunkSizes.any()) return out;
-  const ChunkSize only = r.protocol >= 0 ? r.chunkSizes.forProtocol(r.protocol) : r.chunkSizes.byProtocol[0];
+  const telemetry::ChunkSize only = r.protocol >= 0 ? r.chunkSizes.forProtocol(r.protocol) : r.chunkSizes.byProtocol[0];
   if (r.protocol >= 0 || r.chunkSizes == ChunkSizes::all(only)) {
-    return only.isNccl() ? out : out + "chunk_size = " + tomlString(formatChunkSize(only)) + "\n";
+    return only.isNccl() ? out : out + "chunk_size = " + tomlString(telemetry::formatChunkSize(only)) + "\n";
   }
   std::string table;
-  for (int p = 0; p < kNumProtocols; ++p) {
-    const ChunkSize& chunk = r.chunkSizes.byProtocol[p];
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) {
+    const telemetry::ChunkSize& chunk = r.chunkSizes.byProtocol[p];
     if (chunk.isNccl()) continue;
-    table += (table.empty() ? "" : ", ") + toLower(protocolName(p)) + " = " + tomlString(formatChunkSize(chunk));
+    table += (table.empty() ? "" : ", ") + toLower(telemetry::protocolName(p)) + " = " +
+             tomlString(telemetry::formatChunkSize(chunk));
   }
   out += "chunk_size = { " + table + " }\n";
   return out;

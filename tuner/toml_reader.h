@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/policy.h"
 #include "tuner/policy_error.h"
 #include "tuner/value_range_text.h"
@@ -105,10 +105,10 @@ inline uint32_t readCollectives(TomlReader& r, const toml::node& node) {
   for (auto& [name, where] : r.names(node, "collective")) {
     if (name == "*") {
       collectives = kAllCollectives;
-    } else if (auto c = parseCollective(name)) {
+    } else if (auto c = telemetry::parseCollective(name)) {
       collectives |= 1u << *c;
     } else {
-      r.error(*where, "unknown collective '" + name + "' (expected one of: " + collectiveChoices() + ")");
+      r.error(*where, "unknown collective '" + name + "' (expected one of: " + telemetry::collectiveChoices() + ")");
     }
   }
   return collectives;

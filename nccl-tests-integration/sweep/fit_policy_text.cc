@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "common/strings.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/rule_text.h"
 #include "tuner/value_range_text.h"
 
@@ -22,7 +22,7 @@ std::string sizeRange(uint64_t lo, uint64_t hi) {
 }
 
 std::string policyCollective(const std::string& collective) {
-  std::optional<int> c = tuner::parseCollective(collective);
+  std::optional<int> c = telemetry::parseCollective(collective);
   return c ? tuner::policyCollectiveName(*c) : collective;
 }
 
@@ -36,10 +36,10 @@ std::string scale(const FitSeries& s) {
 
 std::string ruleName(const FitSeries& s, const FitBucket& b) {
   std::string out = "fit-" + policyCollective(s.key.collective) + "-" + std::to_string(s.key.ranks) + "r";
-  if (b.choice->algorithm >= 0) out += "-" + toLower(tuner::algorithmName(b.choice->algorithm));
-  if (b.choice->protocol >= 0) out += "-" + toLower(tuner::protocolName(b.choice->protocol));
+  if (b.choice->algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(b.choice->algorithm));
+  if (b.choice->protocol >= 0) out += "-" + toLower(telemetry::protocolName(b.choice->protocol));
   if (b.choice->channels > 0) out += "-ch" + std::to_string(b.choice->channels);
-  if (!b.choice->chunk.isNccl()) out += "-chunk" + toLower(tuner::formatChunkSize(b.choice->chunk));
+  if (!b.choice->chunk.isNccl()) out += "-chunk" + toLower(telemetry::formatChunkSize(b.choice->chunk));
   return out + "-" + sizeRange(b.lo, b.hi);
 }
 
@@ -94,7 +94,7 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
       rule.algorithm = b.choice->algorithm;
       rule.protocol = b.choice->protocol;
       rule.channels = b.choice->channels;
-      rule.chunkSizes = b.choice->chunkSizes(tuner::parseCollective(s.key.collective).value_or(-1));
+      rule.chunkSizes = b.choice->chunkSizes(telemetry::parseCollective(s.key.collective).value_or(-1));
       out += tuner::formatRule(rule);
     }
   }

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "telemetry/nccl_names.h"
 #include "tuner/chunk_size_checks.h"
 #include "tuner/nccl_chunk_limits.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::sweep {
 
@@ -47,18 +47,18 @@ bool usableWith(const ForcedConfig& c, int collective, int protocol, const tuner
 
 std::string ForcedConfig::describe() const {
   if (isDefault()) return "NCCL default";
-  std::string out = algorithm >= 0 ? tuner::algorithmName(algorithm) : "any";
+  std::string out = algorithm >= 0 ? telemetry::algorithmName(algorithm) : "any";
   out += "/";
-  out += protocol >= 0 ? tuner::protocolName(protocol) : "any";
+  out += protocol >= 0 ? telemetry::protocolName(protocol) : "any";
   if (channels > 0) out += "/" + std::to_string(channels) + " channels";
-  if (!chunk.isNccl()) out += "/chunk " + tuner::formatChunkSize(chunk);
+  if (!chunk.isNccl()) out += "/chunk " + telemetry::formatChunkSize(chunk);
   return out;
 }
 
 tuner::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
-  if (chunk.kind != tuner::ChunkSize::Kind::kBytes) return tuner::ChunkSizes::all(chunk);
+  if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return tuner::ChunkSizes::all(chunk);
   tuner::ChunkSizes out;
-  for (int p = 0; p < tuner::kNumProtocols; ++p) {
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) {
     if (usableWith(*this, collective, p, tuner::NcclBuffers{})) out.byProtocol[p] = chunk;
   }
   return out;
@@ -74,7 +74,7 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
   }
   ForcedConfig config;
   if (const std::string* algo = find(env, "NCCL_ALGO")) {
-    std::optional<int> a = isList(*algo) ? std::nullopt : tuner::parseAlgorithm(trim(*algo));
+    std::optional<int> a = isList(*algo) ? std::nullopt : telemetry::parseAlgorithm(trim(*algo));
     if (!a) {
       *why = "NCCL_ALGO=" + *algo + " is not a single algorithm";
       return std::nullopt;
@@ -82,7 +82,7 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
     config.algorithm = *a;
   }
   if (const std::string* proto = find(env, "NCCL_PROTO")) {
-    std::optional<int> p = isList(*proto) ? std::nullopt : tuner::parseProtocol(trim(*proto));
+    std::optional<int> p = isList(*proto) ? std::nullopt : telemetry::parseProtocol(trim(*proto));
     if (!p) {
       *why = "NCCL_PROTO=" + *proto + " is not a single protocol";
       return std::nullopt;
@@ -101,7 +101,7 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
     config.channels = static_cast<int>(*lo);
   }
   if (const std::string* chunk = find(env, "NCCL_ROCE_CHUNK_SIZE")) {
-    StatusOr<tuner::ChunkSize> parsed = tuner::parseChunkSize(*chunk);
+    StatusOr<telemetry::ChunkSize> parsed = telemetry::parseChunkSize(*chunk);
     if (!parsed.isOk()) {
       *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + ": " + parsed.status().message();
       return std::nullopt;
@@ -116,14 +116,14 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
       return std::nullopt;
     }
     config.chunk = *parsed;
-    if (config.chunk.kind == tuner::ChunkSize::Kind::kBytes) {
-      const int collective = tuner::parseCollective(run.collective).value_or(-1);
+    if (config.chunk.kind == telemetry::ChunkSize::Kind::kBytes) {
+      const int collective = telemetry::parseCollective(run.collective).value_or(-1);
       const tuner::NcclBuffers buffers = tuner::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
         const std::string* value = find(env, name);
         return value ? std::optional<std::string>(*value) : std::nullopt;
       });
       bool usable = false;
-      for (int p = 0; p < tuner::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
+      for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
       if (!usable) {
         *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " is a chunk size NCCL can use for none of this run's calls (" +
                config.describe() + "), so NCCL kept its own";

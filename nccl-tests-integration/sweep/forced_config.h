@@ -9,7 +9,8 @@
 #include <tuple>
 
 #include "nccl-tests-integration/sweep/perf_log.h"
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
+#include "tuner/policy.h"
 
 namespace nccl_roce::sweep {
 
@@ -17,7 +18,7 @@ struct ForcedConfig {
   int algorithm = -1;  // tuner ABI index (tuner/nccl_names.h); -1: not forced
   int protocol = -1;
   int channels = 0;    // 0: not forced
-  tuner::ChunkSize chunk;  // NCCL's own: not forced
+  telemetry::ChunkSize chunk;  // NCCL's own: not forced
 
   bool isDefault() const { return algorithm < 0 && protocol < 0 && channels == 0 && chunk.isNccl(); }
   // "NCCL default", "Tree/LL", "Ring/any/16 channels", "any/Simple/chunk 256K"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
 namespace nccl_roce::verdicts::calibration {
 
@@ -15,9 +15,9 @@ std::vector<uint64_t> fitSizes() {
 }
 
 std::vector<sweep::ForcedConfig> nineConfigs() {
-  int tree = *tuner::parseAlgorithm("tree"), ring = *tuner::parseAlgorithm("ring");
-  int ll = *tuner::parseProtocol("ll"), ll128 = *tuner::parseProtocol("ll128"),
-      simple = *tuner::parseProtocol("simple");
+  int tree = *telemetry::parseAlgorithm("tree"), ring = *telemetry::parseAlgorithm("ring");
+  int ll = *telemetry::parseProtocol("ll"), ll128 = *telemetry::parseProtocol("ll128"),
+      simple = *telemetry::parseProtocol("simple");
   return {{tree, ll, 0, {}},     {tree, ll128, 0, {}},    {tree, simple, 0, {}},
           {ring, ll, 0, {}},      {ring, ll128, 0, {}},    {ring, simple, 0, {}},
           {ring, simple, 16, {}}, {ring, simple, 8, {}},   {tree, simple, 16, {}}};
@@ -25,12 +25,12 @@ std::vector<sweep::ForcedConfig> nineConfigs() {
 
 std::map<std::string, std::string> environmentOf(const sweep::ForcedConfig& c) {
   std::map<std::string, std::string> env;
-  if (c.algorithm >= 0) env["NCCL_ALGO"] = tuner::algorithmName(c.algorithm);
-  if (c.protocol >= 0) env["NCCL_PROTO"] = tuner::protocolName(c.protocol);
+  if (c.algorithm >= 0) env["NCCL_ALGO"] = telemetry::algorithmName(c.algorithm);
+  if (c.protocol >= 0) env["NCCL_PROTO"] = telemetry::protocolName(c.protocol);
   if (c.channels > 0) env["NCCL_MIN_NCHANNELS"] = env["NCCL_MAX_NCHANNELS"] = std::to_string(c.channels);
   if (!c.chunk.isNccl()) {
     env["NCCL_TUNER_PLUGIN"] = "roce";
-    env["NCCL_ROCE_CHUNK_SIZE"] = tuner::formatChunkSize(c.chunk);
+    env["NCCL_ROCE_CHUNK_SIZE"] = telemetry::formatChunkSize(c.chunk);
   }
   return env;
 }

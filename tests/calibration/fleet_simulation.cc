@@ -70,7 +70,7 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
     r.policy = arm;
     r.policyHash = arm == "control" ? "0x1" : "0x2";
     CellTimings& t = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
-    for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(d))});
+    for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(telemetry::LogHistogram::binOf(d))});
   });
   std::vector<CommunicatorRecord> out;
   for (auto& [key, r] : records) out.push_back(std::move(r));

@@ -16,6 +16,7 @@
 // --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
 // --zeros: each rank of the first communicator times 3 collectives at zero (the clock could not resolve them), which
 // `ab` drops and counts, from statistics files and Prometheus alike.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -25,20 +26,18 @@
 #include <memory>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "common/file.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/telemetry_file.h"
-#include "profiler/open_metrics.h"
 #include "plugin/timing_records.h"
+#include "profiler/open_metrics.h"
+#include "telemetry/nccl_names.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
-#include "tuner/nccl_names.h"
 #include "tuner/policy_digest.h"
 #include "tuner/policy_loader.h"
 
@@ -123,12 +122,14 @@ Experiment exploration(uint64_t seed) {
 
 // NCCL's cost table for an all-reduce on 2 nodes: Tree and Ring with every protocol, Ring/LL128 cheapest.
 tuner::CostTable costTable() {
-  static float entries[tuner::kMaxAlgorithms * tuner::kNumProtocols];
-  for (int a = 0; a < tuner::kMaxAlgorithms; ++a) {
-    for (int p = 0; p < tuner::kNumProtocols; ++p) entries[a * tuner::kNumProtocols + p] = a <= 1 ? 2.0f : -1.0f;
+  static float entries[telemetry::kMaxAlgorithms * telemetry::kNumProtocols];
+  for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
+    for (int p = 0; p < telemetry::kNumProtocols; ++p)
+      entries[a * telemetry::kNumProtocols + p] = a <= 1 ? 2.0f : -1.0f;
   }
-  entries[fleet::calibration::kControlAlgorithm * tuner::kNumProtocols + fleet::calibration::kControlProtocol] = 1.0f;
-  return tuner::CostTable{entries, tuner::kMaxAlgorithms, tuner::kNumProtocols};
+  entries[fleet::calibration::kControlAlgorithm * telemetry::kNumProtocols + fleet::calibration::kControlProtocol] =
+      1.0f;
+  return tuner::CostTable{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
 }
 
 // One bucket's collectives of one rank: the tuner decides each (as getCollInfo), the profiler times it.
@@ -144,8 +145,9 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   for (uint64_t d : durations) {
     if (decisions) p.decisions->record(call, decision, table);
     // The Coll event as NCCL names it: the bytes as ncclInt8 elements, the tuner's names for NCCL's.
-    profiler::CollEvent event{"AllReduce", "ncclInt8", tuner::algorithmName(algorithm), tuner::protocolName(protocol),
-                              call.bytes, 1, nullptr};
+    profiler::CollEvent event{
+        "AllReduce", "ncclInt8", telemetry::algorithmName(algorithm), telemetry::protocolName(protocol), call.bytes,
+        1,           nullptr};
     void* coll = p.tracker->startCollective(event);
     p.tracker->stopChannel(p.tracker->startChannel(coll, 0, clock), clock + d);
     clock += d + 1000;

@@ -24,7 +24,7 @@
 
 #include "plugin/nccl/profiler_v6.h"
 #include "profiler/collective_tracker.h"
-#include "profiler/log_histogram.h"
+#include "telemetry/log_histogram.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -111,10 +111,11 @@ int printMemory() {
     tracker->startCollective({"AllReduce", "ncclBfloat16", "RING", kProtocols[i / 8], size_t{1024} << (i % 8), 1, nullptr});
   }
   size_t keyed = heapInUse() - before;
-  std::printf("tracker heap: %zu bytes before any key (CollectiveTracker::bytesFor(16384) = %zu); %zu with 16 keys "
-              "(%zu per key; LogHistogram %zu)\n",
-              empty, CollectiveTracker::bytesFor(16384), keyed, (keyed - empty) / 16,
-              sizeof(nccl_roce::profiler::LogHistogram));
+  std::printf(
+      "tracker heap: %zu bytes before any key (CollectiveTracker::bytesFor(16384) = %zu); %zu with 16 keys "
+      "(%zu per key; LogHistogram %zu)\n",
+      empty, CollectiveTracker::bytesFor(16384), keyed, (keyed - empty) / 16,
+      sizeof(nccl_roce::telemetry::LogHistogram));
   return 0;
 }
 

@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "fleet/fleet_records.h"
+#include "telemetry/nccl_names.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/fleet/fleet_fixtures.h"
-#include "tuner/nccl_names.h"
 
 namespace nccl_roce::fleet {
 namespace {
@@ -57,8 +57,8 @@ TEST(AbFitCli, ASyntheticFleetFittedByTheShippedCliGivesTheKnownBestArms) {
   std::map<std::string, std::string> ruled;  // bucket -> arm
   for (const auto& rule : json["rules"]) {
     const calibration::ExploreArm* arm = armNamed.at(rule["arm"].get<std::string>());
-    EXPECT_EQ(rule["algorithm"], tuner::algorithmName(arm->algorithm)) << "the configuration the arm's tuner ran";
-    EXPECT_EQ(rule["protocol"], tuner::protocolName(arm->protocol));
+    EXPECT_EQ(rule["algorithm"], telemetry::algorithmName(arm->algorithm)) << "the configuration the arm's tuner ran";
+    EXPECT_EQ(rule["protocol"], telemetry::protocolName(arm->protocol));
     EXPECT_EQ(rule["nodes"], 2);
     for (const auto& bucket : rule["buckets"]) ruled[bucket.get<std::string>()] = arm->name;
   }

@@ -8,7 +8,7 @@
 
 #include "fleet/ab_fit_policy_text.h"
 #include "fleet/ab_fit_report.h"
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 #include "tuner/policy_loader.h"
 
 namespace nccl_roce::fleet {
@@ -48,7 +48,8 @@ void add(Fleet& fleet, const Arm& arm, const std::vector<int>& buckets) {
       uint64_t cell = cellOf(kAllReduce, bucket);
       CellTiming& timing = c.timings[TimingClock::kGpu][cell];
       for (int k = 0; k < 20; ++k) {
-        timing.durations.add({1, static_cast<uint64_t>(profiler::LogHistogram::binOf(static_cast<uint64_t>(us * 1000)))});
+        timing.durations.add(
+            {1, static_cast<uint64_t>(telemetry::LogHistogram::binOf(static_cast<uint64_t>(us * 1000)))});
       }
       timing.collectives = 20;
       c.decisions[cell][arm.decision] = 20;
@@ -153,8 +154,12 @@ TEST(AbFit, AChunkSizeIsPartOfTheConfigurationAnArmRanAndGoesIntoItsRule) {
       halved{"explore-ring-simple-chunkx0.5"};
   plain.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple"};
   bigChunk.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple chunk 1M", 1u << 20};
-  halved.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple chunk x0.5",
-                     tuner::ChunkSize::scaled(-1).code()};
+  halved.decision = {kRing,
+                     kSimple,
+                     0,
+                     DecisionSource::kRule,
+                     "explore ring/simple chunk x0.5",
+                     telemetry::ChunkSize::scaled(-1).code()};
   bigChunk.ratio = {{22, 0.85}, {23, 0.85}};
   halved.ratio = {{16, 0.88}};
   AbFit fit = fitted(fleetOf({control, plain, bigChunk, halved}, {16, 22, 23}));

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/log_histogram.h"
+#include "telemetry/log_histogram.h"
 
 namespace nccl_roce::fleet::testing {
 
@@ -64,7 +64,7 @@ std::string document(const std::vector<CommEntry>& comms, bool v3, const std::st
     timing["dropped"] = {{"unknown_event", 0}, {"missing_parent", 0}};
     timing["collectives"] = nlohmann::ordered_json::array();
     for (const TimedKey& k : c.keys) {
-      profiler::LogHistogram h;
+      telemetry::LogHistogram h;
       for (uint64_t i = 0; i < k.count; ++i) h.record(static_cast<uint64_t>(k.microseconds * 1000));
       nlohmann::ordered_json key;
       key["collective"] = k.collective;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 
 namespace nccl_roce::fleet {
 namespace {
@@ -73,7 +73,7 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   EXPECT_EQ(cell.binSum, 63660u);
   TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll", 524288};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(byRule), 104u);
-  TunerDecision scaled{1, 0, 0, DecisionSource::kRule, "decode-x2", tuner::ChunkSize::scaled(1).code()};
+  TunerDecision scaled{1, 0, 0, DecisionSource::kRule, "decode-x2", telemetry::ChunkSize::scaled(1).code()};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(scaled), 3u) << "a factor of NCCL's chunk size, labelled \"x2\"";
   TunerDecision byNccl{-1, -1, 0, DecisionSource::kNccl, ""};
   EXPECT_EQ(read->records[1].decisions.at(cellOf(4, 16)).at(byNccl), 104u) << "empty labels: unknown, as null in files";

@@ -37,7 +37,7 @@ TEST(StatisticsReader, ReadsArmsAndTimingsPerCommunicatorAndCell) {
   EXPECT_EQ(r.rank, 0);
   const CellTimings& allReduce = r.timings.at(TimingClock::kGpu).at(cellOf(4, 16));
   EXPECT_EQ(allReduce.count, 20u);
-  EXPECT_EQ(allReduce.binSum, 20u * static_cast<uint64_t>(profiler::LogHistogram::binOf(40000)));
+  EXPECT_EQ(allReduce.binSum, 20u * static_cast<uint64_t>(telemetry::LogHistogram::binOf(40000)));
   EXPECT_NEAR(*allReduce.geometricMeanNs(), 40000, 400);
   EXPECT_EQ(r.timings.at(TimingClock::kGpu).at(cellOf(2, 20)).count, 5u);
 }

@@ -10,14 +10,14 @@
 namespace nccl_roce::profiler {
 namespace {
 
-using tuner::CellKey;
-using tuner::TimingSource;
+using telemetry::CellKey;
+using telemetry::TimingSource;
 
 constexpr int kAllGather = 2, kAllReduce = 4, kRing = 1, kTree = 0, kLL = 0, kSimple = 2;
-constexpr TimingSource kGpu = TimingSource::kKernelGpu;
+constexpr telemetry::TimingSource kGpu = telemetry::TimingSource::kKernelGpu;
 
-CellKey keyOf(int collective, int algorithm, int protocol, uint64_t bytes, int channels) {
-  CellKey key = tuner::cellKey(collective, bytes, algorithm, protocol, channels);
+telemetry::CellKey keyOf(int collective, int algorithm, int protocol, uint64_t bytes, int channels) {
+  telemetry::CellKey key = telemetry::cellKey(collective, bytes, algorithm, protocol, channels);
   key.source = kGpu;
   return key;
 }
@@ -50,7 +50,7 @@ TEST(CollShape, CollectivesTheTunerNeverSeesAreNotTimed) {
 TEST(CollShape, AnUnknownAlgorithmOrProtocolIsTimedAsUnknown) {
   CollShape s = resolveCollShape("AllReduce", "ncclUint8", "MESH", "LL256", 2);
   EXPECT_TRUE(s.timed());
-  CellKey k = s.keyOf(uint64_t{1} << 40, 64, kGpu);
+  telemetry::CellKey k = s.keyOf(uint64_t{1} << 40, 64, kGpu);
   EXPECT_EQ(k.collective, kAllReduce);
   EXPECT_EQ(k.bucket, 40);
   EXPECT_EQ(k.algorithm, -1);

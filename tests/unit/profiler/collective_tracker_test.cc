@@ -55,7 +55,7 @@ TEST(CollectiveTracker, ADurationRunsFromTheFirstChannelStartToTheLastStop) {
   EXPECT_EQ(e[0].key.protocol, kLL);
   EXPECT_EQ(e[0].key.channels, 2);
   EXPECT_EQ(e[0].key.chunkSize, 0u);
-  EXPECT_EQ(e[0].key.source, TimingSource::kKernelGpu);
+  EXPECT_EQ(e[0].key.source, telemetry::TimingSource::kKernelGpu);
   EXPECT_EQ(e[0].histogram.count(), 1u);
   EXPECT_EQ(e[0].histogram.minNs(), 44000u);  // 45000 - 1000
   EXPECT_EQ(totalDropped(t), 0u);
@@ -141,19 +141,20 @@ TEST(CollectiveTracker, CollectivesSharingAKernelAreTimedAsABatch) {
   std::vector<TimingTable::Entry> e = t.entries();
   ASSERT_EQ(e.size(), 3u);
   for (const TimingTable::Entry& entry : e) {
-    EXPECT_EQ(entry.key.source, entry.key.bucket == 16 ? TimingSource::kKernelGpu : TimingSource::kKernelGpuBatch)
+    EXPECT_EQ(entry.key.source,
+              entry.key.bucket == 16 ? telemetry::TimingSource::kKernelGpu : telemetry::TimingSource::kKernelGpuBatch)
         << static_cast<int>(entry.key.bucket);
   }
 }
 
 TEST(CollectiveTracker, HostTimedTrackersSayWhereTheirTimeCameFrom) {
   CollectiveTracker::Config config;
-  config.source = TimingSource::kKernelHost;
+  config.source = telemetry::TimingSource::kKernelHost;
   CollectiveTracker t(config);
   runKernel(t, t.startCollective(allReduce(1024, 1, t.startGroup())), 1, 1000, 9000);
   ASSERT_EQ(t.entries().size(), 1u);
-  EXPECT_EQ(t.entries()[0].key.source, TimingSource::kKernelHost);
-  EXPECT_STREQ(tuner::timingSourceName(t.entries()[0].key.source), "kernel_host");
+  EXPECT_EQ(t.entries()[0].key.source, telemetry::TimingSource::kKernelHost);
+  EXPECT_STREQ(telemetry::timingSourceName(t.entries()[0].key.source), "kernel_host");
 }
 
 // AllGather and ReduceScatter are sized as the tuner counts them (x nRanks): NCCL's profiler events give one

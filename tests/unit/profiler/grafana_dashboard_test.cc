@@ -21,8 +21,8 @@ nlohmann::json dashboard() {
 void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
   CommunicatorTimings c;
   TimingTable table;
-  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
-  key.source = TimingSource::kKernelGpu;
+  telemetry::CellKey key = telemetry::cellKey(4, 65536, 1, 0, 4);
+  key.source = telemetry::TimingSource::kKernelGpu;
   table.record(table.entryFor(key), 40000);
   c.entries = table.entries();
   c.dropped = {{Drop::kMissingParent, 1}};

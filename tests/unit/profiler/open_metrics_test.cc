@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 
 namespace nccl_roce::profiler {
 namespace {
@@ -30,8 +30,8 @@ CommunicatorTimings decodeComm(uint64_t commId = 0x1f2e3d4c5b6a7980ull, int rank
   c.policy = "fit \"v2\"";
   c.policyHash = "0x9c1d";
   TimingTable table;
-  CellKey key = tuner::cellKey(4, 65536, 1, 0, 4);
-  key.source = TimingSource::kKernelGpu;
+  telemetry::CellKey key = telemetry::cellKey(4, 65536, 1, 0, 4);
+  key.source = telemetry::TimingSource::kKernelGpu;
   for (uint64_t us : {30, 40, 40, 300}) table.record(table.entryFor(key), us * 1000);
   c.entries = table.entries();
   c.rules = {"decode-ll"};
@@ -56,7 +56,7 @@ TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell)
   std::string text = renderOpenMetrics({"node-a", 1234}, {decodeComm()});
   std::string cell = std::string(kComm) + ",collective=\"AllReduce\",message_size=\"64K-128K\",timing_source=\"kernel_gpu\"";
   uint64_t bins = 0;
-  for (uint64_t us : {30, 40, 40, 300}) bins += static_cast<uint64_t>(LogHistogram::binOf(us * 1000));
+  for (uint64_t us : {30, 40, 40, 300}) bins += static_cast<uint64_t>(telemetry::LogHistogram::binOf(us * 1000));
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_ab_log_duration summary\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_count{" + cell + "} 4\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_sum{" + cell + "} " + std::to_string(bins) + "\n"));
@@ -71,7 +71,7 @@ TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell)
 TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
   CommunicatorTimings c = decodeComm();
   c.entries[0].key.chunkSize = 262144;
-  c.decisions[0].chunkSize = tuner::ChunkSize::scaled(1).code();
+  c.decisions[0].chunkSize = telemetry::ChunkSize::scaled(1).code();
   std::string text = renderOpenMetrics({"node-a", 1234}, {c});
   EXPECT_THAT(text, HasSubstr("algorithm=\"Ring\",protocol=\"LL\",channels=\"0\",chunk_size=\"x2\",source=\"rule\""));
   EXPECT_THAT(text, HasSubstr("algo_proto=\"Ring_LL\",chunk_size=\"262144\",rule=\"decode-ll\""));
@@ -84,14 +84,14 @@ TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
 TEST(OpenMetrics, ZeroDurationsAreLeftOutOfTheCountAndCountedApart) {
   CommunicatorTimings c = decodeComm();
   TimingTable table;
-  CellKey key = c.entries[0].key;
+  telemetry::CellKey key = c.entries[0].key;
   for (uint64_t ns : {40000, 0, 0, 100}) table.record(table.entryFor(key), ns);
   c.entries = table.entries();
   std::string text = renderOpenMetrics({"node-a", 1234}, {c});
   std::string cell = std::string(kComm) + ",collective=\"AllReduce\",message_size=\"64K-128K\",timing_source=\"kernel_gpu\"";
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_count{" + cell + "} 1\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_sum{" + cell + "} " +
-                              std::to_string(LogHistogram::binOf(40000)) + "\n"));
+                              std::to_string(telemetry::LogHistogram::binOf(40000)) + "\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_ab_zero_durations_total counter\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_zero_durations_total{" + std::string(kComm) + "} 3\n"));
   EXPECT_EQ(seriesOf(renderOpenMetrics({"node-a", 1234}, {decodeComm()}), "nccl_roce_ab_zero_durations_total"), 0u)
@@ -128,8 +128,8 @@ TEST(OpenMetrics, ACommunicatorsSeriesStayWithinItsBudget) {
   c.decisions.clear();
   for (int collective : {2, 4}) {
     for (int bucket = 0; bucket < 40; ++bucket) {
-      CellKey key = tuner::cellKey(collective, uint64_t{1} << bucket, 1, 0, 0);
-      key.source = TimingSource::kKernelGpu;
+      telemetry::CellKey key = telemetry::cellKey(collective, uint64_t{1} << bucket, 1, 0, 0);
+      key.source = telemetry::TimingSource::kKernelGpu;
       table.record(table.entryFor(key), 5000);
       c.decisions.push_back(DecisionCount{collective, bucket, "Ring", "LL", 0, 0, "nccl", "", 1});
     }

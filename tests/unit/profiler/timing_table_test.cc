@@ -7,9 +7,9 @@
 namespace nccl_roce::profiler {
 namespace {
 
-CellKey allReduce(uint8_t bucket, uint8_t channels = 1) {
-  CellKey key = tuner::cellKey(4, uint64_t{1} << bucket, 1, 0, channels);
-  key.source = TimingSource::kKernelGpu;
+telemetry::CellKey allReduce(uint8_t bucket, uint8_t channels = 1) {
+  telemetry::CellKey key = telemetry::cellKey(4, uint64_t{1} << bucket, 1, 0, channels);
+  key.source = telemetry::TimingSource::kKernelGpu;
   return key;
 }
 

@@ -88,7 +88,8 @@ TEST(TrackerConcurrency, EagerAndReplayedCollectivesAreTimedWhileTheProxyAndTheW
   std::vector<TimingTable::Entry> e = t.entries();
   ASSERT_EQ(e.size(), 2u);
   for (const TimingTable::Entry& entry : e) {
-    EXPECT_EQ(entry.key.source, TimingSource::kKernelGpu) << "no collective was taken for part of another's batch";
+    EXPECT_EQ(entry.key.source, telemetry::TimingSource::kKernelGpu)
+        << "no collective was taken for part of another's batch";
     EXPECT_EQ(entry.histogram.count(), uint64_t{kPerThread});
     EXPECT_EQ(entry.histogram.maxNs(), 30003u);
   }

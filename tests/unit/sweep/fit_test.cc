@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "nccl-tests-integration/sweep/fit_policy_text.h"
+#include "telemetry/nccl_names.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 #include "tests/unit/sweep/synthetic_sweep.h"
-#include "tuner/nccl_names.h"
 #include "tuner/policy_checks.h"
 #include "tuner/policy_toml.h"
 
@@ -23,9 +23,9 @@ using testing::syntheticLog;
 
 constexpr uint64_t kK = 1024, kM = 1024 * 1024;
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-const int kTree = *tuner::parseAlgorithm("tree"), kRing = *tuner::parseAlgorithm("ring");
-const int kLL = *tuner::parseProtocol("ll"), kLL128 = *tuner::parseProtocol("ll128"),
-          kSimple = *tuner::parseProtocol("simple");
+const int kTree = *telemetry::parseAlgorithm("tree"), kRing = *telemetry::parseAlgorithm("ring");
+const int kLL = *telemetry::parseProtocol("ll"), kLL128 = *telemetry::parseProtocol("ll128"),
+          kSimple = *telemetry::parseProtocol("simple");
 
 using Factor = std::function<double(uint64_t)>;
 
@@ -114,7 +114,7 @@ TEST(Fit, ThePolicyLintsCleanAndSaysWhatTheFitSaid) {
   EXPECT_EQ(policy.name, "cluster-a");
   ASSERT_EQ(policy.rules.size(), 2u) << toml;
   const tuner::Rule& small = policy.rules[0];
-  EXPECT_EQ(small.collectives, 1u << tuner::kCollAllReduce);
+  EXPECT_EQ(small.collectives, 1u << telemetry::kCollAllReduce);
   EXPECT_EQ(small.bytes.lo, 0u);
   EXPECT_EQ(small.bytes.hi, 6 * kK - 1);
   EXPECT_EQ(small.nodes.lo, 2u);
@@ -244,7 +244,7 @@ TEST(Fit, AChunkSizeIsOneMoreDimensionOfAConfigurationAndGoesIntoTheRule) {
             std::string::npos)
       << toml;
   EXPECT_NE(toml.find("algorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"1M\"\n"), std::string::npos);
-  EXPECT_EQ(doc.policy->rules[1].chunkSizes.forProtocol(kSimple), tuner::ChunkSize::ofBytes(1 * kM));
+  EXPECT_EQ(doc.policy->rules[1].chunkSizes.forProtocol(kSimple), telemetry::ChunkSize::ofBytes(1 * kM));
 }
 
 TEST(Fit, AChunkSizeThatCouldNotApplyIsLeftOutWithAReason) {

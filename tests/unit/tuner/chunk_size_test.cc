@@ -1,9 +1,10 @@
-// chunk_size in policies: how it is written, what NCCL can use (its bounds, read in NCCL 2.30.2 - 2.31's source),
+// chunk_size in policies: what NCCL can use (its bounds, read in NCCL 2.30.2 - 2.31's source),
 // and the lint errors that keep a policy from asking NCCL for anything else.
+#include "telemetry/chunk_size.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tuner/chunk_size.h"
 #include "tuner/nccl_chunk_limits.h"
 #include "tuner/policy_toml.h"
 
@@ -26,44 +27,6 @@ std::vector<std::string> errorsOf(const std::string& text) {
 
 std::string policyWith(const std::string& rule, const std::string& env = "") {
   return "[policy]\nname = \"p\"\n" + env + "[[rule]]\n" + rule;
-}
-
-TEST(ChunkSizeText, BytesFactorsAndNcclsOwnReadBackAsWritten) {
-  for (const char* text : {"256K", "576000", "16", "2M", "x2", "x4", "x8", "x0.5", "x0.25", "x0.125", "nccl"}) {
-    auto parsed = parseChunkSize(text);
-    ASSERT_TRUE(parsed.isOk()) << text << ": " << parsed.status().message();
-    EXPECT_EQ(formatChunkSize(*parsed), text);
-  }
-  EXPECT_EQ(parseChunkSize("262144")->bytes, 262144u);
-  EXPECT_EQ(formatChunkSize(*parseChunkSize("262144")), "256K") << "the largest exact unit";
-  EXPECT_EQ(parseChunkSize("X2")->scaleLog2, 1);
-  EXPECT_EQ(parseChunkSize("x0.5")->scaleLog2, -1);
-  EXPECT_TRUE(parseChunkSize("NCCL")->isNccl());
-}
-
-TEST(ChunkSizeText, ZeroOtherFactorsAndHugeValuesAreRefused) {
-  EXPECT_THAT(parseChunkSize("0").status().message(), HasSubstr("write \"nccl\""));
-  EXPECT_THAT(parseChunkSize("x1").status().message(), HasSubstr("x0.125, x0.25, x0.5, x2, x4 or x8"));
-  EXPECT_THAT(parseChunkSize("x3").status().message(), HasSubstr("not a factor"));
-  EXPECT_THAT(parseChunkSize("x16").status().message(), HasSubstr("not a factor"));
-  EXPECT_THAT(parseChunkSize("2G").status().message(), HasSubstr("NCCL holds chunk sizes in an int"));
-  EXPECT_THAT(parseChunkSize("big").status().message(), HasSubstr("a chunk size is bytes such as \"256K\""));
-}
-
-TEST(ChunkSizeCode, EveryChunkSizeAPolicyCanHoldRoundTripsThroughItsCode) {
-  EXPECT_EQ(ChunkSize::nccl().code(), 0u);
-  EXPECT_EQ(ChunkSize::ofBytes(262144).code(), 262144u);
-  for (int log2 = -kMaxChunkScaleLog2; log2 <= kMaxChunkScaleLog2; ++log2) {
-    if (log2 == 0) continue;
-    ChunkSize scaled = ChunkSize::scaled(log2);
-    EXPECT_EQ(scaled.code() % 2, 1u);
-    EXPECT_EQ(ChunkSize::fromCode(scaled.code()), scaled);
-  }
-  for (uint64_t bytes : {16u, 1920u, 576000u, 2097152u}) {
-    EXPECT_EQ(ChunkSize::fromCode(ChunkSize::ofBytes(bytes).code()), ChunkSize::ofBytes(bytes));
-  }
-  EXPECT_TRUE(ChunkSize::fromCode(7 * 2 + 1 + 2).isNccl()) << "a factor code past x8";
-  EXPECT_TRUE(ChunkSize::fromCode(24).isNccl()) << "not a multiple of 16: no chunk size a policy holds";
 }
 
 // The ceilings NCCL's calcCollChunking computes with its default buffers (2.30.2 - 2.31).
@@ -110,21 +73,27 @@ TEST(NcclChunkLimits, BuffersAreReadAsNcclReadsItsVariables) {
 TEST(NcclChunkLimits, WhatIsServedIsUsableOrNcclsOwn) {
   ChunkCeilings d{NcclBuffers{}};
   bool refused = true;
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::ofBytes(262144), 524288, d, kAllReduce, kRing, kSimple, &refused), 262144u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::ofBytes(262144), 524288, d, kAllReduce, kRing, kSimple, &refused),
+            262144u);
   EXPECT_FALSE(refused);
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::ofBytes(262144), 32768, d, kAllReduce, kRing, kLL, &refused), 32768u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::ofBytes(262144), 32768, d, kAllReduce, kRing, kLL, &refused),
+            32768u);
   EXPECT_TRUE(refused) << "above LL's ceiling: NCCL's own";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::ofBytes(262144), 131072, d, kAllReduce, kNvls, kSimple, &refused), 131072u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::ofBytes(262144), 131072, d, kAllReduce, kNvls, kSimple, &refused),
+            131072u);
   EXPECT_TRUE(refused) << "beyond one NVLS step";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::ofBytes(1000), 524288, d, kAllReduce, kRing, kSimple, &refused), 524288u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::ofBytes(1000), 524288, d, kAllReduce, kRing, kSimple, &refused),
+            524288u);
   EXPECT_TRUE(refused) << "not whole grains";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::scaled(1), 36000, d, kAllReduce, kTree, kLL128, &refused), 72000u - 72000u % 1920);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::scaled(1), 36000, d, kAllReduce, kTree, kLL128, &refused),
+            72000u - 72000u % 1920);
   EXPECT_FALSE(refused) << "NCCL's Tree/LL128 halving gives 36000: x2 rounded down to whole grains";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::scaled(2), 1048576, d, kAllReduce, kRing, kSimple, &refused), 1048576u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::scaled(2), 1048576, d, kAllReduce, kRing, kSimple, &refused),
+            1048576u);
   EXPECT_TRUE(refused) << "x4 of 1M is past Ring/Simple's 2M";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::scaled(-3), 64, d, kAllReduce, kRing, kLL, &refused), 64u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::scaled(-3), 64, d, kAllReduce, kRing, kLL, &refused), 64u);
   EXPECT_TRUE(refused) << "8 bytes: below LL's grain";
-  EXPECT_EQ(chunkSizeToServe(ChunkSize::nccl(), 12345, d, kAllReduce, kRing, kSimple, &refused), 12345u);
+  EXPECT_EQ(chunkSizeToServe(telemetry::ChunkSize::nccl(), 12345, d, kAllReduce, kRing, kSimple, &refused), 12345u);
   EXPECT_FALSE(refused);
 }
 
@@ -135,11 +104,11 @@ TEST(ChunkSizeRules, OneValueOrOnePerProtocol) {
                              "p.toml");
   ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
   const Rule& one = doc.policy->rules[0];
-  EXPECT_EQ(one.chunkSizes, ChunkSizes::all(ChunkSize::ofBytes(1 << 20)));
+  EXPECT_EQ(one.chunkSizes, ChunkSizes::all(telemetry::ChunkSize::ofBytes(1 << 20)));
   const Rule& table = doc.policy->rules[1];
-  EXPECT_EQ(table.chunkSizes.forProtocol(kLL), ChunkSize::ofBytes(16384));
-  EXPECT_EQ(table.chunkSizes.forProtocol(kLL128), ChunkSize::ofBytes(245760));
-  EXPECT_EQ(table.chunkSizes.forProtocol(kSimple), ChunkSize::scaled(1));
+  EXPECT_EQ(table.chunkSizes.forProtocol(kLL), telemetry::ChunkSize::ofBytes(16384));
+  EXPECT_EQ(table.chunkSizes.forProtocol(kLL128), telemetry::ChunkSize::ofBytes(245760));
+  EXPECT_EQ(table.chunkSizes.forProtocol(kSimple), telemetry::ChunkSize::scaled(1));
 }
 
 TEST(ChunkSizeRules, LintRefusesWhatNcclCannotUse) {

@@ -319,7 +319,7 @@ Policy randomPolicy(std::mt19937& random) {
   const uint64_t kSizes[] = {0, 1024, 4096, 65536, 1 << 20, UINT64_MAX};
   for (size_t n = 1 + random() % 12; n > 0; --n) {
     Rule r;
-    r.collectives = random() % 3 ? 1u << kCollAllReduce : kAllCollectives;
+    r.collectives = random() % 3 ? 1u << telemetry::kCollAllReduce : kAllCollectives;
     uint64_t a = kSizes[random() % 6], b = kSizes[random() % 6];
     if (random() % 2) r.bytes = a <= b ? ValueRange{a, b} : ValueRange{b, a};
     if (random() % 3 == 0) r.nodes = {2, 2};

@@ -25,10 +25,11 @@ Policy policyWithRules() {
 
 TEST(DecisionCounts, CountsEachChoiceOfEachBucketAndWhoMadeIt) {
   DecisionCounts stats;
-  for (int i = 0; i < 3; ++i) stats.record(cellKey(kAllReduce, 4096 + i, kRing, kLL, 0), Source::kRule, 0);
-  stats.record(cellKey(kAllReduce, 5000, kTree, kSimple, 0), Source::kUnavailable, 1);
-  stats.record(cellKey(kAllGather, 1 << 20, kRing, kSimple, 0), Source::kNccl, -1);
-  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule, 0);  // same bucket, other channel count
+  for (int i = 0; i < 3; ++i) stats.record(telemetry::cellKey(kAllReduce, 4096 + i, kRing, kLL, 0), Source::kRule, 0);
+  stats.record(telemetry::cellKey(kAllReduce, 5000, kTree, kSimple, 0), Source::kUnavailable, 1);
+  stats.record(telemetry::cellKey(kAllGather, 1 << 20, kRing, kSimple, 0), Source::kNccl, -1);
+  stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule,
+               0);  // same bucket, other channel count
 
   DecisionCounts::Totals totals = stats.totals();
   EXPECT_EQ(totals.calls, 6u);
@@ -65,7 +66,8 @@ TEST(DecisionCounts, KeepsEveryDistinctDecisionAsTheTableGrows) {
   for (int round = 0; round < 2; ++round) {
     for (int c = 0; c < 5; ++c) {
       for (int b = 0; b < 40; ++b) {
-        for (int p = 0; p < 2; ++p) stats.record(cellKey(c, uint64_t{1} << b, kRing, p, 0), Source::kNccl, -1);
+        for (int p = 0; p < 2; ++p)
+          stats.record(telemetry::cellKey(c, uint64_t{1} << b, kRing, p, 0), Source::kNccl, -1);
       }
     }
   }
@@ -77,7 +79,7 @@ TEST(DecisionCounts, KeepsEveryDistinctDecisionAsTheTableGrows) {
 
 TEST(DecisionCounts, OddValuesFromNcclAreCountedNotTrusted) {
   DecisionCounts stats;
-  stats.record(cellKey(99, 0, -1, -1, 0), Source::kNccl, -1);  // unknown collective, no available entry
+  stats.record(telemetry::cellKey(99, 0, -1, -1, 0), Source::kNccl, -1);  // unknown collective, no available entry
   nlohmann::json j = nlohmann::json::parse(stats.toJson(Policy{}).dump());
   ASSERT_EQ(j["decisions"].size(), 1u);
   EXPECT_EQ(j["decisions"][0]["collective"], "unknown");
@@ -88,9 +90,9 @@ TEST(DecisionCounts, OddValuesFromNcclAreCountedNotTrusted) {
 // The profiler labels each timing with the rule that decided most of its key's calls (channels aside).
 TEST(DecisionCounts, NamesTheRuleThatDecidedMostCallsOfAChoice) {
   DecisionCounts stats;
-  for (int i = 0; i < 3; ++i) stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 1);
-  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule, 0);
-  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kNccl, -1);
+  for (int i = 0; i < 3; ++i) stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 1);
+  stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 8), Source::kRule, 0);
+  stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kNccl, -1);
   EXPECT_EQ(stats.ruleFor(kAllReduce, 12, kRing, kLL), 1);
   EXPECT_EQ(stats.ruleFor(kAllReduce, 12, kTree, kLL), -1) << "no rule chose Tree";
 }
@@ -99,8 +101,8 @@ TEST(DecisionCounts, NamesTheRuleThatDecidedMostCallsOfAChoice) {
 // own (0) writes no member.
 TEST(DecisionCounts, ChunkSizesAreCountedApartAndWrittenWhenSet) {
   DecisionCounts stats;
-  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 0);
-  stats.record(cellKey(kAllReduce, 4096, kRing, kLL, 0, 131072), Source::kRule, 0);
+  stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 0), Source::kRule, 0);
+  stats.record(telemetry::cellKey(kAllReduce, 4096, kRing, kLL, 0, 131072), Source::kRule, 0);
   nlohmann::json j = nlohmann::json::parse(stats.toJson(policyWithRules()).dump());
   ASSERT_EQ(j["decisions"].size(), 2u);
   EXPECT_FALSE(j["decisions"][0].contains("chunk_size"));

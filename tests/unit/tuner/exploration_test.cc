@@ -104,10 +104,10 @@ TEST(ExploreToml, ChunkSizesAreOneMoreDimensionInnermostAndNamedAfterTheChunk) {
                           "explore-ring-simple-chunk480k", "explore-ring-ll128", "explore-ring-ll128-chunkx0.5",
                           "explore-ring-ll128-chunkx2", "explore-ring-ll128-chunk480k"));
   const ExploredChoice& last = explore.choices.back();
-  EXPECT_EQ(last.chunk, ChunkSize::ofBytes(480 << 10));
+  EXPECT_EQ(last.chunk, telemetry::ChunkSize::ofBytes(480 << 10));
   Rule rule = exploredRule(explore, explore.choices[2]);
   EXPECT_EQ(rule.name, "explore ring/simple chunk x2");
-  EXPECT_EQ(rule.chunkSizes.forProtocol(kSimple), ChunkSize::scaled(1));
+  EXPECT_EQ(rule.chunkSizes.forProtocol(kSimple), telemetry::ChunkSize::scaled(1));
   EXPECT_TRUE(rule.chunkSizes.forProtocol(kLL128).isNccl()) << "only for the protocol the arm forces";
   EXPECT_EQ(exploredRule(explore, explore.choices[0]).chunkSizes, ChunkSizes{}) << "NCCL's own: as before";
 }

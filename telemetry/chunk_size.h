@@ -1,6 +1,6 @@
-// A chunk size as a policy states it (docs/policy-format.md, "Chunk size"): NCCL's own, a number of bytes, or
-// NCCL's own times a power of two ("x2", "x0.5"), which keeps following NCCL's size-dependent choice. A rule
-// states one per protocol, since what NCCL can use differs by protocol (tuner/nccl_chunk_limits.h).
+// A chunk size as a policy states it and a decision or timing key carries it (docs/policy-format.md, "Chunk
+// size"): NCCL's own, a number of bytes, or NCCL's own times a power of two ("x2", "x0.5"), which keeps following
+// NCCL's size-dependent choice.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "common/status.h"
-#include "tuner/nccl_names.h"
+#include "telemetry/nccl_names.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 // Factors run from x0.125 to x8: NCCL's own choice halves on fixed thresholds, and beyond x8 either way it
 // leaves the protocol's buffer or drops below any useful pipelining.
@@ -49,19 +49,4 @@ std::string formatChunkSize(const ChunkSize& chunk);
 // For sentences: "256K", "NCCL's x2", "NCCL's".
 std::string describeChunkSize(const ChunkSize& chunk);
 
-// What a rule says for each protocol (NCCL_PROTO_LL, _LL128, _SIMPLE); NCCL's own where it says nothing.
-struct ChunkSizes {
-  ChunkSize byProtocol[kNumProtocols];
-
-  bool any() const;
-  // NCCL's own for a protocol outside NCCL's three.
-  ChunkSize forProtocol(int protocol) const {
-    return protocol >= 0 && protocol < kNumProtocols ? byProtocol[protocol] : ChunkSize{};
-  }
-  // The same chunk size for every protocol: what a rule's single value means.
-  static ChunkSizes all(const ChunkSize& chunk);
-  bool operator==(const ChunkSizes& o) const;
-  bool operator!=(const ChunkSizes& o) const { return !(*this == o); }
-};
-
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry

@@ -1,8 +1,8 @@
-#include "tuner/chunk_size.h"
+#include "telemetry/chunk_size.h"
 
 #include "common/strings.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 namespace {
 
@@ -39,8 +39,9 @@ StatusOr<ChunkSize> parseChunkSize(std::string_view text) {
       if (kFactorText[i] != nullptr && factor == kFactorText[i]) return ChunkSize::scaled(i - kMaxChunkScaleLog2);
     }
     return Status(StatusCode::kInvalidArgument,
-                  "'" + std::string(t) + "' is not a factor of NCCL's chunk size (x0.125, x0.25, x0.5, x2, x4 or x8; "
-                  "\"nccl\" for NCCL's own)");
+                  "'" + std::string(t) +
+                      "' is not a factor of NCCL's chunk size (x0.125, x0.25, x0.5, x2, x4 or x8; "
+                      "\"nccl\" for NCCL's own)");
   }
   StatusOr<uint64_t> bytes = parseByteSize(t);
   if (!bytes.isOk()) {
@@ -48,9 +49,11 @@ StatusOr<ChunkSize> parseChunkSize(std::string_view text) {
                                                     " (a chunk size is bytes such as \"256K\", a factor of NCCL's "
                                                     "such as \"x2\", or \"nccl\")");
   }
-  if (*bytes == 0) return Status(StatusCode::kInvalidArgument, "a chunk size of 0 is no chunk size; write \"nccl\" to keep NCCL's");
+  if (*bytes == 0)
+    return Status(StatusCode::kInvalidArgument, "a chunk size of 0 is no chunk size; write \"nccl\" to keep NCCL's");
   if (*bytes >= (uint64_t{1} << 31)) {
-    return Status(StatusCode::kInvalidArgument, "chunk size " + formatByteSize(*bytes) + " is 2G or more: NCCL holds chunk sizes in an int");
+    return Status(StatusCode::kInvalidArgument,
+                  "chunk size " + formatByteSize(*bytes) + " is 2G or more: NCCL holds chunk sizes in an int");
   }
   return ChunkSize::ofBytes(*bytes);
 }
@@ -73,24 +76,4 @@ std::string describeChunkSize(const ChunkSize& chunk) {
   return "NCCL's";
 }
 
-bool ChunkSizes::any() const {
-  for (const ChunkSize& c : byProtocol) {
-    if (!c.isNccl()) return true;
-  }
-  return false;
-}
-
-ChunkSizes ChunkSizes::all(const ChunkSize& chunk) {
-  ChunkSizes out;
-  for (ChunkSize& c : out.byProtocol) c = chunk;
-  return out;
-}
-
-bool ChunkSizes::operator==(const ChunkSizes& o) const {
-  for (int p = 0; p < kNumProtocols; ++p) {
-    if (byProtocol[p] != o.byProtocol[p]) return false;
-  }
-  return true;
-}
-
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace nccl_roce::profiler {
+namespace nccl_roce::telemetry {
 
 class LogHistogram {
  public:
@@ -64,4 +64,4 @@ class LogHistogram {
   uint64_t count_ = 0, sumNs_ = 0, minNs_ = UINT64_MAX, maxNs_ = 0, below_ = 0, above_ = 0;
 };
 
-}  // namespace nccl_roce::profiler
+}  // namespace nccl_roce::telemetry

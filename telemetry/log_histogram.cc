@@ -1,9 +1,9 @@
-#include "profiler/log_histogram.h"
+#include "telemetry/log_histogram.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace nccl_roce::profiler {
+namespace nccl_roce::telemetry {
 
 namespace {
 
@@ -13,7 +13,8 @@ const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kR
 const std::array<double, LogHistogram::kBins>& upperBounds() {
   static const std::array<double, LogHistogram::kBins> bounds = [] {
     std::array<double, LogHistogram::kBins> b{};
-    for (int i = 0; i < LogHistogram::kBins; ++i) b[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
+    for (int i = 0; i < LogHistogram::kBins; ++i)
+      b[static_cast<size_t>(i)] = std::pow(kGamma, i) * LogHistogram::kMinNs;
     return b;
   }();
   return bounds;
@@ -21,7 +22,9 @@ const std::array<double, LogHistogram::kBins>& upperBounds() {
 
 }  // namespace
 
-double LogHistogram::gamma() { return kGamma; }
+double LogHistogram::gamma() {
+  return kGamma;
+}
 
 int LogHistogram::binOf(uint64_t durationNs) {
   const auto& bounds = upperBounds();
@@ -30,11 +33,17 @@ int LogHistogram::binOf(uint64_t durationNs) {
   return static_cast<int>(first - bounds.begin());
 }
 
-double LogHistogram::representativeNs(int bin) { return 2 * std::pow(kGamma, bin) * kMinNs / (kGamma + 1); }
+double LogHistogram::representativeNs(int bin) {
+  return 2 * std::pow(kGamma, bin) * kMinNs / (kGamma + 1);
+}
 
-double LogHistogram::upperBoundNs(int bin) { return upperBounds()[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))]; }
+double LogHistogram::upperBoundNs(int bin) {
+  return upperBounds()[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))];
+}
 
-uint64_t LogHistogram::largestNs() { return static_cast<uint64_t>(upperBounds()[kBins - 1]); }
+uint64_t LogHistogram::largestNs() {
+  return static_cast<uint64_t>(upperBounds()[kBins - 1]);
+}
 
 void LogHistogram::record(uint64_t durationNs) {
   ++bins_[static_cast<size_t>(binOf(durationNs))];
@@ -79,7 +88,9 @@ std::optional<double> LogHistogram::quantileNs(double q) const {
   return representativeNs(kBins - 1);
 }
 
-std::optional<double> LogHistogram::geometricMeanNs() const { return geometricMeanNs(count_, binSum()); }
+std::optional<double> LogHistogram::geometricMeanNs() const {
+  return geometricMeanNs(count_, binSum());
+}
 
 uint64_t LogHistogram::binSum() const {
   uint64_t sum = 0;
@@ -103,4 +114,4 @@ std::vector<std::pair<int, uint64_t>> LogHistogram::nonEmptyBins() const {
   return out;
 }
 
-}  // namespace nccl_roce::profiler
+}  // namespace nccl_roce::telemetry

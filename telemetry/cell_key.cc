@@ -1,14 +1,14 @@
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
 
 #include <string>
 #include <tuple>
 
 #include "common/strings.h"
-#include "tuner/chunk_size.h"
-#include "tuner/nccl_names.h"
-#include "tuner/size_bucket.h"
+#include "telemetry/chunk_size.h"
+#include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 namespace {
 
@@ -16,9 +16,13 @@ auto fields(const CellKey& k) {
   return std::tie(k.collective, k.bucket, k.algorithm, k.protocol, k.channels, k.chunkSize, k.source);
 }
 
-int8_t indexOrUnknown(int index, int count) { return static_cast<int8_t>(index >= 0 && index < count ? index : -1); }
+int8_t indexOrUnknown(int index, int count) {
+  return static_cast<int8_t>(index >= 0 && index < count ? index : -1);
+}
 
-Status invalid(const std::string& what) { return Status(StatusCode::kParseError, what); }
+Status invalid(const std::string& what) {
+  return Status(StatusCode::kParseError, what);
+}
 
 // An algorithm or protocol: a name `parse` knows, null for unknown, or "any", which versions before the shared
 // key wrote for an unknown timing.
@@ -45,15 +49,21 @@ bool unsignedAtMost(const nlohmann::json& line, const char* name, uint64_t max, 
 
 const char* timingSourceName(TimingSource source) {
   switch (source) {
-    case TimingSource::kKernelGpu: return "kernel_gpu";
-    case TimingSource::kKernelGpuBatch: return "kernel_gpu_batch";
-    case TimingSource::kKernelHost: return "kernel_host";
-    case TimingSource::kNone: break;
+    case TimingSource::kKernelGpu:
+      return "kernel_gpu";
+    case TimingSource::kKernelGpuBatch:
+      return "kernel_gpu_batch";
+    case TimingSource::kKernelHost:
+      return "kernel_host";
+    case TimingSource::kNone:
+      break;
   }
   return "none";
 }
 
-bool CellKey::operator<(const CellKey& o) const { return fields(*this) < fields(o); }
+bool CellKey::operator<(const CellKey& o) const {
+  return fields(*this) < fields(o);
+}
 
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize) {
   CellKey key;
@@ -129,7 +139,8 @@ Status readCellKey(const nlohmann::json& line, CellKey* key) {
       return invalid("chunk_size is neither bytes nor a factor of NCCL's own such as \"x2\"");
     }
     chunkSize = factor->code();
-  } else if (chunk != line.end() && (!unsignedAtMost(line, "chunk_size", UINT32_MAX, &chunkSize) || chunkSize % 16 != 0)) {
+  } else if (chunk != line.end() &&
+             (!unsignedAtMost(line, "chunk_size", UINT32_MAX, &chunkSize) || chunkSize % 16 != 0)) {
     return invalid("chunk_size is not a whole number of bytes in 16-byte grains (0 = NCCL's own)");
   }
   key->chunkSize = static_cast<uint32_t>(chunkSize);
@@ -144,4 +155,4 @@ Status readCellKey(const nlohmann::json& line, CellKey* key) {
   return Status::ok();
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry

@@ -1,6 +1,6 @@
 // The one key of a decision or timing cell and its JSON form in the statistics file: what the tuner's
 // decision counts and the profiler's timings write, and what `nccl-roce ab` reads back.
-#include "tuner/cell_key.h"
+#include "telemetry/cell_key.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <set>
 
 #include "common/flat_map.h"
-#include "tuner/chunk_size.h"
-#include "tuner/size_bucket.h"
+#include "telemetry/chunk_size.h"
+#include "telemetry/size_bucket.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 namespace {
 
 constexpr int kAllReduce = 4, kRing = 1, kLL = 0, kSimple = 2;
@@ -139,4 +139,4 @@ TEST(CellKey, ValuesOutsideNcclsRangesAreUnknown) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry

@@ -18,7 +18,7 @@
 
 #include "common/status.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 enum class TimingSource : uint8_t {
   kNone = 0,            // not a timing (a decision's key)
@@ -78,4 +78,4 @@ std::optional<uint32_t> chunkSizeFromLabel(std::string_view label);
 // kParseError naming the member that is missing or wrong.
 Status readCellKey(const nlohmann::json& line, CellKey* key);
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry

@@ -1,12 +1,15 @@
-// Collective, algorithm and protocol names as NCCL spells them (NCCL_ALGO/NCCL_PROTO parsing, tuning logs),
-// mapped to the indices of NCCL's tuner ABI. Unknown names are errors, never silently mapped.
+// NCCL's collectives, algorithms, protocols and data types: their names and the indices NCCL's tuner ABI uses.
+// The one table of each: policies, NCCL_ALGO/NCCL_PROTO, tuning logs, profiler events ("NVLS_TREE", "SIMPLE",
+// "ncclFloat32") and statistics files all read names through it. Reading never allocates (the profiler reads a
+// Coll event's names with it); unknown names are errors, never silently mapped.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 inline constexpr int kNumCollectives = 5;  // Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
 inline constexpr int kMaxAlgorithms = 7;   // NCCL >= 2.23 (PAT); 6 before
@@ -17,13 +20,16 @@ inline constexpr int kProtoLL = 0, kProtoLL128 = 1, kProtoSimple = 2;  // NCCL_P
 
 // Whether the tuner is given this collective's bytes over all ranks (AllGather, ReduceScatter) where NCCL's
 // profiler events and Inspector report one rank's: those are multiplied by nRanks to join the tuner's buckets.
-inline bool sizedOverRanks(int collective) { return collective == kCollAllGather || collective == kCollReduceScatter; }
+inline bool sizedOverRanks(int collective) {
+  return collective == kCollAllGather || collective == kCollReduceScatter;
+}
 
-const char* collectiveName(int collective);  // "AllReduce"
+const char* collectiveName(int collective);  // "AllReduce"; "unknown" out of range
 const char* algorithmName(int algorithm);    // "Tree", "NVLSTree"; "any" for -1
 const char* protocolName(int protocol);      // "LL128"; "any" for -1
 
-// Case-insensitive; '_' and '-' ignored ("all_reduce", "AllReduce", "nvls_tree", "NVLSTree").
+// Case-insensitive, '_' and '-' ignored on either side: "all_reduce", "AllReduce", "NVLS_TREE", "nvls-tree".
+// nullopt for anything else (AllToAll, Send, an empty name).
 std::optional<int> parseCollective(std::string_view name);
 std::optional<int> parseAlgorithm(std::string_view name);
 std::optional<int> parseProtocol(std::string_view name);
@@ -33,4 +39,9 @@ std::string collectiveChoices();
 std::string algorithmChoices();
 std::string protocolChoices();
 
-}  // namespace nccl_roce::tuner
+// Bytes per element of an NCCL data type, by name ("ncclFloat32", read as the names above) or by its
+// ncclDataType_t code (profiler v1); 0 when unknown.
+size_t dataTypeSize(std::string_view name);
+size_t dataTypeSizeOfCode(int code);
+
+}  // namespace nccl_roce::telemetry

@@ -1,5 +1,5 @@
 // The histogram's promise: every quantile within 1% of the exact one, in fixed memory, mergeable.
-#include "profiler/log_histogram.h"
+#include "telemetry/log_histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-namespace nccl_roce::profiler {
+namespace nccl_roce::telemetry {
 namespace {
 
 double exactQuantile(std::vector<uint64_t> values, double q) {
@@ -139,7 +139,9 @@ TEST(LogHistogram, BinsReadBackFromTheirSerialisedForm) {
   EXPECT_EQ(copy.count(), 5u);
 }
 
-TEST(LogHistogram, IsFixedSize) { EXPECT_LE(sizeof(LogHistogram), 8 * 1024 + 64u); }
+TEST(LogHistogram, IsFixedSize) {
+  EXPECT_LE(sizeof(LogHistogram), 8 * 1024 + 64u);
+}
 
 }  // namespace
-}  // namespace nccl_roce::profiler
+}  // namespace nccl_roce::telemetry

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::telemetry {
 
 // floor(log2(bytes)), 0 for 0 and 1 (| 1 changes no other floor(log2), and spares a branch).
-inline int sizeBucket(uint64_t bytes) { return 63 - __builtin_clzll(bytes | 1); }
+inline int sizeBucket(uint64_t bytes) {
+  return 63 - __builtin_clzll(bytes | 1);
+}
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::telemetry
