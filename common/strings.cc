@@ -1,6 +1,9 @@
 #include "common/strings.h"
 
+#include <time.h>
+
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 namespace nccl_roce {
@@ -99,6 +102,61 @@ std::string formatByteSize(uint64_t bytes) {
   std::string out = std::to_string(bytes);
   if (unit >= 0) out += kUnits[unit];
   return out;
+}
+
+std::string formatHexId(uint64_t id) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out = "0x0000000000000000";
+  for (size_t i = out.size() - 1; id != 0; --i, id >>= 4) out[i] = kDigits[id & 15];
+  return out;
+}
+
+std::optional<uint64_t> parseHexId(std::string_view text) {
+  if (text.size() < 3 || text.size() > 18 || text.substr(0, 2) != "0x") return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text.substr(2)) {
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+    if (digit < 0) return std::nullopt;
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  return value;
+}
+
+std::string formatUtcMillis(int64_t ms) {
+  int64_t secondsSinceEpoch = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  time_t seconds = static_cast<time_t>(secondsSinceEpoch);
+  struct tm parts {};
+  gmtime_r(&seconds, &parts);
+  char text[80];  // room for any int the format may meet, so it never truncates
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec,
+                static_cast<int>(ms - secondsSinceEpoch * 1000));
+  return text;
+}
+
+std::optional<int64_t> parseUtcMillis(std::string_view text) {
+  // Exactly the fixed width formatUtcMillis writes: digits where it writes digits.
+  const std::string_view shape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (text.size() != shape.size()) return std::nullopt;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 'd' ? !isDigit(text[i]) : text[i] != shape[i]) return std::nullopt;
+  }
+  auto number = [&](size_t at, size_t width) { return static_cast<int>(*parseUnsigned(text.substr(at, width))); };
+  struct tm parts {};
+  parts.tm_year = number(0, 4) - 1900;
+  parts.tm_mon = number(5, 2) - 1;
+  parts.tm_mday = number(8, 2);
+  parts.tm_hour = number(11, 2);
+  parts.tm_min = number(14, 2);
+  parts.tm_sec = number(17, 2);
+  if (parts.tm_mon > 11 || parts.tm_mday < 1 || parts.tm_mday > 31 || parts.tm_hour > 23 || parts.tm_min > 59 ||
+      parts.tm_sec > 60) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(::timegm(&parts)) * 1000 + number(20, 3);
 }
 
 bool naturalLess(std::string_view a, std::string_view b) {

@@ -29,6 +29,16 @@ StatusOr<uint64_t> parseByteSize(std::string_view text);
 // Inverse for display: the largest unit that divides exactly ("64K", "1M", "1000").
 std::string formatByteSize(uint64_t bytes);
 
+// Communicator ids as every file, log line and label writes them: "0x" and 16 lowercase hex digits.
+std::string formatHexId(uint64_t id);
+// "0x" and 1 to 16 hex digits, either case; nullopt for anything else.
+std::optional<uint64_t> parseHexId(std::string_view text);
+
+// Milliseconds since the epoch as UTC to the millisecond, "2026-03-01T12:34:56.789Z" (a fixed width, so stamps
+// also sort as text), and back; nullopt for anything else.
+std::string formatUtcMillis(int64_t ms);
+std::optional<int64_t> parseUtcMillis(std::string_view text);
+
 // Natural order: digit runs compare as numbers, so mlx5_2 < mlx5_10 and rocep9s0 < rocep65s0.
 bool naturalLess(std::string_view a, std::string_view b);
 

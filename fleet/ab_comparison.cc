@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/arm_census.h"
-#include "tuner/decision_counts.h"
+#include "telemetry/size_bucket.h"
 
 namespace nccl_roce::fleet {
 

@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "fleet/arm_census.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 #include "verdicts/winner_selection.h"
 
 namespace nccl_roce::fleet {
@@ -53,8 +54,8 @@ struct Thin {
 
 void noteThin(Thin& thin, const std::string& arm, const GroupKey& key, int control, int communicators) {
   std::string& buckets = thin.leftOut[{arm, key.first, collectiveOfCell(key.second)}];
-  buckets += (buckets.empty() ? "" : ", ") + describeBucket(bucketOfCell(key.second)) + " (" + std::to_string(control) +
-             "/" + std::to_string(communicators) + ")";
+  buckets += (buckets.empty() ? "" : ", ") + telemetry::bucketLabel(bucketOfCell(key.second)) + " (" +
+             std::to_string(control) + "/" + std::to_string(communicators) + ")";
 }
 
 // One cell's challenges: every arm with enough communicators there, against the control.

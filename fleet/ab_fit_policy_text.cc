@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "telemetry/chunk_size.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 #include "tuner/rule_text.h"
 #include "tuner/value_range_text.h"
 
@@ -98,10 +99,10 @@ std::string evidence(const AbFit& fit, const FittedRule& rule) {
     const CellFit& cf = fit.cells[i];
     const ArmChallenge& w = cf.challenges[*cf.winner];
     out +=
-        format("#   %s: %d/%d, %llu/%llu, %.3f [%.3f, %.3f], %.0f%%\n", describeBucket(bucketOfCell(cf.cell)).c_str(),
-               w.vsControl.nA, w.vsControl.nB, static_cast<unsigned long long>(w.collectivesControl),
-               static_cast<unsigned long long>(w.collectivesArm), w.vsControl.ratio, w.vsControl.low, w.vsControl.high,
-               w.configuration->share * 100);
+        format("#   %s: %d/%d, %llu/%llu, %.3f [%.3f, %.3f], %.0f%%\n",
+               telemetry::bucketLabel(bucketOfCell(cf.cell)).c_str(), w.vsControl.nA, w.vsControl.nB,
+               static_cast<unsigned long long>(w.collectivesControl), static_cast<unsigned long long>(w.collectivesArm),
+               w.vsControl.ratio, w.vsControl.low, w.vsControl.high, w.configuration->share * 100);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "common/strings.h"
 #include "fleet/ab_fit_policy_text.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 #include "tuner/value_range_text.h"
 
 namespace nccl_roce::fleet {
@@ -65,7 +66,7 @@ ordered_json ruleJson(const FittedRule& r) {
                                                 : ordered_json(nullptr);
   j["channels"] = r.configuration.channels;
   j["buckets"] = ordered_json::array();
-  for (int b = r.firstBucket; b <= r.lastBucket; ++b) j["buckets"].push_back(describeBucket(b));
+  for (int b = r.firstBucket; b <= r.lastBucket; ++b) j["buckets"].push_back(telemetry::bucketLabel(b));
   return j;
 }
 
@@ -100,8 +101,8 @@ std::string abFitToMarkdown(const AbFit& fit) {
     for (size_t i = 0; i < cf.challenges.size(); ++i) {
       const ArmChallenge& c = cf.challenges[i];
       out += format("| %s | %s | %d / %d | %llu / %llu | %.3f [%.3f, %.3f] | %.2g | %s | %s |\n",
-                    describeBucket(bucketOfCell(cf.cell)).c_str(), c.arm.c_str(), c.vsControl.nA, c.vsControl.nB,
-                    static_cast<unsigned long long>(c.collectivesControl),
+                    telemetry::bucketLabel(bucketOfCell(cf.cell)).c_str(), c.arm.c_str(), c.vsControl.nA,
+                    c.vsControl.nB, static_cast<unsigned long long>(c.collectivesControl),
                     static_cast<unsigned long long>(c.collectivesArm), c.vsControl.ratio, c.vsControl.low,
                     c.vsControl.high, c.vsControl.pBFaster, ran(c).c_str(), outcome(cf, i).c_str());
     }
@@ -129,7 +130,7 @@ ordered_json abFitToJson(const AbFit& fit) {
     ordered_json c;
     c["nodes"] = cf.nodes;
     c["collective"] = telemetry::collectiveName(collectiveOfCell(cf.cell));
-    c["bucket"] = describeBucket(bucketOfCell(cf.cell));
+    c["bucket"] = telemetry::bucketLabel(bucketOfCell(cf.cell));
     c["winner"] = cf.winner ? ordered_json(cf.challenges[*cf.winner].arm) : ordered_json(nullptr);
     c["rule"] = cf.ruled();
     c["challenges"] = ordered_json::array();

@@ -6,12 +6,15 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
 
-std::string bucketName(uint64_t cell) { return describeBucket(bucketOfCell(cell)); }
+std::string bucketName(uint64_t cell) {
+  return telemetry::bucketLabel(bucketOfCell(cell));
+}
 
 std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const std::string& why) {
   return i ? format("%.3f [%.3f, %.3f]", i->ratio, i->low, i->high) : "- (" + why + ")";

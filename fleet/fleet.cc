@@ -168,26 +168,40 @@ void chooseTimings(FleetCommunicator& c, ClockTimings&& ours, ClockTimings&& ins
   tally.cpuCommunicators += cpu;
 }
 
-// Of the records naming one entry, the latest: by its update time, and the final state over a checkpoint of the
-// same moment. Records that name no entry are all kept. In input order otherwise.
-std::vector<const CommunicatorRecord*> latestStates(const std::vector<CommunicatorRecord>& records) {
+// Whether `a` is a later state of its entry than `b`, by what each is: a final state is later than any live one
+// (a communicator finishes once); of two live ones, the one that has counted more (its counts only grow). The
+// update stamps decide only between equals: a clock stepped back by NTP, or copies of a pod's directory taken at
+// different times, can stamp an earlier state later.
+bool laterState(const CommunicatorRecord& a, const CommunicatorRecord& b) {
+  if (a.live != b.live) return !a.live;
+  if (a.cumulativeCount != b.cumulativeCount) return a.cumulativeCount > b.cumulativeCount;
+  return a.updatedMs > b.updatedMs;
+}
+
+// Of the records naming one entry, the latest state (laterState). Records that name no entry are all kept. In
+// input order otherwise. *stampsOverruled counts the entries whose kept state carries an older stamp than one
+// set aside.
+std::vector<const CommunicatorRecord*> latestStates(const std::vector<CommunicatorRecord>& records,
+                                                    int* stampsOverruled) {
   std::vector<const CommunicatorRecord*> kept;
   std::map<std::string, size_t> byEntry;
+  std::map<std::string, int64_t> newestStamp;
   for (const CommunicatorRecord& r : records) {
     if (r.entryId.empty()) {
       kept.push_back(&r);
       continue;
     }
     auto [it, added] = byEntry.emplace(r.entryId, kept.size());
+    int64_t& newest = newestStamp.emplace(r.entryId, r.updatedMs).first->second;
+    newest = std::max(newest, r.updatedMs);
     if (added) {
       kept.push_back(&r);
-      continue;
-    }
-    const CommunicatorRecord*& earlier = kept[it->second];
-    if (r.updatedMs > earlier->updatedMs || (r.updatedMs == earlier->updatedMs && earlier->live && !r.live)) {
-      earlier = &r;
+    } else if (laterState(r, *kept[it->second])) {
+      kept[it->second] = &r;
     }
   }
+  *stampsOverruled = 0;
+  for (const auto& [entry, index] : byEntry) *stampsOverruled += kept[index]->updatedMs < newestStamp[entry];
   return kept;
 }
 
@@ -202,7 +216,8 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   std::map<uint64_t, FleetCommunicator> byId;
   std::map<uint64_t, ClockTimings> ours, theirs;
   std::set<uint64_t> disagreeing;
-  for (const CommunicatorRecord* latest : latestStates(statistics)) {
+  int stampsOverruled = 0;
+  for (const CommunicatorRecord* latest : latestStates(statistics, &stampsOverruled)) {
     const CommunicatorRecord& r = *latest;
     tally.countZeros(r);
     FleetCommunicator& c = byId[r.commId];
@@ -239,6 +254,13 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     fleet.communicators.push_back(std::move(c));
   }
   tally.addNotes(fleet.notes);
+  if (stampsOverruled > 0) {
+    fleet.notes.push_back(std::to_string(stampsOverruled) + " communicator entr" +
+                          (stampsOverruled == 1 ? "y's" : "ies'") +
+                          " latest state carried an older update stamp than a state set aside (a clock stepped "
+                          "back, or copies of a pod's directory taken at different times): a final state, or the "
+                          "checkpoint that had counted more, was kept");
+  }
   return fleet;
 }
 

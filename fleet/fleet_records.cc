@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 
 namespace nccl_roce::fleet {
 
@@ -10,30 +11,6 @@ uint64_t cellOf(int collective, int bucket) {
 }
 int collectiveOfCell(uint64_t cell) { return static_cast<int>(cell >> 8); }
 int bucketOfCell(uint64_t cell) { return static_cast<int>(cell & 0xff); }
-
-const char* decisionSourceName(DecisionSource source) {
-  switch (source) {
-    case DecisionSource::kRule:
-      return "rule";
-    case DecisionSource::kUnavailable:
-      return "unavailable";
-    case DecisionSource::kNccl:
-      break;
-  }
-  return "nccl";
-}
-
-std::optional<DecisionSource> decisionSourceNamed(const std::string& name) {
-  for (DecisionSource s : {DecisionSource::kNccl, DecisionSource::kRule, DecisionSource::kUnavailable}) {
-    if (name == decisionSourceName(s)) return s;
-  }
-  return std::nullopt;
-}
-
-std::string describeBucket(int bucket) {
-  uint64_t lo = bucket == 0 ? 0 : uint64_t{1} << bucket;
-  return formatByteSize(lo) + "-" + (bucket >= 63 ? std::string("16E") : formatByteSize(uint64_t{1} << (bucket + 1)));
-}
 
 const char* timingClockName(TimingClock clock) {
   switch (clock) {
@@ -47,6 +24,10 @@ const char* timingClockName(TimingClock clock) {
   return "GPU";
 }
 
+TimingClock clockOf(telemetry::TimingSource source) {
+  return source == telemetry::TimingSource::kKernelHost ? TimingClock::kCpuKernel : TimingClock::kGpu;
+}
+
 std::optional<TimingClock> clockOfTimingSource(const std::string& source) {
   if (source == "kernel_gpu" || source == "kernel_gpu_batch" || source == "none") return TimingClock::kGpu;
   if (source == "kernel_host" || source == "kernel_cpu") return TimingClock::kCpuKernel;
@@ -55,7 +36,8 @@ std::optional<TimingClock> clockOfTimingSource(const std::string& source) {
 }
 
 std::string describeCell(uint64_t cell) {
-  return std::string(telemetry::collectiveName(collectiveOfCell(cell))) + " " + describeBucket(bucketOfCell(cell));
+  return std::string(telemetry::collectiveName(collectiveOfCell(cell))) + " " +
+         telemetry::bucketLabel(bucketOfCell(cell));
 }
 
 }  // namespace nccl_roce::fleet

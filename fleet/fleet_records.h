@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "telemetry/cell_key.h"
+#include "telemetry/decisions.h"
 #include "telemetry/log_histogram.h"
 
 namespace nccl_roce::fleet {
@@ -21,7 +23,6 @@ uint64_t cellOf(int collective, int bucket);
 int collectiveOfCell(uint64_t cell);
 int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
-std::string describeBucket(int bucket);   // "64K-128K", as statistics files name it
 
 // A cell's timings as `ab` and `ab fit` use them: how many collectives, and the sum of their log-histogram bins
 // (profiler/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
@@ -47,20 +48,18 @@ enum class TimingClock { kGpu, kCpuKernel, kCpuCollective };
 const char* timingClockName(TimingClock clock);  // "GPU", "CPU (kernel)", "CPU (collective)"
 // The clock of a "timing_source" (ours: kernel_gpu, kernel_gpu_batch, kernel_host, and "none" for an entry that
 // does not say, a GPU time) or a "coll_timing_source" (Inspector's: kernel_gpu, kernel_cpu, collective_cpu);
-// nullopt for any other name. Statistics files, textfile series and Inspector dumps all go through this one map.
+// nullopt for any other name: Inspector dumps' names go through this map.
 std::optional<TimingClock> clockOfTimingSource(const std::string& source);
+// The clock of our own timing sources (statistics files, textfile series): the host's for kKernelHost.
+TimingClock clockOf(telemetry::TimingSource source);
 
 // Durations per cell.
 using CellTimingsMap = std::map<uint64_t, CellTimings>;
 
-// Who made a tuner decision, as the statistics file's "source" says.
-enum class DecisionSource {
-  kNccl,         // "nccl": no rule matched, NCCL chose
-  kRule,         // "rule": a rule chose (algorithm/protocol, or only the channel count)
-  kUnavailable,  // "unavailable": a rule matched but none of its choices was available, NCCL's choice stood
-};
-const char* decisionSourceName(DecisionSource source);  // "nccl", "rule", "unavailable"
-std::optional<DecisionSource> decisionSourceNamed(const std::string& name);  // the inverse; nullopt for others
+// Who made a tuner decision: telemetry's one vocabulary (telemetry/decisions.h).
+using telemetry::DecisionSource;
+using telemetry::decisionSourceName;
+using telemetry::decisionSourceNamed;
 
 // One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
 // choice fields of its tuner::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
@@ -101,6 +100,8 @@ struct CommunicatorRecord {
   std::string entryId;
   bool live = false;
   int64_t updatedMs = 0;
+  // Decisions counted plus collectives timed in this state: what only grows while the communicator lives.
+  uint64_t cumulativeCount = 0;
 };
 
 }  // namespace nccl_roce::fleet

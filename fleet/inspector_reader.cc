@@ -7,13 +7,18 @@
 #include <streambuf>
 #include <utility>
 
-#include "fleet/json_fields.h"
+#include "common/strings.h"
+#include "telemetry/json_fields.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 #include "tuner/decision_counts.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
+
+using telemetry::intField;
+using telemetry::stringField;
 
 using nlohmann::json;
 
@@ -66,10 +71,10 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
     return true;
   }
   const json& perf = o["coll_perf"];
-  uint64_t id = 0;
+  std::optional<uint64_t> id;
   std::string idText, source = "kernel_gpu";
   int rank = -1, nRanks = 0, nNodes = 0;
-  if (!header.is_object() || !stringField(header, "id", &idText, false) || !hexId(idText, &id) ||
+  if (!header.is_object() || !stringField(header, "id", &idText, false) || !(id = parseHexId(idText)) ||
       !intField(header, "rank", 0, INT32_MAX, &rank) || rank < 0 || !perf.is_object() ||
       !perf.value("coll", json()).is_string() || !perf.value("coll_msg_size_bytes", json()).is_number_unsigned() ||
       !perf.value("coll_exec_time_us", json()).is_number()) {
@@ -97,9 +102,9 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
     ++dump.otherCollectives;
     return true;
   }
-  CommunicatorRecord& r = records[{id, rank}];
+  CommunicatorRecord& r = records[{*id, rank}];
   r.file = file;
-  r.commId = id;
+  r.commId = *id;
   r.rank = rank;
   r.nRanks = nRanks;
   r.nNodes = nNodes;

@@ -5,14 +5,13 @@
 #include <algorithm>
 
 #include "common/file.h"
-#include "profiler/open_metrics.h"
 
 namespace nccl_roce::plugin {
 
 MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
     : writer_(interval, [this] { (void)writeNow(); }) {}
 
-void MetricsTextfile::add(std::shared_ptr<TimedCommunicator> comm, const Environment& env) {
+void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (path_.empty()) {
@@ -28,13 +27,14 @@ void MetricsTextfile::add(std::shared_ptr<TimedCommunicator> comm, const Environ
   adjustWriter();
 }
 
-void MetricsTextfile::finish(const std::shared_ptr<TimedCommunicator>& comm) {
+void MetricsTextfile::finish(const std::shared_ptr<const CommunicatorTelemetry>& comm) {
   bool last = false;
+  telemetry::CommunicatorSnapshot figures = comm->snapshot();  // without the lock: producers report under theirs
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = std::find(live_.begin(), live_.end(), comm);
     if (found == live_.end()) return;
-    finished_.push_back((*found)->snapshot());
+    finished_.push_back(std::move(figures));
     if (finished_.size() > kMaxFinished) finished_.pop_front();
     live_.erase(found);
     last = live_.empty();
@@ -65,18 +65,20 @@ std::string MetricsTextfile::path() const {
 
 Status MetricsTextfile::writeNow() {
   std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
-  std::vector<profiler::CommunicatorTimings> all;
+  std::vector<std::shared_ptr<const CommunicatorTelemetry>> live;
+  std::vector<telemetry::CommunicatorSnapshot> all;
   std::string path;
-  profiler::ProcessLabels process;
+  telemetry::ProcessLabels process;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (path_.empty()) return Status::ok();
     path = path_;
     process = process_;
     all.assign(finished_.begin(), finished_.end());
-    for (const auto& comm : live_) all.push_back(comm->snapshot());
+    live = live_;
   }
-  return writeFileAtomically(path, profiler::renderOpenMetrics(process, all));
+  for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
+  return writeFileAtomically(path, telemetry::renderTextfile(process, all));
 }
 
 }  // namespace nccl_roce::plugin

@@ -1,5 +1,5 @@
 // NCCL_ROCE_METRICS=DIR: this process's collective timings as DIR/nccl-roce.<pid>.prom for Prometheus'
-// node-exporter textfile collector (profiler/open_metrics.h), rewritten atomically (a rename, so the collector
+// node-exporter textfile collector (telemetry/open_metrics.h), rewritten atomically (a rename, so the collector
 // never reads half a file) by a background thread at most once per interval: rendering copies every key's
 // histogram, which should not happen per collective. The thread runs while a communicator is live: the last
 // finalize stops and joins it and writes the file itself, so no thread of ours is left when NCCL dlcloses the
@@ -17,8 +17,9 @@
 
 #include "common/env.h"
 #include "common/status.h"
+#include "plugin/communicator_telemetry.h"
 #include "plugin/periodic_writer.h"
-#include "plugin/timing_records.h"
+#include "telemetry/open_metrics.h"
 
 namespace nccl_roce::plugin {
 
@@ -33,10 +34,10 @@ class MetricsTextfile {
 
   // A communicator to export while it lives. With NCCL_ROCE_METRICS set in `env` (read at the first add), the
   // writer runs while any is live; without it nothing is kept.
-  void add(std::shared_ptr<TimedCommunicator> comm, const Environment& env);
+  void add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env);
   // The communicator finalizes: its figures as of now stay in the file. The last live one writes the file and
   // stops the writer.
-  void finish(const std::shared_ptr<TimedCommunicator>& comm);
+  void finish(const std::shared_ptr<const CommunicatorTelemetry>& comm);
 
   // Renders and writes the file now (what the writer does every interval). OK without a directory.
   Status writeNow();
@@ -51,9 +52,9 @@ class MetricsTextfile {
 
   mutable std::mutex mutex_;
   std::string path_;
-  profiler::ProcessLabels process_;
-  std::vector<std::shared_ptr<TimedCommunicator>> live_;
-  std::deque<profiler::CommunicatorTimings> finished_;
+  telemetry::ProcessLabels process_;
+  std::vector<std::shared_ptr<const CommunicatorTelemetry>> live_;
+  std::deque<telemetry::CommunicatorSnapshot> finished_;
   std::mutex writing_, lifecycle_;
   PeriodicWriter writer_;  // last: stopped before the members it writes from go
 };

@@ -12,7 +12,6 @@
 #include "plugin/metrics_textfile.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
-#include "plugin/timing_records.h"
 
 namespace nccl_roce::plugin {
 
@@ -22,13 +21,13 @@ using profiler::CollectiveTracker;
 using profiler::EventHandle;
 using profiler::HandleKind;
 
-// One communicator's profiler context, which NCCL holds: its tracker and what its timings are reported with.
+// One communicator's profiler context, which NCCL holds: its tracker and the telemetry entry it reports into.
 struct ProfilerComm {
   ProfilerComm(ProcessContext& p, std::shared_ptr<CollectiveTracker> t) : process(&p), tracker(std::move(t)) {}
 
   ProcessContext* process;
-  std::shared_ptr<CollectiveTracker> tracker;  // shared with the metrics textfile
-  std::shared_ptr<TimedCommunicator> timed;  // labels and tracker, shared with the metrics textfile
+  std::shared_ptr<CollectiveTracker> tracker;
+  ProfilerReport shape;  // ranks, nodes, rank: what every report starts from
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;
@@ -42,10 +41,28 @@ bool timingRequested(const Environment& env) {
   return stats && !stats->empty() && !(profile && *profile == "0");
 }
 
+// The profiler's part of the communicator's telemetry as it is now. Shares the tracker, so a checkpoint or the
+// metrics writer can ask on its own thread while the communicator finalizes.
+ProfilerNow reportNow(const ProfilerComm& c) {
+  return [shape = c.shape, tracker = c.tracker] {
+    ProfilerReport report = shape;
+    report.timings = tracker->timings();
+    return report;
+  };
+}
+
+ProfilerReport shapeOf(const ProfilerCommunicator& comm) {
+  ProfilerReport shape;
+  shape.nRanks = comm.nRanks;  // the tuner reports the same; v1-v3 profilers are not told
+  shape.nNodes = comm.nNodes;
+  if (comm.rank >= 0) shape.rank = comm.rank;
+  return shape;
+}
+
 ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicator& comm, ChannelClock clock) {
   CollectiveTracker::Config config;
   config.source =
-      clock == ChannelClock::kHost ? telemetry::TimingSource::kKernelHost : telemetry::TimingSource::kKernelGpu;
+      clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
   config.nRanks = comm.nRanks;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
@@ -54,19 +71,17 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   try {
     c = std::make_unique<ProfilerComm>(process, tracker);
     const Environment& env = process.environment();
+    c->shape = shapeOf(comm);
     c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
-    c->statsEntry = statistics.claim(c->statsPath, comm.commId, "profiler");
-    c->timed = std::make_shared<TimedCommunicator>(describeCommunicator(process, comm), c->tracker, statistics,
-                                                   c->statsPath, c->statsEntry);
-    // Checkpoints read the tracker on their own thread: the function shares it, so a finalize may come first.
-    statistics.watch(c->statsPath, c->statsEntry, "profiler", [timed = c->timed] { return timingRecords(*timed); });
-    process.metrics().add(c->timed, env);
+    c->statsEntry = statistics.claim(c->statsPath, comm.commId, Producer::kProfiler, {comm.nRanks, comm.nNodes});
+    c->statsEntry.telemetry->attach(reportNow(*c));
+    process.metrics().add(c->statsEntry.telemetry, env);
     return c.release();
   } catch (...) {
     // The registry names the tracker by a raw pointer: take it out before the last owner goes, so a late
     // event's handle finds an empty slot instead of freed memory. A claimed entry is let go unwritten.
     process.trackers().remove(tracker);
-    if (c && c->statsEntry.number != 0) (void)statistics.finish(c->statsPath, c->statsEntry, "profiler", {});
+    if (c && c->statsEntry.number != 0) (void)statistics.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
     throw;
   }
 }
@@ -192,12 +207,13 @@ ncclResult_t profilerFinalize(void* context) noexcept {
   if (context == nullptr) return ncclSuccess;
   ProfilerComm* c = commOf(context);
   try {
-    c->process->metrics().finish(c->timed);
     c->process->trackers().remove(c->tracker);  // after this no proxy event reaches the tracker
     // The tracker's timings, folded into the entry: what stays of this communicator once `c` (and with it the
     // tracker and its histograms) is freed below.
+    c->statsEntry.telemetry->finish(reportNow(*c)());
+    c->process->metrics().finish(c->statsEntry.telemetry);
     TelemetryFiles& statistics = c->process->statistics();
-    Status written = statistics.finish(c->statsPath, c->statsEntry, "profiler", timingRecords(*c->timed));
+    Status written = statistics.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
     if (!written.isOk()) {
       NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
     }

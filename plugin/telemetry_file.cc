@@ -1,6 +1,5 @@
 #include "plugin/telemetry_file.h"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,42 +8,28 @@
 #include <utility>
 
 #include "common/file.h"
-#include "common/log.h"
 #include "common/strings.h"
+#include "telemetry/stats_file.h"
 
 namespace nccl_roce::plugin {
 
 namespace {
 
-std::string dump(const nlohmann::ordered_json& value) {
-  return value.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+uint8_t bit(Producer producer) {
+  return static_cast<uint8_t>(1u << static_cast<unsigned>(producer));
 }
 
-std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
-
-// 2026-03-01T12:34:56.789Z: UTC to the millisecond, a fixed width, so stamps also sort as text.
-std::string utc(std::chrono::system_clock::time_point t) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  time_t seconds = static_cast<time_t>(ms / 1000);
-  struct tm parts {};
-  gmtime_r(&seconds, &parts);
-  return format("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(ms % 1000));
+bool compatible(CommunicatorShape a, CommunicatorShape b) {
+  return (a.nRanks == 0 || b.nRanks == 0 || a.nRanks == b.nRanks) &&
+         (a.nNodes == 0 || b.nNodes == 0 || a.nNodes == b.nNodes);
 }
 
-// {"schema": ..., "pid": ..., "host": ..., "communicators": [ ENTRIES ]}, the entries already serialised.
-std::string document(const std::vector<const std::string*>& entries) {
-  nlohmann::ordered_json header;
-  header["schema"] = kTelemetrySchema;
-  header["pid"] = static_cast<long>(::getpid());
+telemetry::StatsFileHeader thisProcess() {
+  telemetry::StatsFileHeader header;
+  header.pid = static_cast<int64_t>(::getpid());
   char host[256] = {0};
-  header["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
-  std::string text = dump(header);
-  text.pop_back();  // the closing brace: the communicators go inside the same object
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  text += ",\n \"communicators\": [";
-  for (size_t i = 0; i < entries.size(); ++i) text += (i == 0 ? "\n" : ",\n") + *entries[i];
-  return text + "\n ]\n}\n";
+  header.host = ::gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
+  return header;
 }
 
 }  // namespace
@@ -81,27 +66,42 @@ std::string TelemetryFiles::partPathFor(const std::string& path, uint32_t part) 
   return stem + ".final-" + std::to_string(part) + ".json";
 }
 
-std::chrono::system_clock::time_point TelemetryFiles::now() const {
-  return options_.clock ? options_.clock() : std::chrono::system_clock::now();
+int64_t TelemetryFiles::nowMs() const {
+  auto now = options_.clock ? options_.clock() : std::chrono::system_clock::now();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
 }
 
-TelemetryEntry TelemetryFiles::claim(const std::string& path, uint64_t commId, const std::string& producer) {
-  TelemetryEntry claimed{commId, 0};
+uint64_t TelemetryFiles::pairWith(File& file, uint64_t commId, Producer producer, CommunicatorShape shape) const {
+  auto open = [&](const Entry& e) { return !e.final() && !(e.joined & bit(producer)) && compatible(e.shape, shape); };
+  const std::thread::id me = std::this_thread::get_id();
+  for (auto it = file.entries.rbegin(); it != file.entries.rend(); ++it) {  // the latest first
+    if (it->second.claimedOn == me && open(it->second) && it->second.telemetry->commId() == commId) return it->first;
+  }
+  if (commId == 0) return 0;
+  for (const auto& [number, e] : file.entries) {  // the oldest first
+    if (open(e) && e.telemetry->commId() == commId) return number;
+  }
+  return 0;
+}
+
+TelemetryEntry TelemetryFiles::claim(const std::string& path, uint64_t commId, Producer producer,
+                                     CommunicatorShape shape) {
+  TelemetryEntry claimed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     File& file = files_[path];
-    for (auto& [number, entry] : file.entries) {
-      if (entry.final() || entry.commId != commId) continue;
-      bool joined = false;
-      for (const Producer& p : entry.producers) joined = joined || p.name == producer;
-      if (joined) continue;
-      entry.producers.push_back({producer, {}, false});
-      return {commId, number};
+    if (uint64_t number = pairWith(file, commId, producer, shape)) {
+      Entry& e = file.entries[number];
+      e.joined |= bit(producer);
+      if (e.shape.nRanks == 0) e.shape = shape;
+      return {number, e.telemetry};
     }
     Entry fresh;
-    fresh.commId = commId;
-    fresh.producers.push_back({producer, {}, false});
-    claimed.number = ++numbered_;
+    fresh.telemetry = std::make_shared<CommunicatorTelemetry>(commId);
+    fresh.joined = bit(producer);
+    fresh.claimedOn = std::this_thread::get_id();
+    fresh.shape = shape;
+    claimed = {++numbered_, fresh.telemetry};
     file.entries.emplace(claimed.number, std::move(fresh));
     ++live_;
   }
@@ -109,20 +109,13 @@ TelemetryEntry TelemetryFiles::claim(const std::string& path, uint64_t commId, c
   return claimed;
 }
 
-void TelemetryFiles::watch(const std::string& path, const TelemetryEntry& entry, const std::string& producer,
-                           FieldsNow now) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto file = files_.find(path);
-  if (file == files_.end()) return;
-  auto found = file->second.entries.find(entry.number);
-  if (found == file->second.entries.end()) return;
-  for (Producer& p : found->second.producers) {
-    if (p.name == producer && !p.finished) p.now = std::move(now);
-  }
+std::string TelemetryFiles::renderFinal(uint64_t number, const Entry& entry) const {
+  telemetry::StatsEntry e{number, /*live=*/false, nowMs(), entry.telemetry->snapshot()};
+  return telemetry::renderStatsEntry(e);
 }
 
-Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& entry, const std::string& producer,
-                              const nlohmann::ordered_json& fields) {
+Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& entry, Producer producer) {
+  if (entry.telemetry) entry.telemetry->detach(producer);  // so nothing of the producer's runs from here on
   bool becameFinal = false, noneLive = false;
   Status lastWrite = Status::ok();
   {
@@ -132,39 +125,22 @@ Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& ent
     auto found = file->second.entries.find(entry.number);
     if (found == file->second.entries.end() || found->second.final()) return Status::ok();
     Entry& e = found->second;
-    bool allFinished = true;
-    for (Producer& p : e.producers) {
-      if (p.name == producer) {
-        p.finished = true;
-        p.now = nullptr;  // what it shared (decision counts, a tracker) goes with it
-      }
-      allFinished = allFinished && p.finished;
-    }
-    if (!fields.empty()) {
-      e.fields.update(fields);
-      e.hasFields = true;
-      e.updated = now();
-    }
-    if (allFinished) {
-      becameFinal = true;
-      --live_;
-      noneLive = live_ == 0;
-      if (e.hasFields) {
-        e.text = serialise(found->first, e);
-        e.fields = nlohmann::ordered_json();
-        e.producers.clear();
-        e.rules = nullptr;
-        e.decisions = nullptr;
-        ++file->second.finals;
-      } else {
-        file->second.entries.erase(found);
-      }
-    }
+    e.finished |= bit(producer);
     lastWrite = file->second.lastWrite;
+    if (e.finished != e.joined) return lastWrite;
+    becameFinal = true;
+    noneLive = --live_ == 0;
+    if (e.telemetry->hasParts()) {
+      // Every producer finished, so the snapshot reads their last parts only: nothing of theirs runs here.
+      e.text = renderFinal(found->first, e);
+      e.telemetry.reset();
+      ++file->second.finals;
+    } else {
+      file->second.entries.erase(found);
+    }
   }
-  if (!becameFinal) return lastWrite;
   bool checkpoints = options_.interval.count() > 0;
-  if (checkpoints && !noneLive && writer_.running()) {
+  if (becameFinal && checkpoints && !noneLive && writer_.running()) {
     writer_.wake();
     return lastWrite;
   }
@@ -173,38 +149,6 @@ Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& ent
 }
 
 Status TelemetryFiles::checkpoint() { return writeAll(/*withLive=*/true, nullptr); }
-
-void TelemetryFiles::attachRules(const std::string& path, const TelemetryEntry& entry, RuleLookup lookup) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto file = files_.find(path);
-  if (file == files_.end()) return;
-  auto found = file->second.entries.find(entry.number);
-  if (found != file->second.entries.end() && !found->second.final()) found->second.rules = std::move(lookup);
-}
-
-RuleLookup TelemetryFiles::rulesOf(const std::string& path, const TelemetryEntry& entry) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto file = files_.find(path);
-  if (file == files_.end()) return {};
-  auto found = file->second.entries.find(entry.number);
-  return found == file->second.entries.end() ? RuleLookup() : found->second.rules;
-}
-
-void TelemetryFiles::attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto file = files_.find(path);
-  if (file == files_.end()) return;
-  auto found = file->second.entries.find(entry.number);
-  if (found != file->second.entries.end() && !found->second.final()) found->second.decisions = std::move(lookup);
-}
-
-DecisionsLookup TelemetryFiles::decisionsOf(const std::string& path, const TelemetryEntry& entry) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto file = files_.find(path);
-  if (file == files_.end()) return {};
-  auto found = file->second.entries.find(entry.number);
-  return found == file->second.entries.end() ? DecisionsLookup() : found->second.decisions;
-}
 
 std::string TelemetryFiles::takeProblem() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -240,116 +184,104 @@ void TelemetryFiles::adjustWriter() {
   }
 }
 
-std::string TelemetryFiles::serialise(uint64_t number, const Entry& entry) const {
-  nlohmann::ordered_json out;
-  out["entry"] = number;
-  bool final = true;  // every producer finished (what finish() serialises)
-  for (const Producer& p : entry.producers) final = final && p.finished;
-  out["state"] = final ? "final" : "live";
-  out["updated"] = utc(entry.updated);
-  out["comm_id"] = hex(entry.commId);
-  out.update(entry.fields);
-  return dump(out);
+std::vector<TelemetryFiles::LiveText> TelemetryFiles::renderLive(const std::string* onlyPath) {
+  struct Live {
+    std::string path;
+    uint64_t number;
+    std::shared_ptr<CommunicatorTelemetry> telemetry;
+  };
+  std::vector<Live> live;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [path, file] : files_) {
+      if (onlyPath != nullptr && path != *onlyPath) continue;
+      for (const auto& [number, entry] : file.entries) {
+        if (!entry.final()) live.push_back({path, number, entry.telemetry});
+      }
+    }
+  }
+  // Without the lock: producers report under their own locks. The stamp is taken first, so each live entry holds
+  // at least what happened before it.
+  int64_t stamp = nowMs();
+  std::vector<LiveText> texts;
+  for (const Live& l : live) {
+    try {
+      if (l.telemetry->hasParts()) {
+        texts.push_back(
+            {l.path, l.number, telemetry::renderStatsEntry({l.number, true, stamp, l.telemetry->snapshot()})});
+      }
+    } catch (...) {
+      // Out of memory: this checkpoint goes without the entry; the next tries again.
+    }
+  }
+  return texts;
 }
 
-TelemetryFiles::Rendered TelemetryFiles::render(File& file, bool withLive) const {
+TelemetryFiles::Rendered TelemetryFiles::render(File& file, const std::string& path,
+                                                const std::vector<LiveText>& live) const {
+  std::map<uint64_t, const std::string*> liveText;
+  for (const LiveText& l : live) {
+    if (l.path == path) liveText[l.number] = &l.text;
+  }
+  static const telemetry::StatsFileHeader header = thisProcess();
   Rendered out;
   size_t partSize = std::max<size_t>(options_.finalsKept, 1);
   size_t toMove = file.finals / partSize * partSize;  // the oldest, in whole parts
   std::vector<const std::string*> main, part;
-  std::vector<std::string> liveTexts;  // serialised now; reserved so the pointers stay valid
-  liveTexts.reserve(file.entries.size());
   for (const auto& [number, entry] : file.entries) {
     if (entry.final() && out.moved.size() < toMove) {
       part.push_back(&entry.text);
       out.moved.push_back(number);
       if (part.size() == partSize) {
-        out.parts.push_back(document(part));
+        out.parts.push_back(telemetry::renderStatsFile(header, part));
         part.clear();
       }
     } else if (entry.final()) {
       main.push_back(&entry.text);
-    } else if (withLive && entry.hasFields) {
-      liveTexts.push_back(serialise(number, entry));
-      main.push_back(&liveTexts.back());
+    } else if (auto text = liveText.find(number); text != liveText.end()) {
+      main.push_back(text->second);
     }
   }
-  out.main = document(main);
+  out.main = telemetry::renderStatsFile(header, main);
   return out;
 }
 
 Status TelemetryFiles::writeAll(bool withLive, const std::string* onlyPath) {
   std::lock_guard<std::mutex> writing(writing_);
-  // What each live producer says now, asked without the lock: producers lock their own state, and the profiler's
-  // fields look up the tuner's rules here.
-  struct Ask {
-    std::string path;
-    uint64_t number;
-    std::string producer;
-    FieldsNow now;
-    nlohmann::ordered_json answer;
-  };
-  std::vector<Ask> asks;
+  std::vector<LiveText> live = withLive ? renderLive(onlyPath) : std::vector<LiveText>();
   std::vector<std::string> paths;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [path, file] : files_) {
-      if (onlyPath != nullptr && path != *onlyPath) continue;
-      paths.push_back(path);
-      if (!withLive) continue;
-      for (const auto& [number, entry] : file.entries) {
-        for (const Producer& p : entry.producers) {
-          if (!p.finished && p.now) asks.push_back({path, number, p.name, p.now, {}});
-        }
-      }
+      if (onlyPath == nullptr || path == *onlyPath) paths.push_back(path);
     }
-  }
-  auto stamp = now();  // taken first: each live entry holds at least what happened before it
-  for (Ask& ask : asks) {
-    try {
-      ask.answer = ask.now();
-    } catch (...) {
-      ask.answer = nullptr;  // out of memory: the entry keeps what it had
-    }
-    ask.now = nullptr;
   }
   Status result = Status::ok();
   for (const std::string& path : paths) {
-    Rendered rendered;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      File& file = files_[path];
-      for (Ask& ask : asks) {
-        if (ask.path != path || !ask.answer.is_object()) continue;
-        auto found = file.entries.find(ask.number);
-        if (found == file.entries.end() || found->second.final()) continue;
-        for (const Producer& p : found->second.producers) {
-          if (p.name != ask.producer || p.finished) continue;
-          found->second.fields.update(ask.answer);
-          found->second.hasFields = true;
-          found->second.updated = stamp;
-        }
-      }
-      rendered = render(file, withLive);
-    }
-    uint32_t firstPart;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      firstPart = files_[path].parts + 1;  // only writes (one at a time) change it
-    }
-    Status written = writeFile(path, firstPart, rendered);
-    std::lock_guard<std::mutex> lock(mutex_);
-    File& file = files_[path];
-    file.lastWrite = written;
-    if (!written.isOk()) {
-      result = written;
-      continue;
-    }
-    file.parts += static_cast<uint32_t>(rendered.parts.size());
-    for (uint64_t number : rendered.moved) file.entries.erase(number);
-    file.finals -= rendered.moved.size();
+    Status written = writeOne(path, live);
+    if (!written.isOk()) result = written;
   }
   return result;
+}
+
+Status TelemetryFiles::writeOne(const std::string& path, const std::vector<LiveText>& live) {
+  Rendered rendered;
+  uint32_t firstPart;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    File& file = files_[path];
+    rendered = render(file, path, live);
+    firstPart = file.parts + 1;  // only writes (one at a time) change it
+  }
+  Status written = writeFile(path, firstPart, rendered);
+  std::lock_guard<std::mutex> lock(mutex_);
+  File& file = files_[path];
+  file.lastWrite = written;
+  if (!written.isOk()) return written;
+  file.parts += static_cast<uint32_t>(rendered.parts.size());
+  for (uint64_t number : rendered.moved) file.entries.erase(number);
+  file.finals -= rendered.moved.size();
+  return written;
 }
 
 Status TelemetryFiles::writeFile(const std::string& path, uint32_t firstPart, const Rendered& rendered) {

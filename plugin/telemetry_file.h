@@ -1,21 +1,28 @@
 // The per-process statistics file: NCCL_ROCE_STATS=PREFIX makes a process write PREFIX.<pid>.json, one entry per
 // communicator, always one whole document (written to a temporary file and renamed, so a reader, or a process
-// killed mid-write, never leaves half a file). Entries are filled by producers, the tuner (policy, arm,
-// decisions) and the profiler (timings), which claim entries by the communicator id NCCL gives every plugin: a
-// producer joins the oldest live entry of that id it has not joined yet, so the tuner and the profiler of one
-// communicator share one entry (NCCL inits both before it finalizes either).
+// killed mid-write, never leaves half a file). Its format is telemetry/stats_file.h's; this keeps the entries.
+//
+// Producers, the tuner and the profiler, claim an entry each for their communicator and meet in it (a
+// CommunicatorTelemetry, plugin/communicator_telemetry.h). Pairing the two claims of one communicator (claim):
+// - NCCL initialises a communicator's profiler and then its tuner on one thread, with nothing of another
+//   communicator between them (initTransportsRank in src/init.cc, 2.27-2.31; several communicators initialise on
+//   threads of their own): a claim joins the latest entry the other producer claimed on the same thread, when
+//   their communicator ids and shapes (ranks, nodes, where both know them) agree;
+// - failing that, where the id is not 0, the oldest entry of the id the producer has not joined (ranks of one
+//   communicator in one process share its id, and decide alike);
+// - otherwise a new entry. Id 0 (NCCL 2.27, whose tuner is given no id) is never paired but by thread.
 //
 // An entry is "live" while a producer that claimed it has not finished, "final" after; each says which, and the
 // time of its last update. The file is rewritten:
 // - every checkpoint interval (NCCL_ROCE_STATS_INTERVAL, 60 s unless set) by a writer thread, with every live
-//   entry's cumulative fields as its producers give them now: a process killed by SIGKILL, the OOM killer or a
-//   preemption loses at most the collectives of the last interval;
+//   entry as its producers report it now: a process killed by SIGKILL, the OOM killer or a preemption loses at
+//   most the collectives of the last interval;
 // - when an entry becomes final: by the writer at once, or by the finalizing thread itself when no live entry
 //   is left (the writer is stopped and joined then, so no thread of ours runs while no communicator lives, and
 //   none is left when NCCL dlcloses the library) or when checkpoints are off (interval 0: only final entries are
 //   written, each as it becomes final).
-// Memory: a live entry holds its producers' latest fields, a final one only its text, and a file holds fewer
-// than finalsKept final entries after each write: whenever that many have gathered, the write moves the oldest
+// Memory: a live entry holds its producers' parts, a final one only its text, and a file holds fewer than
+// finalsKept final entries after each write: whenever that many have gathered, the write moves the oldest
 // finalsKept to a part file PREFIX.<pid>.final-<n>.json (the same schema; written once, never rewritten) and
 // frees them. Readers drop the copies a write interrupted between the two files leaves, by the entry's number
 // (docs/ab-testing.md).
@@ -26,19 +33,18 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/env.h"
 #include "common/status.h"
+#include "plugin/communicator_telemetry.h"
 #include "plugin/periodic_writer.h"
 
 namespace nccl_roce::plugin {
-
-// The file's format (docs/ab-testing.md); `nccl-roce ab` reads this and nccl-roce.stats/2.
-inline constexpr const char* kTelemetrySchema = "nccl-roce.stats/3";
 
 // Final entries a file keeps in memory before they move to a part file (docs/environment.md).
 inline constexpr size_t kFinalsKept = 128;
@@ -47,16 +53,14 @@ inline constexpr std::chrono::milliseconds kDefaultCheckpointInterval{60000};
 
 // A producer's handle on its entry.
 struct TelemetryEntry {
-  uint64_t commId = 0;
   uint64_t number = 0;  // "entry" in the file: unique in the process, from 1
+  std::shared_ptr<CommunicatorTelemetry> telemetry;
 };
 
-// The tuner's live answer to "which rule decided this collective, size bucket, algorithm and protocol in this
-// communicator": a rule name, or null. Lets the profiler label timings with the deciding rule while both run.
-using RuleLookup = std::function<nlohmann::ordered_json(int collective, int bucket, int algorithm, int protocol)>;
-// A producer's fields of a live entry as they are now (cumulative): what a checkpoint writes. Called on the
-// writer's thread, so it must own (share) everything it reads.
-using FieldsNow = std::function<nlohmann::ordered_json()>;
+// What a producer knows of its communicator's shape; 0 where it is not told.
+struct CommunicatorShape {
+  int nRanks = 0, nNodes = 0;
+};
 
 struct TelemetryOptions {
   std::chrono::milliseconds interval{0};  // between checkpoints; 0: none, only final entries are written
@@ -68,10 +72,6 @@ struct TelemetryOptions {
 // NCCL_ROCE_STATS_INTERVAL: seconds between checkpoints, a decimal number (0.5, 60) up to a day; 0 turns
 // checkpoints off. Unset or anything else: 60 s (with `problem` saying why for anything else).
 TelemetryOptions telemetryOptionsFrom(const Environment& env);
-
-// The tuner's live decision counts of a communicator, as the statistics file's "decisions" list
-// (tuner/decision_counts.h): what the metrics textfile exports beside the timings (profiler/open_metrics.h).
-using DecisionsLookup = std::function<nlohmann::ordered_json()>;
 
 class TelemetryFiles {
  public:
@@ -85,27 +85,16 @@ class TelemetryFiles {
   // /data/stats.<pid>.json -> /data/stats.<pid>.final-<part>.json
   static std::string partPathFor(const std::string& path, uint32_t part);
 
-  // The entry `producer` ("tuner", "profiler") joins for the communicator `commId` in the file at `path`.
-  TelemetryEntry claim(const std::string& path, uint64_t commId, const std::string& producer);
-  // From now on each checkpoint asks `now` for the producer's fields of the entry, until it finishes.
-  void watch(const std::string& path, const TelemetryEntry& entry, const std::string& producer, FieldsNow now);
-  // The producer's last fields (merged into the entry's). Once every producer of the entry has finished, the
-  // entry is final and written (see the top). An error when this call wrote and could not, or when the writer's
-  // latest write of this file failed. No fields from any producer: the entry is dropped unwritten (an init that
-  // failed after its claim).
-  Status finish(const std::string& path, const TelemetryEntry& entry, const std::string& producer,
-                const nlohmann::ordered_json& fields);
+  // The entry `producer` joins for the communicator `commId` in the file at `path` (pairing: see the top).
+  TelemetryEntry claim(const std::string& path, uint64_t commId, Producer producer, CommunicatorShape shape);
+  // The producer is done with its entry (having handed its last part to entry.telemetry, or not: an init that
+  // failed after its claim). Once every producer of the entry has finished, the entry is final and written (see
+  // the top); without any part it is dropped unwritten. An error when this call wrote and could not, or when the
+  // writer's latest write of this file failed.
+  Status finish(const std::string& path, const TelemetryEntry& entry, Producer producer);
 
-  // Writes every file now, live entries with their producers' fields now: what the writer does each interval.
+  // Writes every file now, live entries as their producers report them now: what the writer does each interval.
   Status checkpoint();
-
-  // The tuner attaches its rule lookup to its entry; the profiler asks for the one of its own entry (the same
-  // entry when both claimed it). Kept while the entry is live. An empty function when none is attached.
-  void attachRules(const std::string& path, const TelemetryEntry& entry, RuleLookup lookup);
-  RuleLookup rulesOf(const std::string& path, const TelemetryEntry& entry);
-  // The same for the tuner's decision counts.
-  void attachDecisions(const std::string& path, const TelemetryEntry& entry, DecisionsLookup lookup);
-  DecisionsLookup decisionsOf(const std::string& path, const TelemetryEntry& entry);
 
   // What was wrong with NCCL_ROCE_STATS_INTERVAL, the first time it is asked (the first init logs it); "" after.
   std::string takeProblem();
@@ -114,41 +103,43 @@ class TelemetryFiles {
   size_t liveEntries() const;
 
  private:
-  struct Producer {
-    std::string name;
-    FieldsNow now;  // empty once finished, or until watch()
-    bool finished = false;
-  };
   struct Entry {
-    uint64_t commId = 0;
-    std::vector<Producer> producers;   // live entries only
-    nlohmann::ordered_json fields;     // merged from the producers, while live
-    bool hasFields = false;            // some producer gave fields: the entry is worth writing
-    std::chrono::system_clock::time_point updated;
-    RuleLookup rules;                  // while live
-    DecisionsLookup decisions;         // while live
-    std::string text;                  // final: the entry, serialised; all a final entry keeps
+    std::shared_ptr<CommunicatorTelemetry> telemetry;  // while live
+    uint8_t joined = 0, finished = 0;                  // bit per Producer
+    std::thread::id claimedOn;                         // the thread of its first claim
+    CommunicatorShape shape;
+    std::string text;  // final: the entry, rendered; all a final entry keeps
     bool final() const { return !text.empty(); }
   };
   struct File {
     std::map<uint64_t, Entry> entries;  // by number: the order of the file
     size_t finals = 0;
-    uint32_t parts = 0;                 // part files written
-    Status lastWrite = Status::ok();    // of the writer's latest write, for the next finish to report
+    uint32_t parts = 0;               // part files written
+    Status lastWrite = Status::ok();  // of the writer's latest write, for the next finish to report
+  };
+  // A live entry's text as of one write, rendered without the lock.
+  struct LiveText {
+    std::string path;
+    uint64_t number;
+    std::string text;
   };
   // What one write of one file puts where.
   struct Rendered {
     std::string main;
     std::vector<std::string> parts;  // the part files to write first, numbered on from the file's last
-    std::vector<uint64_t> moved;     // the final entries they hold, freed once every file is written
+    std::vector<uint64_t> moved;     // the final entries they hold, freed once the file is written
   };
 
-  // Writes every file (or only `onlyPath`), live entries too when `withLive`, with their producers' fields now.
+  uint64_t pairWith(File& file, uint64_t commId, Producer producer, CommunicatorShape shape) const;  // 0: none
+  // Every live entry of every file (or of `onlyPath`) rendered as its producers report it now.
+  std::vector<LiveText> renderLive(const std::string* onlyPath);
+  // Writes every file (or only `onlyPath`), live entries too when `withLive`.
   Status writeAll(bool withLive, const std::string* onlyPath);
+  Status writeOne(const std::string& path, const std::vector<LiveText>& live);
   Status writeFile(const std::string& path, uint32_t firstPart, const Rendered& rendered);
-  Rendered render(File& file, bool withLive) const;  // mutex_ held
-  std::string serialise(uint64_t number, const Entry& entry) const;
-  std::chrono::system_clock::time_point now() const;
+  Rendered render(File& file, const std::string& path, const std::vector<LiveText>& live) const;  // mutex_ held
+  std::string renderFinal(uint64_t number, const Entry& entry) const;
+  int64_t nowMs() const;
   // The writer runs while some entry is live and checkpoints are on; decided from the current count, so
   // concurrent claims and finishes leave it right whatever their order.
   void adjustWriter();

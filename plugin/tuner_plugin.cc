@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "common/strings.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
 #include "telemetry/nccl_names.h"
@@ -55,16 +56,14 @@ struct CommunicatorTuner {
   std::shared_ptr<const CompiledPolicy> compiled;  // null: NCCL decides everything; shared by comms of one shape
   bool algoOrProtoRestricted = false;              // NCCL_ALGO / NCCL_PROTO set by the user
   ChunkSizeServing chunks;
-  // With NCCL_ROCE_STATS set: every call counted, in the process's statistics file at each checkpoint and at
-  // finalize.
-  std::shared_ptr<tuner::DecisionCounts> stats;  // shared with the profiler's rule lookup
+  // With NCCL_ROCE_STATS set: every call counted, reported through the communicator's telemetry entry (the
+  // statistics file at each checkpoint and at finalize, the profiler's rule labels, the metrics textfile).
+  std::shared_ptr<tuner::DecisionCounts> decisions;  // shared with the entry's report function
   TelemetryFiles* statistics = nullptr;
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;
 };
-
-std::string hex(uint64_t value) { return format("0x%016llx", static_cast<unsigned long long>(value)); }
 
 // The communicator's policy (or experiment arm) and its lookup. Problems are logged once per process, by the
 // first communicator that meets them (*first). False when a pin refuses the policy (logged for every communicator).
@@ -76,7 +75,7 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
   if (!active.refusal.empty()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit,
                    "tuner: failing the init of comm %s so that its ranks cannot run different policies: %s",
-                   hex(c.commId).c_str(), active.refusal.c_str());
+                   formatHexId(c.commId).c_str(), active.refusal.c_str());
     return false;
   }
   c.digest = active.policy->digest();
@@ -149,40 +148,38 @@ void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsk
   }
 }
 
-// The communicator's identity in its statistics entry: who it is and what decides for it.
-nlohmann::ordered_json identityOf(const CommunicatorTuner& c) {
+// Who the communicator is and what decides for it, as its telemetry reports it.
+telemetry::PolicyIdentity identityOf(const CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
-  nlohmann::ordered_json comm;
-  comm["comm_id"] = hex(c.commId);
-  comm["n_ranks"] = c.nRanks;
-  comm["n_nodes"] = c.nNodes;
-  auto orNull = [](bool known, const std::string& value) {
-    return known ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
-  };
-  comm["experiment"] = orNull(!c.experiment.empty(), c.experiment);
+  telemetry::PolicyIdentity id;
+  id.experiment = c.experiment;
   // Identities (tuner/policy_digest.h): the experiment's is what a pin names (= digest); the arm's policy's is
   // policy_hash (= digest without an experiment).
-  comm["experiment_hash"] = orNull(!c.experiment.empty(), c.digest);
-  comm["policy"] = policy ? policy->name : "nccl";
-  comm["policy_source"] = policy ? policy->source : "";
-  comm["policy_hash"] = policy ? policy->digest : "";
-  comm["digest"] = orNull(!c.digest.empty(), c.digest);
-  comm["arm"] = orNull(!c.assignment.arm.empty(), c.assignment.arm);
-  return comm;
+  id.experimentHash = c.experiment.empty() ? "" : c.digest;
+  id.policy = policy ? policy->name : "nccl";
+  id.policySource = policy ? policy->source : "";
+  id.policyHash = policy ? policy->digest : "";
+  id.digest = c.digest;
+  id.arm = c.assignment.arm;
+  return id;
 }
 
-// The entry's fields now: the identity and every decision counted so far. Shares what it reads, so a checkpoint
-// can ask on the writer's thread while this communicator finalizes.
-FieldsNow decisionsNow(const CommunicatorTuner& c) {
-  return [identity = identityOf(c), stats = c.stats, policy = c.assignment.policy, chunks = c.chunks.counts] {
-    nlohmann::ordered_json fields = identity;
-    fields.update(stats->toJson(policy ? *policy : tuner::Policy()));
+// The tuner's part of the communicator's telemetry as it is now: its identity and every decision counted so far.
+// Shares what it reads, so a checkpoint can ask on the writer's thread while this communicator finalizes.
+TunerNow reportNow(const CommunicatorTuner& c) {
+  TunerReport base;
+  base.nRanks = static_cast<int>(c.nRanks);
+  base.nNodes = static_cast<int>(c.nNodes);
+  base.identity = identityOf(c);
+  return [base, decisions = c.decisions, policy = c.assignment.policy, chunks = c.chunks.counts] {
+    TunerReport report = base;
+    report.decisions = decisions->snapshot(policy.get());
     if (chunks) {
-      fields["chunk_sizes"] = {{"served", chunks->served.load(std::memory_order_relaxed)},
-                               {"refused", chunks->refused.load(std::memory_order_relaxed)},
-                               {"ambiguous", chunks->ambiguous.load(std::memory_order_relaxed)}};
+      report.chunkSizes = telemetry::ChunkSizeServing{chunks->served.load(std::memory_order_relaxed),
+                                                      chunks->refused.load(std::memory_order_relaxed),
+                                                      chunks->ambiguous.load(std::memory_order_relaxed)};
     }
-    return fields;
+    return report;
   };
 }
 
@@ -192,40 +189,35 @@ void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Env
   std::string problem = statistics.takeProblem();
   if (!problem.empty()) NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit, "tuner: %s", problem.c_str());
   c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
-  c.stats = std::make_shared<tuner::DecisionCounts>();
-  c.statsEntry = statistics.claim(c.statsPath, c.commId, "tuner");
+  c.decisions = std::make_shared<tuner::DecisionCounts>();
   c.statistics = &statistics;
-  statistics.attachRules(c.statsPath, c.statsEntry,
-                         [stats = c.stats, policy = c.assignment.policy](int coll, int bucket, int algo, int proto) {
-                           int rule = stats->ruleFor(coll, bucket, algo, proto);
-                           return policy ? tuner::ruleName(*policy, rule) : nlohmann::ordered_json(nullptr);
-                         });
-  statistics.attachDecisions(c.statsPath, c.statsEntry, [stats = c.stats, policy = c.assignment.policy] {
-    return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
-  });
-  statistics.watch(c.statsPath, c.statsEntry, "tuner", decisionsNow(c));
+  c.statsEntry = statistics.claim(c.statsPath, c.commId, Producer::kTuner,
+                                  {static_cast<int>(c.nRanks), static_cast<int>(c.nNodes)});
+  c.statsEntry.telemetry->attach(reportNow(c));
 }
 
 void logPolicyInUse(CommunicatorTuner& c) {
   const tuner::Policy* policy = c.assignment.policy.get();
-  NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
-                 "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
-                 hex(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
-                 policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
-                 c.experiment.empty() ? ""
-                                      : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
-                 c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
+  NCCL_ROCE_INFO(
+      c.logger, kLogInit | kLogTuning,
+      "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
+      formatHexId(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
+      policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
+      c.experiment.empty() ? ""
+                           : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
+      c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
 }
 
 void reportStatistics(CommunicatorTuner& c) {
-  tuner::DecisionCounts::Totals totals = c.stats->totals();
-  Status written = c.statistics->finish(c.statsPath, c.statsEntry, "tuner", decisionsNow(c)());
+  telemetry::DecisionTotals totals = c.decisions->totals();
+  c.statsEntry.telemetry->finish(reportNow(c)());
+  Status written = c.statistics->finish(c.statsPath, c.statsEntry, Producer::kTuner);
   if (!written.isOk()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
   }
   NCCL_ROCE_INFO(c.logger, kLogTuning,
                  "tuner: comm %s made %llu decisions, %llu by policy rules, %llu with no available preference%s%s",
-                 hex(c.commId).c_str(), static_cast<unsigned long long>(totals.calls),
+                 formatHexId(c.commId).c_str(), static_cast<unsigned long long>(totals.calls),
                  static_cast<unsigned long long>(totals.fromRules), static_cast<unsigned long long>(totals.unavailable),
                  written.isOk() ? "; reported to " : "", written.isOk() ? c.statsPath.c_str() : "");
 }
@@ -256,11 +248,11 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
     logPolicyInUse(*c);
   } catch (...) {
     c->compiled.reset();
-    c->stats.reset();
+    c->decisions.reset();
     c->chunks = ChunkSizeServing();  // serves nothing, keeps nothing
     if (c->statistics != nullptr) {
       try {
-        (void)c->statistics->finish(c->statsPath, c->statsEntry, "tuner", {});  // no entry stays live for it
+        (void)c->statistics->finish(c->statsPath, c->statsEntry, Producer::kTuner);  // no entry stays live for it
       } catch (...) {
       }
       c->statistics = nullptr;
@@ -306,9 +298,9 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
   Decision decision = c->compiled ? tuner::decide(*c->compiled, call, table) : Decision{};
   // Both read NCCL's table as it passed it, before it is marked.
   const uint32_t chunkCode = c->chunks.fromRules ? keepChunkSize(*c, call, decision, table) : 0;
-  if (c->stats) {
+  if (c->decisions) {
     try {
-      c->stats->record(call, decision, table, chunkCode);
+      c->decisions->record(call, decision, table, chunkCode);
     } catch (...) {
       // Statistics are best effort; the decision stands.
     }
@@ -372,8 +364,8 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
           c->logger, kLogTuning,
           "tuner: comm %s: chunk size %s for %s %s/%s is not one NCCL can use there (at most %llu bytes, "
           "whole grains of %llu); NCCL's own %llu kept, and such calls are counted in statistics",
-          hex(c->commId).c_str(), telemetry::describeChunkSize(wanted).c_str(), telemetry::collectiveName(collective),
-          telemetry::algorithmName(algo), telemetry::protocolName(proto),
+          formatHexId(c->commId).c_str(), telemetry::describeChunkSize(wanted).c_str(),
+          telemetry::collectiveName(collective), telemetry::algorithmName(algo), telemetry::protocolName(proto),
           static_cast<unsigned long long>(chunks.ceilings.of(collective, algo, proto)),
           static_cast<unsigned long long>(tuner::chunkGrain(proto)), static_cast<unsigned long long>(ncclOwn));
     } catch (...) {
@@ -387,7 +379,7 @@ ncclResult_t tunerFinalize(void* context) noexcept {
   auto* c = static_cast<CommunicatorTuner*>(context);
   if (c == nullptr) return ncclSuccess;
   try {
-    if (c->stats) reportStatistics(*c);
+    if (c->decisions) reportStatistics(*c);
   } catch (...) {
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: writing statistics failed");
   }

@@ -134,9 +134,30 @@ void CollectiveTracker::dropEvent(Drop why) {
   table_.drop(why);
 }
 
-std::vector<TimingTable::Entry> CollectiveTracker::entries() const {
-  std::lock_guard<SpinLock> lock(lock_);
-  return table_.entries();
+telemetry::Timings CollectiveTracker::timings() const {
+  std::vector<const TimingTable::Entry*> held;
+  held.reserve(TimingTable::kMaxKeys);  // before the lock: collecting under it never allocates
+  telemetry::Timings out;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    table_.collect(&held);
+    out.dropped = table_.drops();
+  }
+  // Entries live as long as the table, so their addresses stay good, and their keys never change once made: the
+  // list is sorted without the lock. Each copy takes the lock on its own, so the proxy thread waits for at most
+  // one histogram's copy.
+  std::sort(held.begin(), held.end(),
+            [](const TimingTable::Entry* a, const TimingTable::Entry* b) { return a->key < b->key; });
+  out.keys.resize(held.size());
+  for (size_t i = 0; i < held.size(); ++i) {
+    std::lock_guard<SpinLock> lock(lock_);
+    out.keys[i].key = held[i]->key;
+    out.keys[i].histogram = held[i]->histogram;
+  }
+  out.keys.erase(std::remove_if(out.keys.begin(), out.keys.end(),
+                                [](const telemetry::KeyTimings& k) { return k.histogram.count() == 0; }),
+                 out.keys.end());
+  return out;
 }
 
 uint64_t CollectiveTracker::dropped(Drop why) const {

@@ -16,9 +16,11 @@
 // Threads: Group and Coll events come from the user's thread or CUDA's host-callback thread, and both can run
 // for one communicator at once (an eager collective while a graph's replay starts, with
 // NCCL_GRAPH_MIXING_SUPPORT=0); KernelCh events from the proxy thread; snapshots from the metrics writer, the
-// statistics checkpoint writer and finalize. Every member function but startGroup takes the tracker's one lock (common/spin_lock.h), never held
-// across anything slow. Nothing allocates after construction except a new key's entry and a new name
-// combination.
+// statistics checkpoint writer and finalize. Every member function but startGroup takes the tracker's one lock
+// (common/spin_lock.h), never held across anything slow: an event holds it for a few fields, a snapshot for one
+// copy of fixed-size state at a time (the key list's addresses, then each key's 8 KiB histogram), and allocates,
+// sorts and formats outside it (docs/performance.md gives the longest hold measured). Nothing allocates under
+// it after construction except a new key's entry and a new name combination.
 #pragma once
 
 #include <atomic>
@@ -32,6 +34,7 @@
 #include "profiler/coll_name_cache.h"
 #include "profiler/event_handle.h"
 #include "profiler/timing_table.h"
+#include "telemetry/timings.h"
 
 namespace nccl_roce::profiler {
 
@@ -67,7 +70,9 @@ class CollectiveTracker {
   // Anything else NCCL hands us that cannot be used (an event type we do not know).
   void dropEvent(Drop why);
 
-  std::vector<TimingTable::Entry> entries() const;
+  // Every timed key's histogram and the dropped events so far, in key order (no rules: the tuner's decisions
+  // label them, telemetry/communicator_snapshot.h).
+  telemetry::Timings timings() const;
   uint64_t dropped(Drop why) const;
   uint32_t index() const { return config_.index; }
   telemetry::TimingSource source() const { return config_.source; }

@@ -5,19 +5,6 @@
 
 namespace nccl_roce::profiler {
 
-const char* dropName(Drop drop) {
-  switch (drop) {
-    case Drop::kUnknownEvent: return "unknown_event";
-    case Drop::kMissingParent: return "missing_parent";
-    case Drop::kStopWithoutStart: return "stop_without_start";
-    case Drop::kStopBeforeStart: return "stop_before_start";
-    case Drop::kTimerWrapped: return "timer_wrapped";
-    case Drop::kTooManyKeys: return "too_many_keys";
-    case Drop::kIncomplete: break;
-  }
-  return "incomplete";
-}
-
 // Room for every key up front, so adding one on NCCL's threads never rehashes.
 TimingTable::TimingTable() { entries_.reserve(kMaxKeys); }
 
@@ -47,6 +34,13 @@ std::vector<TimingTable::Entry> TimingTable::entries() const {
   }
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
   return out;
+}
+
+void TimingTable::collect(std::vector<const Entry*>* out) const {
+  for (const auto& [key, entry] : entries_) {
+    if (out->size() == out->capacity()) return;
+    out->push_back(entry.get());
+  }
 }
 
 }  // namespace nccl_roce::profiler

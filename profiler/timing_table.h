@@ -12,24 +12,15 @@
 #include "common/flat_map.h"
 #include "telemetry/cell_key.h"
 #include "telemetry/log_histogram.h"
+#include "telemetry/timings.h"
 
 namespace nccl_roce::profiler {
 
 using telemetry::CellKey;
 using telemetry::TimingSource;
 
-enum class Drop : uint8_t {
-  kUnknownEvent,      // an event of a type this plugin does not know (NCCL's API-level events are known: ignored)
-  kMissingParent,     // a kernel channel we cannot place: its collective is not held (never started, or long
-                      // recycled), or the channel is past NCCL's 64
-  kStopWithoutStart,  // a channel stopped that had not started
-  kStopBeforeStart,   // a stop stamp earlier than the start
-  kTimerWrapped,      // a duration past the histogram's range (about 77 s): a wrapped or garbage stamp
-  kTooManyKeys,       // more distinct keys than the table holds
-  kIncomplete,        // a kernel whose channels did not all report before the next one started
-};
-constexpr int kNumDrops = 7;
-const char* dropName(Drop drop);  // "unknown_event", ... as in the statistics file
+using telemetry::Drop;
+using telemetry::kNumDrops;
 
 class TimingTable {
  public:
@@ -50,7 +41,11 @@ class TimingTable {
   void drop(Drop why, uint64_t count = 1) { drops_[static_cast<size_t>(why)] += count; }
 
   std::vector<Entry> entries() const;  // copies, in key order
+  // Each entry's address, appended to *out up to its capacity (no allocation: the tracker copies the entries one
+  // at a time, outside the lock that guards them all); they stay valid as long as the table.
+  void collect(std::vector<const Entry*>* out) const;
   uint64_t dropped(Drop why) const { return drops_[static_cast<size_t>(why)]; }
+  const std::array<uint64_t, kNumDrops>& drops() const { return drops_; }
 
  private:
   FlatMap<telemetry::CellKey, std::unique_ptr<Entry>, telemetry::CellKeyHash> entries_;

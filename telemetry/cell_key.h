@@ -1,9 +1,8 @@
 // What a tuner decision or a collective's timing is counted under: the collective, its power-of-two size bucket,
 // the choice that ran (algorithm, protocol, channels, chunk size) and, for a timing, where the time came from.
 // One type for the tuner's decision counts (tuner/decision_counts.h), the profiler's timing table
-// (profiler/timing_table.h) and the fleet readers (fleet/telemetry_reader.cc), so a decision and the timings of
-// what it chose join field by field; it lives here, the lowest layer the tuner plugin, the profiler and the
-// readers all use. writeCellKey and readCellKey are its one JSON form in the statistics file.
+// (profiler/timing_table.h), the statistics file and the metrics textfile that write them, and the fleet readers,
+// so a decision and the timings of what it chose join field by field.
 //
 // fleet's "cell" (fleet/fleet_records.h) is the coarser (collective, size bucket) part that arms are compared
 // over.
@@ -11,12 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "common/status.h"
 
 namespace nccl_roce::telemetry {
 
@@ -30,12 +26,12 @@ enum class TimingSource : uint8_t {
 const char* timingSourceName(TimingSource source);
 
 struct CellKey {
-  int8_t collective = -1;  // tuner index (tuner/nccl_names.h); -1 unknown
+  int8_t collective = -1;  // NCCL's index (telemetry/nccl_names.h); -1 unknown
   uint8_t bucket = 0;      // sizeBucket(bytes), bytes as the tuner counts them
   int8_t algorithm = -1;   // tuner index; -1 unknown (NCCL's pick could not be read, or a name we do not know)
   int8_t protocol = -1;
   uint8_t channels = 0;    // a decision: as the rule set them, 0 = NCCL decided; a timing: what the kernel ran on
-  uint32_t chunkSize = 0;  // ChunkSize::code() (tuner/chunk_size.h): bytes, an odd code for a factor of NCCL's
+  uint32_t chunkSize = 0;  // ChunkSize::code() (telemetry/chunk_size.h): bytes, an odd code for a factor of NCCL's
                            // own ("x2"), 0 = NCCL's own chunk size
   TimingSource source = TimingSource::kNone;
 
@@ -63,19 +59,5 @@ struct CellKeyHash {
     return static_cast<size_t>(fields ^ uint64_t{k.chunkSize} << 24);
   }
 };
-
-// Writes the key's members of a statistics-file line: "collective", "bucket", "size_min", "size_max",
-// "algorithm", "protocol" (null when unknown), "channels", and "chunk_size" when not NCCL's own (0): a number of
-// bytes, or a factor of NCCL's own as the policy writes it ("x2"). A timing's
-// "timing_source" is written by its writer, after the fields it puts between (plugin/timing_records.cc).
-void writeCellKey(const CellKey& key, nlohmann::ordered_json& out);
-// A key's chunk size as a metric label writes it, in the statistics file's form: "0" for NCCL's own, bytes as a
-// number ("262144"), a factor as the policy writes it ("x2"). chunkSizeFromLabel reads it back (nullopt: neither).
-std::string chunkSizeLabel(uint32_t chunkSize);
-std::optional<uint32_t> chunkSizeFromLabel(std::string_view label);
-
-// Reads what writeCellKey wrote, and "timing_source" where present; an absent "chunk_size" is 0 (NCCL's own).
-// kParseError naming the member that is missing or wrong.
-Status readCellKey(const nlohmann::json& line, CellKey* key);
 
 }  // namespace nccl_roce::telemetry

@@ -76,4 +76,20 @@ std::string describeChunkSize(const ChunkSize& chunk) {
   return "NCCL's";
 }
 
+std::string chunkSizeLabel(uint32_t code) {
+  ChunkSize chunk = ChunkSize::fromCode(code);
+  return chunk.kind == ChunkSize::Kind::kScaled ? formatChunkSize(chunk) : std::to_string(code);
+}
+
+std::optional<uint32_t> chunkSizeFromLabel(std::string_view label) {
+  if (label == "0") return 0;
+  StatusOr<ChunkSize> chunk = parseChunkSize(label);
+  // Only what chunkSizeLabel writes: a chunk size a key can hold (bytes in 16-byte grains), in its one spelling.
+  if (!chunk.isOk() || chunk->isNccl() || ChunkSize::fromCode(chunk->code()) != *chunk ||
+      chunkSizeLabel(chunk->code()) != label) {
+    return std::nullopt;
+  }
+  return chunk->code();
+}
+
 }  // namespace nccl_roce::telemetry

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -48,5 +49,10 @@ StatusOr<ChunkSize> parseChunkSize(std::string_view text);
 std::string formatChunkSize(const ChunkSize& chunk);
 // For sentences: "256K", "NCCL's x2", "NCCL's".
 std::string describeChunkSize(const ChunkSize& chunk);
+
+// A key's chunk size (its code) as files and labels write it: "0" for NCCL's own, bytes as a number ("262144"),
+// a factor as a policy writes it ("x2"). chunkSizeFromLabel reads back exactly that (nullopt for anything else).
+std::string chunkSizeLabel(uint32_t code);
+std::optional<uint32_t> chunkSizeFromLabel(std::string_view label);
 
 }  // namespace nccl_roce::telemetry

@@ -65,6 +65,12 @@ void LogHistogram::addToBin(int bin, uint64_t n) {
   maxNs_ = std::max(maxNs_, value);
 }
 
+void LogHistogram::restoreMoments(uint64_t sumNs, uint64_t minNs, uint64_t maxNs) {
+  sumNs_ = sumNs;
+  minNs_ = minNs;
+  maxNs_ = maxNs;
+}
+
 void LogHistogram::merge(const LogHistogram& other) {
   for (int i = 0; i < kBins; ++i) bins_[static_cast<size_t>(i)] += other.bins_[static_cast<size_t>(i)];
   count_ += other.count_;

@@ -27,6 +27,9 @@ class LogHistogram {
   // Adds `count` observations in bin `bin` (0 .. kBins-1); what merging and reading files use.
   void addToBin(int bin, uint64_t count);
   void merge(const LogHistogram& other);
+  // After the bins were read back (addToBin), the exact sum, minimum and maximum they were recorded with, which
+  // the bins alone give only within 1%.
+  void restoreMoments(uint64_t sumNs, uint64_t minNs, uint64_t maxNs);
 
   uint64_t count() const { return count_; }
   uint64_t binCount(int bin) const { return bins_[static_cast<size_t>(bin)]; }  // 0 .. kBins-1

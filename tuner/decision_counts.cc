@@ -1,99 +1,68 @@
 #include "tuner/decision_counts.h"
 
 #include <algorithm>
-#include <tuple>
+#include <mutex>
 #include <utility>
-#include <vector>
 
 namespace nccl_roce::tuner {
+
+using telemetry::DecisionSource;
 
 size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept {
   // Within one key, decisions differ by who decided and by rule: small numbers, put past the key's fields.
   return telemetry::CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
 }
 
-void DecisionCounts::record(const telemetry::CellKey& key, Source source, int rule) {
+void DecisionCounts::record(const telemetry::CellKey& key, DecisionSource source, int rule) {
   std::lock_guard<SpinLock> lock(lock_);
   ++counts_[Decided{key, source, rule}];
 }
 
 void DecisionCounts::record(const CallInputs& call, const Decision& decision, const CostTable& table,
                             uint32_t chunkSize) {
-  Source source = decision.byRule()                                       ? Source::kRule
-                  : decision.outcome == Decision::Outcome::kUnavailable ? Source::kUnavailable
-                                                                          : Source::kNccl;
+  const bool byRule = decision.byRule();
+  DecisionSource source = byRule                                                ? DecisionSource::kRule
+                          : decision.outcome == Decision::Outcome::kUnavailable ? DecisionSource::kUnavailable
+                                                                                : DecisionSource::kNccl;
   int algorithm = decision.algorithm, protocol = decision.protocol;
   if (decision.outcome != Decision::Outcome::kChosen && !ncclDefaultChoice(table, &algorithm, &protocol)) {
     algorithm = protocol = -1;
   }
-  const bool byRule = decision.byRule();
   record(telemetry::cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
                             byRule ? chunkSize : 0),
-         source, source == Source::kNccl ? -1 : decision.rule);
+         source, source == DecisionSource::kNccl ? -1 : decision.rule);
 }
 
-nlohmann::ordered_json ruleName(const Policy& policy, int rule) {
-  if (rule < 0 || static_cast<size_t>(rule) >= policy.rules.size()) return nullptr;
+std::string ruleName(const Policy& policy, int rule) {
+  if (rule < 0 || static_cast<size_t>(rule) >= policy.rules.size()) return "";
   const Rule& r = policy.rules[static_cast<size_t>(rule)];
   return r.name.empty() ? "line " + std::to_string(r.position.line) : r.name;
 }
 
-int DecisionCounts::ruleFor(int collective, int bucket, int algorithm, int protocol) const {
+telemetry::DecisionTotals DecisionCounts::totals() const {
   std::lock_guard<SpinLock> lock(lock_);
-  int best = -1;
-  uint64_t bestCount = 0;
-  for (const auto& [d, count] : counts_) {
-    if (d.source != Source::kRule || d.key.collective != collective || d.key.bucket != bucket ||
-        d.key.algorithm != algorithm || d.key.protocol != protocol) {
-      continue;
-    }
-    if (count > bestCount) {
-      bestCount = count;
-      best = d.rule;
-    }
-  }
-  return best;
-}
-
-DecisionCounts::Totals DecisionCounts::totals() const {
-  std::lock_guard<SpinLock> lock(lock_);
-  Totals t;
+  telemetry::DecisionTotals t;
   for (const auto& [d, count] : counts_) {
     t.calls += count;
-    if (d.source == Source::kRule) t.fromRules += count;
-    if (d.source == Source::kUnavailable) t.unavailable += count;
+    if (d.source == DecisionSource::kRule) t.fromRules += count;
+    if (d.source == DecisionSource::kUnavailable) t.unavailable += count;
   }
   return t;
 }
 
-nlohmann::ordered_json DecisionCounts::toJson(const Policy& policy) const {
-  std::vector<std::pair<Decided, uint64_t>> decisions;
+std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const Policy* policy) const {
+  std::vector<std::pair<Decided, uint64_t>> counted;
+  counted.reserve(64);  // what a communicator's few collectives and sizes make; more only allocates again
   {
     std::lock_guard<SpinLock> lock(lock_);
-    decisions.assign(counts_.begin(), counts_.end());
+    counted.assign(counts_.begin(), counts_.end());
   }
-  std::sort(decisions.begin(), decisions.end(), [](const auto& a, const auto& b) {
-    const Decided &x = a.first, &y = b.first;
-    return std::tie(x.key, x.source, x.rule) < std::tie(y.key, y.source, y.rule);
-  });
-  Totals t;
-  nlohmann::ordered_json lines = nlohmann::ordered_json::array();
-  for (const auto& [d, count] : decisions) {
-    t.calls += count;
-    if (d.source == Source::kRule) t.fromRules += count;
-    if (d.source == Source::kUnavailable) t.unavailable += count;
-    nlohmann::ordered_json line;
-    telemetry::writeCellKey(d.key, line);
-    line["source"] = d.source == Source::kRule ? "rule" : d.source == Source::kUnavailable ? "unavailable" : "nccl";
-    line["rule"] = ruleName(policy, d.rule);
-    line["count"] = count;
-    lines.push_back(std::move(line));
+  std::vector<telemetry::DecisionCount> out;
+  out.reserve(counted.size());
+  for (const auto& [d, count] : counted) {
+    out.push_back({d.key, d.source, policy != nullptr ? ruleName(*policy, d.rule) : std::string(), "", count});
   }
-  nlohmann::ordered_json out;
-  out["calls"] = t.calls;
-  out["from_rules"] = t.fromRules;
-  out["unavailable"] = t.unavailable;
-  out["decisions"] = std::move(lines);
+  std::sort(out.begin(), out.end());
   return out;
 }
 

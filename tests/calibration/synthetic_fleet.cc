@@ -1,5 +1,5 @@
 // Writes the statistics files of a simulated fleet, one per process (communicator rank), through the plugin's
-// own writers (plugin/timing_records.h, plugin/telemetry_file.h, tuner/decision_counts.h), so `nccl-roce ab`
+// own writers (plugin/telemetry_file.h, plugin/communicator_telemetry.h, tuner/decision_counts.h), so `nccl-roce ab`
 // and `nccl-roce ab fit` can be shown on data with a known truth (docs/ab-testing.md):
 //   synthetic_fleet DIR [SEED]          (DIR is created when missing)
 // 24 communicators per arm ("control", "candidate"), 2 ranks each, all-reduces of 16 KiB-128 MiB. The truth:
@@ -11,7 +11,7 @@
 // against a cost table where NCCL picks Ring/LL128. The
 // truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
 // ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
-// --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (profiler/open_metrics.h) from the same trackers, 24
+// --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (telemetry/open_metrics.h) from the same trackers, 24
 // communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
 // --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
 // --zeros: each rank of the first communicator times 3 collectives at zero (the clock could not resolve them), which
@@ -30,9 +30,9 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/telemetry_file.h"
-#include "plugin/timing_records.h"
-#include "profiler/open_metrics.h"
+#include "profiler/collective_tracker.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/open_metrics.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
 #include "tuner/compiled_policy.h"
@@ -154,15 +154,17 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   }
 }
 
-// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc identityOf and decisionsNow).
-nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Process& p) {
-  nlohmann::ordered_json tuner;
-  tuner["experiment"] = e.name;
-  tuner["experiment_hash"] = e.hash;
-  tuner["policy"] = arm.policyName;
-  tuner["policy_hash"] = arm.policyHash;
-  tuner["arm"] = arm.name;
-  if (e.decisions) tuner.update(p.decisions->toJson(arm.policy ? *arm.policy : tuner::Policy()));
+// What the tuner reports for an experiment arm (plugin/tuner_plugin.cc identityOf and reportNow).
+plugin::TunerReport tunerReport(const Experiment& e, const Arm& arm, const Process& p) {
+  plugin::TunerReport tuner;
+  tuner.nRanks = e.spec.ranks;
+  tuner.nNodes = e.spec.nodes;
+  tuner.identity.experiment = e.name;
+  tuner.identity.experimentHash = e.hash;
+  tuner.identity.policy = arm.policyName;
+  tuner.identity.policyHash = arm.policyHash;
+  tuner.identity.arm = arm.name;
+  tuner.decisions = p.decisions->snapshot(arm.policy.get());
   return tuner;
 }
 
@@ -171,10 +173,10 @@ nlohmann::ordered_json tunerFields(const Experiment& e, const Arm& arm, const Pr
 struct Textfiles {
   static constexpr size_t kCommunicatorsPerFile = 24;
   std::string dir, prefix;
-  std::vector<profiler::CommunicatorTimings> pending;
+  std::vector<telemetry::CommunicatorSnapshot> pending;
   int written = 0;
 
-  Status add(profiler::CommunicatorTimings timings) {
+  Status add(telemetry::CommunicatorSnapshot timings) {
     pending.push_back(std::move(timings));
     return pending.size() < kCommunicatorsPerFile ? Status::ok() : flush();
   }
@@ -182,7 +184,7 @@ struct Textfiles {
     if (pending.empty() || dir.empty()) return Status::ok();
     std::string pod = format("pod-%d", written++);
     Status status = writeFileAtomically(dir + "/" + prefix + "-" + pod + ".prom",
-                                        profiler::renderOpenMetrics({pod, written}, pending));
+                                        telemetry::renderTextfile({pod, written}, pending));
     pending.clear();
     return status;
   }
@@ -205,31 +207,15 @@ Status writeCommunicator(const Experiment& e, uint64_t commId, const std::map<in
     const Arm& arm = e.arms.at(p.arm);
     std::string name = format("pod-%016llx-rank%d", static_cast<unsigned long long>(commId), rank);
     std::string path = out.stats + "/" + name + ".json";
-    plugin::TelemetryEntry entry = statistics.claim(path, commId, "tuner");
-    statistics.claim(path, commId, "profiler");  // joins the tuner's entry, as in the plugin
-    statistics.attachRules(path, entry, [stats = p.decisions, policy = arm.policy](int c, int b, int a, int pr) {
-      return policy ? tuner::ruleName(*policy, stats->ruleFor(c, b, a, pr)) : nlohmann::ordered_json(nullptr);
-    });
-    if (e.decisions) {
-      statistics.attachDecisions(path, entry, [stats = p.decisions, policy = arm.policy] {
-        return stats->toJson(policy ? *policy : tuner::Policy())["decisions"];
-      });
-    }
-    profiler::CommunicatorTimings labels;
-    labels.commId = commId;
-    labels.nRanks = e.spec.ranks;
-    labels.nNodes = e.spec.nodes;
-    labels.rank = rank;
-    labels.experiment = e.name;
-    labels.experimentHash = e.hash;
-    labels.arm = arm.name;
-    labels.policy = arm.policyName;
-    labels.policyHash = arm.policyHash;
-    plugin::TimedCommunicator timed(labels, p.tracker, statistics, path, entry);
-    // The textfile's figures first, as the profiler's finalize takes them: a final entry keeps no rule lookups.
-    profiler::CommunicatorTimings metrics = timed.snapshot();
-    Status written = statistics.finish(path, entry, "tuner", tunerFields(e, arm, p));
-    if (written.isOk()) written = statistics.finish(path, entry, "profiler", plugin::timingRecords(timed));
+    plugin::CommunicatorShape shape{e.spec.ranks, e.spec.nodes};
+    plugin::TelemetryEntry entry = statistics.claim(path, commId, plugin::Producer::kTuner, shape);
+    statistics.claim(path, commId, plugin::Producer::kProfiler, shape);  // joins the tuner's entry, as in the plugin
+    entry.telemetry->finish(tunerReport(e, arm, p));
+    entry.telemetry->finish(plugin::ProfilerReport{e.spec.ranks, e.spec.nodes, rank, p.tracker->timings()});
+    // The textfile's figures, as the profiler's finalize takes them.
+    telemetry::CommunicatorSnapshot metrics = entry.telemetry->snapshot();
+    Status written = statistics.finish(path, entry, plugin::Producer::kTuner);
+    if (written.isOk()) written = statistics.finish(path, entry, plugin::Producer::kProfiler);
     if (written.isOk() && !out.metrics.dir.empty()) written = out.metrics.add(std::move(metrics));
     if (!written.isOk()) return written;
   }

@@ -10,6 +10,7 @@
 
 #include "fleet/fleet_records.h"
 #include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
@@ -66,13 +67,14 @@ TEST(AbFitCli, ASyntheticFleetFittedByTheShippedCliGivesTheKnownBestArms) {
   for (int bucket : truth().buckets) {
     std::string best = calibration::bestArm(truth(), bucket);
     gains += !best.empty();
-    auto rule = ruled.find(describeBucket(bucket));
+    auto rule = ruled.find(telemetry::bucketLabel(bucket));
     if (best.empty()) {
-      EXPECT_EQ(rule, ruled.end()) << describeBucket(bucket) << ": no arm is faster, yet " << rule->second << " won";
+      EXPECT_EQ(rule, ruled.end()) << telemetry::bucketLabel(bucket) << ": no arm is faster, yet " << rule->second
+                                   << " won";
     } else {
-      EXPECT_NE(rule, ruled.end()) << describeBucket(bucket) << ": " << best << " is faster but has no rule";
+      EXPECT_NE(rule, ruled.end()) << telemetry::bucketLabel(bucket) << ": " << best << " is faster but has no rule";
       if (rule != ruled.end()) {
-        EXPECT_EQ(rule->second, best) << describeBucket(bucket);
+        EXPECT_EQ(rule->second, best) << telemetry::bucketLabel(bucket);
       }
     }
   }

@@ -55,9 +55,15 @@ std::string document(const std::vector<CommEntry>& comms, bool v3, const std::st
     comm["policy_source"] = "/etc/nccl-roce/" + c.arm + ".toml";
     comm["policy_hash"] = c.policyHash;
     comm["arm"] = c.arm;
-    comm["calls"] = 100;
-    comm["from_rules"] = 100;
-    comm["unavailable"] = 0;
+    uint64_t calls = 0, fromRules = 0, unavailable = 0;  // what the decisions add up to, as the plugin writes them
+    for (const DecisionLine& d : c.decisions) {
+      calls += d.count;
+      fromRules += d.source == "rule" ? d.count : 0;
+      unavailable += d.source == "unavailable" ? d.count : 0;
+    }
+    comm["calls"] = calls;
+    comm["from_rules"] = fromRules;
+    comm["unavailable"] = unavailable;
     comm["decisions"] = decisionsOf(c);
     nlohmann::ordered_json timing;
     timing["histogram"] = {{"scheme", "log"}, {"relative_error", 0.01}, {"min_ns", 100}, {"bins", 1024}};

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/file.h"
+#include "profiler/collective_tracker.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
@@ -17,17 +18,19 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// One communicator's tracker with `n` all-reduces of 64 KiB on Ring/LL, 50 us each.
+// One communicator's telemetry: its tuner's identity, and a tracker with `n` all-reduces of 64 KiB on Ring/LL,
+// 50 us each.
 struct TrackedComm {
-  explicit TrackedComm(TelemetryFiles& statistics, uint64_t commId = 0x77) {
-    profiler::CommunicatorTimings labels;
-    labels.commId = commId;
-    labels.nNodes = 2;
-    labels.nRanks = 16;
-    labels.arm = "candidate";
-    labels.policy = "decode";
+  explicit TrackedComm(uint64_t commId = 0x77) {
     tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
-    timed = std::make_shared<TimedCommunicator>(labels, tracker, statistics, "unused", TelemetryEntry{commId, 0});
+    timed = std::make_shared<CommunicatorTelemetry>(commId);
+    timed->attach(TunerNow([] {
+      TunerReport r{16, 2, {}, {}, {}};
+      r.identity.arm = "candidate";
+      r.identity.policy = "decode";
+      return r;
+    }));
+    timed->attach(ProfilerNow([t = tracker] { return ProfilerReport{16, 2, 0, t->timings()}; }));
   }
   void run(int n) {
     for (int i = 0; i < n; ++i) {
@@ -37,7 +40,7 @@ struct TrackedComm {
     }
   }
   std::shared_ptr<profiler::CollectiveTracker> tracker;
-  std::shared_ptr<TimedCommunicator> timed;
+  std::shared_ptr<CommunicatorTelemetry> timed;
 };
 
 std::string contents(const std::string& path) {
@@ -48,9 +51,8 @@ std::string contents(const std::string& path) {
 TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
   testing::TempDir dir;
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
-  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::milliseconds(20));
-  TrackedComm comm(statistics);
+  TrackedComm comm;
   metrics.add(comm.timed, env);
   EXPECT_EQ(metrics.path(), dir.join("nccl-roce." + std::to_string(::getpid()) + ".prom"));
   comm.run(3);
@@ -69,11 +71,11 @@ TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
 TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack) {
   testing::TempDir dir;
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
-  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::hours(1));  // only explicit writes
-  TrackedComm comm(statistics);
+  TrackedComm comm;
   metrics.add(comm.timed, env);
   comm.run(4);
+  comm.timed->finish(ProfilerReport{16, 2, 0, comm.tracker->timings()});  // as the profiler finalizes
   metrics.finish(comm.timed);
   comm.run(1);  // after finalize: not in the file
   ASSERT_TRUE(metrics.writeNow().isOk());
@@ -88,9 +90,8 @@ TEST(MetricsTextfile, AFinalizedCommunicatorKeepsItsFiguresSoCountersNeverGoBack
 TEST(MetricsTextfile, TheWriterRunsOnlyWhileACommunicatorLivesAndTheLastFinalizeWritesTheFile) {
   testing::TempDir dir;
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}});
-  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::hours(1));  // the writer never reaches its interval here
-  TrackedComm first(statistics, 0x71), second(statistics, 0x72);
+  TrackedComm first(0x71), second(0x72);
   EXPECT_FALSE(metrics.writerRunning());
   metrics.add(first.timed, env);
   metrics.add(second.timed, env);
@@ -105,7 +106,7 @@ TEST(MetricsTextfile, TheWriterRunsOnlyWhileACommunicatorLivesAndTheLastFinalize
   EXPECT_THAT(text, HasSubstr("comm_id=\"0x0000000000000071\""));
   EXPECT_THAT(text, HasSubstr("comm_id=\"0x0000000000000072\""));
   EXPECT_THAT(text, HasSubstr("} 3\n")) << "written by the last finalize, not left to a writer that is gone";
-  TrackedComm third(statistics, 0x73);
+  TrackedComm third(0x73);
   metrics.add(third.timed, env);
   EXPECT_TRUE(metrics.writerRunning()) << "the next communicator (after NCCL reopens the library) starts it again";
   metrics.finish(third.timed);
@@ -114,9 +115,8 @@ TEST(MetricsTextfile, TheWriterRunsOnlyWhileACommunicatorLivesAndTheLastFinalize
 TEST(MetricsTextfile, NothingIsWrittenWithoutTheVariable) {
   testing::TempDir dir;
   MapEnvironment env;
-  TelemetryFiles statistics;
   MetricsTextfile metrics(std::chrono::milliseconds(1));
-  TrackedComm comm(statistics);
+  TrackedComm comm;
   metrics.add(comm.timed, env);
   comm.run(1);
   EXPECT_TRUE(metrics.writeNow().isOk());

@@ -28,10 +28,29 @@ nlohmann::json readDocument(const std::string& path) {
 
 bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-nlohmann::ordered_json calls(int n) {
-  nlohmann::ordered_json fields;
-  fields["calls"] = n;
-  return fields;
+// The tuner's part of an entry that counted `n` calls, all in one cell.
+TunerReport calls(int n) {
+  TunerReport report;
+  report.nRanks = 8;
+  report.nNodes = 1;
+  report.decisions = {
+      {telemetry::cellKey(4, 65536, 1, 0, 0), telemetry::DecisionSource::kNccl, "", "", static_cast<uint64_t>(n)}};
+  return report;
+}
+
+CommunicatorShape eightRanks() {
+  return {8, 1};
+}
+
+// The tuner hands its last part over and is done with the entry.
+Status finishTuner(TelemetryFiles& registry, const std::string& path, const TelemetryEntry& entry, int n) {
+  entry.telemetry->finish(calls(n));
+  return registry.finish(path, entry, Producer::kTuner);
+}
+
+Status finishProfiler(TelemetryFiles& registry, const std::string& path, const TelemetryEntry& entry) {
+  entry.telemetry->finish(ProfilerReport{8, 1, 0, telemetry::Timings()});
+  return registry.finish(path, entry, Producer::kProfiler);
 }
 
 TelemetryOptions onlyAtFinalize() { return TelemetryOptions{}; }
@@ -63,9 +82,10 @@ TEST(StatisticsFile, HoldsEveryFinalizedCommunicatorAfterEachFinalize) {
   EXPECT_EQ(path, dir.join("stats.4242.json"));
   TelemetryFiles registry(onlyAtFinalize());
   std::vector<TelemetryEntry> ranks;
-  for (int i = 0; i < 3; ++i) ranks.push_back(registry.claim(path, 7, "tuner"));  // three local ranks of one id
+  for (int i = 0; i < 3; ++i)
+    ranks.push_back(registry.claim(path, 7, Producer::kTuner, eightRanks()));  // three local ranks of one id
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(registry.finish(path, ranks[static_cast<size_t>(i)], "tuner", calls(i)).isOk());
+    ASSERT_TRUE(finishTuner(registry, path, ranks[static_cast<size_t>(i)], i).isOk());
     nlohmann::json doc = readDocument(path);  // a whole, valid document after every finalize
     EXPECT_EQ(doc["schema"], "nccl-roce.stats/3");
     EXPECT_TRUE(doc["pid"].is_number());
@@ -87,27 +107,26 @@ TEST(StatisticsFile, TheProfilerJoinsTheLiveEntryOfItsCommunicator) {
   std::string path = dir.join("stats.1.json");
   TelemetryFiles registry(onlyAtFinalize());
   // NCCL 2.28 inits the profiler before the tuner, and finalizes the tuner first.
-  TelemetryEntry timedA = registry.claim(path, 0x11, "profiler");
-  TelemetryEntry timedB = registry.claim(path, 0x22, "profiler");
-  TelemetryEntry a = registry.claim(path, 0x11, "tuner");
-  TelemetryEntry b = registry.claim(path, 0x22, "tuner");
+  TelemetryEntry timedA = registry.claim(path, 0x11, Producer::kProfiler, eightRanks());
+  TelemetryEntry timedB = registry.claim(path, 0x22, Producer::kProfiler, eightRanks());
+  TelemetryEntry a = registry.claim(path, 0x11, Producer::kTuner, eightRanks());
+  TelemetryEntry b = registry.claim(path, 0x22, Producer::kTuner, eightRanks());
   EXPECT_EQ(a.number, timedA.number);
   EXPECT_EQ(b.number, timedB.number);
-  ASSERT_TRUE(registry.finish(path, b, "tuner", calls(5)).isOk());
+  EXPECT_EQ(a.telemetry, timedA.telemetry) << "one place where both producers meet";
+  ASSERT_TRUE(finishTuner(registry, path, b, 5).isOk());
   EXPECT_FALSE(fileExists(path)) << "not final while its profiler is live";
-  nlohmann::ordered_json timings;
-  timings["timing"] = nlohmann::ordered_json::object();
-  ASSERT_TRUE(registry.finish(path, timedB, "profiler", timings).isOk());
+  ASSERT_TRUE(finishProfiler(registry, path, timedB).isOk());
   nlohmann::json doc = readDocument(path);
   ASSERT_EQ(doc["communicators"].size(), 1u);
   EXPECT_EQ(doc["communicators"][0]["calls"], 5);
   EXPECT_TRUE(doc["communicators"][0].contains("timing")) << "one entry holds both producers' fields";
   // A later communicator with a finalized one's id gets an entry of its own.
-  ASSERT_TRUE(registry.finish(path, a, "tuner", calls(1)).isOk());
-  ASSERT_TRUE(registry.finish(path, timedA, "profiler", timings).isOk());
-  TelemetryEntry again = registry.claim(path, 0x22, "profiler");
+  ASSERT_TRUE(finishTuner(registry, path, a, 1).isOk());
+  ASSERT_TRUE(finishProfiler(registry, path, timedA).isOk());
+  TelemetryEntry again = registry.claim(path, 0x22, Producer::kProfiler, eightRanks());
   EXPECT_NE(again.number, b.number);
-  ASSERT_TRUE(registry.finish(path, again, "profiler", timings).isOk());
+  ASSERT_TRUE(finishProfiler(registry, path, again).isOk());
   EXPECT_EQ(readDocument(path)["communicators"].size(), 3u);
 }
 
@@ -119,8 +138,8 @@ TEST(StatisticsFile, ACheckpointWritesEachLiveEntryAsItsProducersHoldItNowAndWhe
   options.clock = [clock] { return *clock; };
   TelemetryFiles registry(options);
   auto counted = std::make_shared<std::atomic<int>>(3);
-  TelemetryEntry entry = registry.claim(path, 0x33, "tuner");
-  registry.watch(path, entry, "tuner", [counted] { return calls(counted->load()); });
+  TelemetryEntry entry = registry.claim(path, 0x33, Producer::kTuner, eightRanks());
+  entry.telemetry->attach(TunerNow([counted] { return calls(counted->load()); }));
   ASSERT_TRUE(registry.checkpoint().isOk());
   nlohmann::json doc = readDocument(path);
   ASSERT_EQ(doc["communicators"].size(), 1u);
@@ -133,7 +152,7 @@ TEST(StatisticsFile, ACheckpointWritesEachLiveEntryAsItsProducersHoldItNowAndWhe
   doc = readDocument(path);
   EXPECT_EQ(doc["communicators"][0]["calls"], 8) << "cumulative, as of this checkpoint";
   EXPECT_EQ(doc["communicators"][0]["updated"], "2026-03-01T12:35:56.789Z");
-  ASSERT_TRUE(registry.finish(path, entry, "tuner", calls(9)).isOk());
+  ASSERT_TRUE(finishTuner(registry, path, entry, 9).isOk());
   doc = readDocument(path);
   EXPECT_EQ(doc["communicators"][0]["state"], "final");
   EXPECT_EQ(doc["communicators"][0]["calls"], 9);
@@ -144,14 +163,14 @@ TEST(StatisticsFile, TheWriterCheckpointsWhileAnEntryLivesAndStopsAtTheLastFinal
   std::string path = dir.join("stats.1.json");
   TelemetryFiles registry(checkpointEvery(milliseconds(20)));
   auto counted = std::make_shared<std::atomic<int>>(1);
-  TelemetryEntry entry = registry.claim(path, 0x44, "tuner");
-  registry.watch(path, entry, "tuner", [counted] { return calls(counted->load()); });
+  TelemetryEntry entry = registry.claim(path, 0x44, Producer::kTuner, eightRanks());
+  entry.telemetry->attach(TunerNow([counted] { return calls(counted->load()); }));
   *counted = 2;
   nlohmann::json doc = waitFor(path, [](const nlohmann::json& d) {
     return d["communicators"].size() == 1 && d["communicators"][0]["calls"] == 2;
   });
   EXPECT_EQ(doc["communicators"][0]["state"], "live");
-  ASSERT_TRUE(registry.finish(path, entry, "tuner", calls(3)).isOk());
+  ASSERT_TRUE(finishTuner(registry, path, entry, 3).isOk());
   doc = readDocument(path);  // written by the finalizing thread: no waiting
   EXPECT_EQ(doc["communicators"][0]["state"], "final");
   EXPECT_EQ(doc["communicators"][0]["calls"], 3);
@@ -162,10 +181,10 @@ TEST(StatisticsFile, AFinalizeThatLeavesOthersLiveIsWrittenAtOnceNotAtTheNextInt
   testing::TempDir dir;
   std::string path = dir.join("stats.1.json");
   TelemetryFiles registry(checkpointEvery(std::chrono::hours(1)));
-  TelemetryEntry serving = registry.claim(path, 0x55, "tuner");
-  registry.watch(path, serving, "tuner", [] { return calls(100); });
-  TelemetryEntry weightSync = registry.claim(path, 0x66, "tuner");
-  ASSERT_TRUE(registry.finish(path, weightSync, "tuner", calls(7)).isOk());
+  TelemetryEntry serving = registry.claim(path, 0x55, Producer::kTuner, eightRanks());
+  serving.telemetry->attach(TunerNow([] { return calls(100); }));
+  TelemetryEntry weightSync = registry.claim(path, 0x66, Producer::kTuner, eightRanks());
+  ASSERT_TRUE(finishTuner(registry, path, weightSync, 7).isOk());
   nlohmann::json doc = waitFor(path, [](const nlohmann::json& d) { return d["communicators"].size() == 2; });
   ASSERT_EQ(doc["communicators"].size(), 2u);
   EXPECT_EQ(doc["communicators"][0]["state"], "live");
@@ -179,9 +198,9 @@ TEST(StatisticsFile, FinalEntriesPastTheCapMoveToPartFilesAndNeverLeaveTheFiles)
   TelemetryOptions options;
   options.finalsKept = 4;
   TelemetryFiles registry(options);
-  TelemetryEntry serving = registry.claim(path, 0x1, "tuner");
+  TelemetryEntry serving = registry.claim(path, 0x1, Producer::kTuner, eightRanks());
   for (int i = 0; i < 10; ++i) {
-    ASSERT_TRUE(registry.finish(path, registry.claim(path, 0x100 + i, "tuner"), "tuner", calls(i)).isOk());
+    ASSERT_TRUE(finishTuner(registry, path, registry.claim(path, 0x100 + i, Producer::kTuner, eightRanks()), i).isOk());
     EXPECT_LE(registry.entriesHeld(), 1u + 4u) << "the live entry and at most the cap of final ones";
   }
   EXPECT_EQ(TelemetryFiles::partPathFor(path, 2), dir.join("stats.9.final-2.json"));
@@ -192,15 +211,16 @@ TEST(StatisticsFile, FinalEntriesPastTheCapMoveToPartFilesAndNeverLeaveTheFiles)
   }
   EXPECT_EQ(seen, (std::multiset<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << "each finalized communicator once";
   EXPECT_FALSE(fileExists(TelemetryFiles::partPathFor(path, 3)));
-  ASSERT_TRUE(registry.finish(path, serving, "tuner", calls(-1)).isOk());
+  ASSERT_TRUE(finishTuner(registry, path, serving, 0).isOk());
 }
 
-TEST(StatisticsFile, AnEntryNoProducerGaveFieldsToIsDroppedUnwritten) {
+TEST(StatisticsFile, AnEntryNoProducerGaveAPartToIsDroppedUnwritten) {
   testing::TempDir dir;
   std::string path = dir.join("stats.1.json");
   TelemetryFiles registry(onlyAtFinalize());
-  TelemetryEntry failedInit = registry.claim(path, 0x77, "profiler");
-  ASSERT_TRUE(registry.finish(path, failedInit, "profiler", {}).isOk());
+  TelemetryEntry failedInit = registry.claim(path, 0x77, Producer::kProfiler, eightRanks());
+  failedInit.telemetry->attach(ProfilerNow([] { return ProfilerReport(); }));  // attached, then the init failed
+  ASSERT_TRUE(registry.finish(path, failedInit, Producer::kProfiler).isOk());
   EXPECT_EQ(readDocument(path)["communicators"].size(), 0u);
   EXPECT_EQ(registry.entriesHeld(), 0u);
 }
@@ -208,7 +228,76 @@ TEST(StatisticsFile, AnEntryNoProducerGaveFieldsToIsDroppedUnwritten) {
 TEST(StatisticsFile, AnUnwritablePathIsAnErrorNotACrash) {
   TelemetryFiles registry(onlyAtFinalize());
   std::string path = "/nonexistent-directory/stats.1.json";
-  EXPECT_FALSE(registry.finish(path, registry.claim(path, 1, "tuner"), "tuner", calls(1)).isOk());
+  EXPECT_FALSE(finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1).isOk());
+}
+
+// NCCL 2.27 gives the tuner no communicator id (tuner v4): both producers claim with id 0, and only the thread
+// pairs them. NCCL initialises a communicator's profiler and then its tuner on the thread that initialises it, and
+// several communicators at once on threads of their own (ncclCommInitAll, a group of inits).
+TEST(StatisticsFile, IdZeroPairsEachProfilerWithTheTunerOfItsOwnThread) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(onlyAtFinalize());
+  constexpr int kInits = 8;
+  std::vector<TelemetryEntry> profilers(kInits), tuners(kInits);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kInits; ++i) {
+    threads.emplace_back([&, i] {
+      ready.fetch_add(1);
+      while (ready.load() < kInits) std::this_thread::yield();  // all at once
+      CommunicatorShape shape{8, 1};  // the same shape everywhere: only the thread can tell them apart
+      profilers[static_cast<size_t>(i)] = registry.claim(path, 0, Producer::kProfiler, shape);
+      std::this_thread::yield();
+      tuners[static_cast<size_t>(i)] = registry.claim(path, 0, Producer::kTuner, shape);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::set<uint64_t> numbers;
+  for (int i = 0; i < kInits; ++i) {
+    EXPECT_EQ(tuners[static_cast<size_t>(i)].number, profilers[static_cast<size_t>(i)].number) << "init " << i;
+    numbers.insert(profilers[static_cast<size_t>(i)].number);
+  }
+  EXPECT_EQ(numbers.size(), static_cast<size_t>(kInits)) << "one entry per communicator";
+}
+
+TEST(StatisticsFile, IdZeroIsNeverPairedAcrossThreads) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(onlyAtFinalize());
+  TelemetryEntry profiler = registry.claim(path, 0, Producer::kProfiler, eightRanks());
+  TelemetryEntry tuner;
+  std::thread([&] { tuner = registry.claim(path, 0, Producer::kTuner, eightRanks()); }).join();
+  EXPECT_NE(tuner.number, profiler.number) << "id 0 says nothing about which communicator it is";
+}
+
+// Where the id is shared, a claim on another thread still finds its communicator's entry (the oldest it has not
+// joined), but never one of another shape.
+TEST(StatisticsFile, AnIdPairsAcrossThreadsWhereShapesAgree) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(onlyAtFinalize());
+  TelemetryEntry profiler = registry.claim(path, 0x99, Producer::kProfiler, {16, 2});
+  TelemetryEntry tuner, otherShape;
+  std::thread([&] {
+    otherShape = registry.claim(path, 0x99, Producer::kTuner, {8, 1});
+    tuner = registry.claim(path, 0x99, Producer::kTuner, {16, 2});
+  }).join();
+  EXPECT_NE(otherShape.number, profiler.number);
+  EXPECT_EQ(tuner.number, profiler.number);
+}
+
+// A thread that initialised a communicator whose tuner never claimed (no tuner loaded) goes on to the next: its
+// tuner pairs with the latest profiler claim of the thread, not a stale one.
+TEST(StatisticsFile, TheLatestClaimOfTheThreadIsTheOnePaired) {
+  testing::TempDir dir;
+  std::string path = dir.join("stats.1.json");
+  TelemetryFiles registry(onlyAtFinalize());
+  TelemetryEntry untuned = registry.claim(path, 0, Producer::kProfiler, eightRanks());
+  TelemetryEntry profiler = registry.claim(path, 0, Producer::kProfiler, eightRanks());
+  TelemetryEntry tuner = registry.claim(path, 0, Producer::kTuner, eightRanks());
+  EXPECT_EQ(tuner.number, profiler.number);
+  EXPECT_NE(tuner.number, untuned.number);
 }
 
 TelemetryOptions optionsFor(const std::string& interval) {

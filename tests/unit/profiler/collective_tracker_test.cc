@@ -45,9 +45,9 @@ TEST(CollectiveTracker, ADurationRunsFromTheFirstChannelStartToTheLastStop) {
   void* ch0 = t.startChannel(coll, 0, 1000);
   void* ch1 = t.startChannel(coll, 1, 1200);
   t.stopChannel(ch1, 45000);
-  EXPECT_TRUE(t.entries().empty());  // one channel is still running
+  EXPECT_TRUE(t.timings().keys.empty());  // one channel is still running
   t.stopChannel(ch0, 44000);
-  std::vector<TimingTable::Entry> e = t.entries();
+  std::vector<telemetry::KeyTimings> e = t.timings().keys;
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].key.collective, kAllReduce);
   EXPECT_EQ(e[0].key.bucket, 16);  // 64 KiB
@@ -69,7 +69,7 @@ TEST(CollectiveTracker, EveryReplayOfAGraphIsTimedFromItsOwnCollEvent) {
     void* coll = t.startCollective(allReduce(4096, 1, t.startGroup()));
     runKernel(t, coll, 1, 0, 20000 + static_cast<uint64_t>(replay));
   }
-  std::vector<TimingTable::Entry> e = t.entries();
+  std::vector<telemetry::KeyTimings> e = t.timings().keys;
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].histogram.count(), 50u);
   EXPECT_EQ(totalDropped(t), 0u);
@@ -81,7 +81,7 @@ TEST(CollectiveTracker, AnEventForARecycledRecordIsDroppedNotMisattributed) {
   for (int i = 0; i < 4; ++i) t.startCollective(allReduce(1 << 30, 1, t.startGroup()));  // reuses old's record
   EXPECT_EQ(t.startChannel(old, 0, 10), nullptr);
   EXPECT_EQ(t.dropped(Drop::kMissingParent), 1u);
-  EXPECT_TRUE(t.entries().empty());
+  EXPECT_TRUE(t.timings().keys.empty());
 }
 
 TEST(CollectiveTracker, HandlesOfAnotherTrackerOrNotOursAreRejected) {
@@ -126,7 +126,7 @@ TEST(CollectiveTracker, OddSequencesAreCountedAsDropped) {
   t.stopChannel(w, uint64_t{1} << 62);  // a duration of 146 years: a garbage stamp
   EXPECT_EQ(t.dropped(Drop::kTimerWrapped), 1u);
   EXPECT_EQ(t.dropped(Drop::kUnknownEvent), 0u) << "only event types we do not know count as unknown";
-  EXPECT_TRUE(t.entries().empty());
+  EXPECT_TRUE(t.timings().keys.empty());
 }
 
 TEST(CollectiveTracker, CollectivesSharingAKernelAreTimedAsABatch) {
@@ -138,9 +138,9 @@ TEST(CollectiveTracker, CollectivesSharingAKernelAreTimedAsABatch) {
   runKernel(t, first, 1, 0, 30000);
   runKernel(t, second, 1, 0, 30000);  // the same kernel: the same stamps
   runKernel(t, alone, 1, 0, 25000);
-  std::vector<TimingTable::Entry> e = t.entries();
+  std::vector<telemetry::KeyTimings> e = t.timings().keys;
   ASSERT_EQ(e.size(), 3u);
-  for (const TimingTable::Entry& entry : e) {
+  for (const telemetry::KeyTimings& entry : e) {
     EXPECT_EQ(entry.key.source,
               entry.key.bucket == 16 ? telemetry::TimingSource::kKernelGpu : telemetry::TimingSource::kKernelGpuBatch)
         << static_cast<int>(entry.key.bucket);
@@ -152,9 +152,9 @@ TEST(CollectiveTracker, HostTimedTrackersSayWhereTheirTimeCameFrom) {
   config.source = telemetry::TimingSource::kKernelHost;
   CollectiveTracker t(config);
   runKernel(t, t.startCollective(allReduce(1024, 1, t.startGroup())), 1, 1000, 9000);
-  ASSERT_EQ(t.entries().size(), 1u);
-  EXPECT_EQ(t.entries()[0].key.source, telemetry::TimingSource::kKernelHost);
-  EXPECT_STREQ(telemetry::timingSourceName(t.entries()[0].key.source), "kernel_host");
+  ASSERT_EQ(t.timings().keys.size(), 1u);
+  EXPECT_EQ(t.timings().keys[0].key.source, telemetry::TimingSource::kKernelHost);
+  EXPECT_STREQ(telemetry::timingSourceName(t.timings().keys[0].key.source), "kernel_host");
 }
 
 // AllGather and ReduceScatter are sized as the tuner counts them (x nRanks): NCCL's profiler events give one
@@ -164,8 +164,8 @@ TEST(CollectiveTracker, AllGatherIsFiledUnderTheTunersBytes) {
   config.nRanks = 8;
   CollectiveTracker t(config);
   runKernel(t, t.startCollective(CollEvent{"AllGather", "ncclFloat32", "RING", "SIMPLE", 1024, 1, nullptr}), 1, 0, 9000);
-  ASSERT_EQ(t.entries().size(), 1u);
-  EXPECT_EQ(t.entries()[0].key.bucket, 15) << "1024 x 4 bytes x 8 ranks = 32 KiB";
+  ASSERT_EQ(t.timings().keys.size(), 1u);
+  EXPECT_EQ(t.timings().keys[0].key.bucket, 15) << "1024 x 4 bytes x 8 ranks = 32 KiB";
   CollectiveTracker unknownRanks = tracker();
   EXPECT_EQ(unknownRanks.startCollective(CollEvent{"AllGather", "ncclFloat32", "RING", "SIMPLE", 1024, 1, nullptr}),
             nullptr);
@@ -181,8 +181,8 @@ TEST(CollectiveTracker, AHandleOfTheWrongKindIsDropped) {
   t.stopChannel(coll, 200);                           // a collective's handle stops no channel
   EXPECT_EQ(t.dropped(Drop::kMissingParent), 3u);
   t.stopChannel(ch, 200);
-  ASSERT_EQ(t.entries().size(), 1u);
-  EXPECT_EQ(t.entries()[0].histogram.count(), 1u);
+  ASSERT_EQ(t.timings().keys.size(), 1u);
+  EXPECT_EQ(t.timings().keys[0].histogram.count(), 1u);
 }
 
 TEST(CollectiveTracker, StatesItsMemory) {

@@ -77,7 +77,7 @@ TEST(TrackerConcurrency, EagerAndReplayedCollectivesAreTimedWhileTheProxyAndTheW
   });
   std::thread writer([&] {
     while (!proxyDone.load()) {
-      for (const TimingTable::Entry& e : t.entries()) ASSERT_LE(e.histogram.count(), uint64_t{kPerThread});
+      for (const telemetry::KeyTimings& e : t.timings().keys) ASSERT_LE(e.histogram.count(), uint64_t{kPerThread});
       std::this_thread::yield();
     }
   });
@@ -85,9 +85,9 @@ TEST(TrackerConcurrency, EagerAndReplayedCollectivesAreTimedWhileTheProxyAndTheW
   hostCallback.join();
   proxy.join();
   writer.join();
-  std::vector<TimingTable::Entry> e = t.entries();
+  std::vector<telemetry::KeyTimings> e = t.timings().keys;
   ASSERT_EQ(e.size(), 2u);
-  for (const TimingTable::Entry& entry : e) {
+  for (const telemetry::KeyTimings& entry : e) {
     EXPECT_EQ(entry.key.source, telemetry::TimingSource::kKernelGpu)
         << "no collective was taken for part of another's batch";
     EXPECT_EQ(entry.histogram.count(), uint64_t{kPerThread});

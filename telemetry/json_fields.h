@@ -1,4 +1,4 @@
-// Typed members of the JSON that fleet readers meet (our statistics files, Inspector dumps), read strictly: a
+// Typed members of the JSON that readers meet (our statistics files, Inspector dumps), read strictly: a
 // file from another pod may be truncated, hand-edited or of another version, and a member of the wrong type or
 // out of range must become a precise error, never a conversion nlohmann leaves undefined (a float such as 6e86
 // read as an int) or a silently wrapped number.
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace nccl_roce::fleet {
+namespace nccl_roce::telemetry {
 
 // A string member, or "" for null/absent when `optional`; false when present with another type.
 bool stringField(const nlohmann::json& object, const char* name, std::string* out, bool optional = true);
@@ -19,7 +19,4 @@ bool intField(const nlohmann::json& object, const char* name, int64_t lo, int64_
 // The same into an int, within [lo, hi] (which must lie within int's range).
 bool intField(const nlohmann::json& object, const char* name, int lo, int hi, int* out);
 
-// "0x" and 1 to 16 hex digits, as the plugin writes communicator ids.
-bool hexId(const std::string& text, uint64_t* out);
-
-}  // namespace nccl_roce::fleet
+}  // namespace nccl_roce::telemetry

@@ -1,6 +1,6 @@
-#include "fleet/json_fields.h"
+#include "telemetry/json_fields.h"
 
-namespace nccl_roce::fleet {
+namespace nccl_roce::telemetry {
 
 using nlohmann::json;
 
@@ -37,17 +37,4 @@ bool intField(const json& object, const char* name, int lo, int hi, int* out) {
   return true;
 }
 
-bool hexId(const std::string& text, uint64_t* out) {
-  if (text.size() < 3 || text.size() > 18 || text.compare(0, 2, "0x") != 0) return false;
-  uint64_t value = 0;
-  for (size_t i = 2; i < text.size(); ++i) {
-    char c = text[i];
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (digit < 0) return false;
-    value = value << 4 | static_cast<uint64_t>(digit);
-  }
-  *out = value;
-  return true;
-}
-
-}  // namespace nccl_roce::fleet
+}  // namespace nccl_roce::telemetry

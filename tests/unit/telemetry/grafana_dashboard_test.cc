@@ -1,5 +1,5 @@
 // share/nccl-roce/grafana/nccl-roce-collectives.json queries what the textfile holds: every metric and every
-// label its queries name is one renderOpenMetrics writes, so the dashboard cannot drift from the exporter.
+// label its queries name is one renderTextfile writes, so the dashboard cannot drift from the exporter.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,9 +7,9 @@
 #include <regex>
 #include <set>
 
-#include "profiler/open_metrics.h"
+#include "telemetry/open_metrics.h"
 
-namespace nccl_roce::profiler {
+namespace nccl_roce::telemetry {
 namespace {
 
 nlohmann::json dashboard() {
@@ -19,14 +19,15 @@ nlohmann::json dashboard() {
 
 // Metric names and label names of the textfile, from a rendering with one key and one dropped event.
 void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
-  CommunicatorTimings c;
-  TimingTable table;
-  telemetry::CellKey key = telemetry::cellKey(4, 65536, 1, 0, 4);
-  key.source = telemetry::TimingSource::kKernelGpu;
-  table.record(table.entryFor(key), 40000);
-  c.entries = table.entries();
-  c.dropped = {{Drop::kMissingParent, 1}};
-  std::string text = renderOpenMetrics({"n", 1}, {c});
+  CommunicatorSnapshot c;
+  c.timings.emplace();
+  KeyTimings k;
+  k.key = cellKey(4, 65536, 1, 0, 4);
+  k.key.source = TimingSource::kKernelGpu;
+  k.histogram.record(40000);
+  c.timings->keys.push_back(k);
+  c.timings->dropped[static_cast<size_t>(Drop::kMissingParent)] = 1;
+  std::string text = renderTextfile({"n", 1}, {c});
   std::regex sample(R"(^([a-z_]+)\{([^}]*)\})");
   std::regex label(R"(([a-z_]+)=)");
   std::istringstream lines(text);
@@ -98,4 +99,4 @@ TEST(GrafanaDashboard, ShowsTheGeometricMeanAbDecidesOnFromItsSeries) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::profiler
+}  // namespace nccl_roce::telemetry
