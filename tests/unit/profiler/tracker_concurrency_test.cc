@@ -5,6 +5,7 @@
 // TSan by scripts/sanitizers.sh, label concurrency).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -94,6 +95,38 @@ TEST(TrackerConcurrency, EagerAndReplayedCollectivesAreTimedWhileTheProxyAndTheW
     EXPECT_EQ(entry.histogram.maxNs(), 30003u);
   }
   for (int d = 0; d < kNumDrops; ++d) EXPECT_EQ(t.dropped(static_cast<Drop>(d)), 0u) << dropName(static_cast<Drop>(d));
+}
+
+// A snapshot copies one key at a time under the lock: keys made while it runs (the table's first sight of a size)
+// are either in it whole or not yet, and every histogram it copies is one the proxy thread wrote under the lock.
+TEST(TrackerConcurrency, SnapshotsCopyKeysOneAtATimeWhileNewKeysAppear) {
+  CollectiveTracker t(CollectiveTracker::Config{});
+  constexpr int kKeys = 128, kRounds = 20;
+  std::atomic<bool> done{false};
+  std::thread proxy([&] {
+    uint64_t stamp = 1000;
+    for (int round = 0; round < kRounds; ++round) {
+      for (int k = 0; k < kKeys; ++k) {
+        void* coll = t.startCollective(
+            {"AllReduce", "ncclInt8", "RING", k % 2 ? "LL" : "SIMPLE", uint64_t{1} << (k / 2), 1, nullptr});
+        t.stopChannel(t.startChannel(coll, 0, stamp), stamp + 5000);
+        stamp += 10000;
+      }
+    }
+    done = true;
+  });
+  size_t seen = 0;
+  while (!done.load()) {
+    telemetry::Timings snapshot = t.timings();
+    ASSERT_LE(snapshot.keys.size(), static_cast<size_t>(kKeys));
+    for (size_t i = 1; i < snapshot.keys.size(); ++i) ASSERT_LT(snapshot.keys[i - 1].key, snapshot.keys[i].key);
+    for (const telemetry::KeyTimings& k : snapshot.keys) ASSERT_LE(k.histogram.count(), uint64_t{kRounds});
+    seen = std::max(seen, snapshot.keys.size());
+  }
+  proxy.join();
+  telemetry::Timings last = t.timings();
+  ASSERT_EQ(last.keys.size(), static_cast<size_t>(kKeys));
+  for (const telemetry::KeyTimings& k : last.keys) EXPECT_EQ(k.histogram.count(), uint64_t{kRounds});
 }
 
 }  // namespace
