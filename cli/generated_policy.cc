@@ -3,17 +3,17 @@
 #include <cstdio>
 #include <vector>
 
-#include "tuner/policy_toml.h"
+#include "policy/policy_toml.h"
 
 namespace nccl_roce::cli {
 
 bool generatedPolicyLintsClean(const std::string& policy, const char* command) {
   // parsePolicyToml runs the policy checks too (checkPolicy): its errors are everything lint would say.
-  tuner::PolicyDocument document = tuner::parsePolicyToml(policy, "fitted policy");
+  policy::PolicyDocument document = policy::parsePolicyToml(policy, "fitted policy");
   if (document.errors.empty() && document.policy) return true;
   if (document.errors.empty())
     std::fprintf(stderr, "nccl-roce %s: the fitted policy is not a policy (a bug; please report)\n", command);
-  for (const tuner::PolicyError& e : document.errors) {
+  for (const policy::PolicyError& e : document.errors) {
     std::fprintf(stderr, "nccl-roce %s: the fitted policy does not lint (a bug; please report): %s\n", command,
                  e.toString().c_str());
   }

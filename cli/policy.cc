@@ -5,11 +5,12 @@
 #include "cli/commands.h"
 #include "common/env.h"
 #include "common/strings.h"
+#include "policy/builtin_policies.h"
+#include "policy/policy_loader.h"
+#include "policy/policy_pin.h"
 #include "telemetry/nccl_names.h"
-#include "tuner/builtin_policies.h"
+#include "tuner/experiment.h"
 #include "tuner/explain.h"
-#include "tuner/policy_loader.h"
-#include "tuner/policy_pin.h"
 
 namespace nccl_roce::cli {
 
@@ -18,8 +19,8 @@ namespace {
 int runLint(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
-    std::vector<tuner::PolicyError> errors;
-    auto active = tuner::loadPolicySpec(file, &errors);
+    std::vector<policy::PolicyError> errors;
+    auto active = policy::loadPolicySpec(file, &errors);
     if (!errors.empty() || !active->error().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
       status = 1;
@@ -35,7 +36,7 @@ int runLint(const std::vector<std::string>& files) {
       std::printf("%s: ok (experiment '%s', %s, %s)\n", file.c_str(), experiment->name.c_str(), arms.c_str(),
                   active->digest().c_str());
     } else {
-      auto policy = active->assign(0).policy;
+      auto policy = tuner::assignPolicy(*active, 0).policy;
       std::printf("%s: ok (policy '%s', %zu rules, %s)\n", file.c_str(), policy->name.c_str(), policy->rules.size(),
                   active->digest().c_str());
     }
@@ -48,15 +49,15 @@ int runLint(const std::vector<std::string>& files) {
 int runDigest(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
-    std::vector<tuner::PolicyError> errors;
-    std::shared_ptr<const tuner::ActivePolicy> active;
+    std::vector<policy::PolicyError> errors;
+    std::shared_ptr<const policy::ActivePolicy> active;
     if (file == "-") {
       std::string text;
       char buffer[4096];
       for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
-      active = tuner::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", &errors);
+      active = policy::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", &errors);
     } else {
-      active = tuner::loadPolicySpec(file, &errors);
+      active = policy::loadPolicySpec(file, &errors);
     }
     if (!errors.empty() || !active->error().empty() || active->digest().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
@@ -100,8 +101,8 @@ int runExplain(const ExplainOptions& options) {
     return 2;
   }
   // Without --policy, what the tuner would load from this environment (the inline text wins, as there).
-  auto active = options.policy.empty() ? tuner::loadRequestedPolicy(processEnvironment())
-                                       : tuner::loadPolicySpec(options.policy, nullptr);
+  auto active = options.policy.empty() ? policy::loadRequestedPolicy(processEnvironment())
+                                       : policy::loadPolicySpec(options.policy, nullptr);
   tuner::ExplainRequest request;
   request.nRanks = options.ranks;
   request.nNodes = options.nodes;
@@ -141,10 +142,11 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
   CLI::App* explain = policy->add_subcommand(
       "explain", "Show which rule fires for one collective call, what NCCL is told, and the fallbacks");
   explain->add_option("--policy", options->policy,
-                      "Built-in name (" + std::string(tuner::kPassthroughPolicyName) + ", " +
-                          tuner::kDefaultPolicyName +
+                      "Built-in name (" + std::string(policy::kPassthroughPolicyName) + ", " +
+                          policy::kDefaultPolicyName +
                           ") or file (default: what the tuner loads: NCCL_ROCE_POLICY_INLINE, else NCCL_ROCE_POLICY, "
-                          "else " + tuner::kDefaultPolicyName + ")");
+                          "else " +
+                          policy::kDefaultPolicyName + ")");
   explain->add_option("--coll", options->collective, "Collective")->capture_default_str();
   explain->add_option("--nodes", options->nodes, "Nodes in the communicator")
       ->required()

@@ -4,28 +4,28 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "policy/rule_text.h"
+#include "policy/value_range_text.h"
 #include "telemetry/chunk_size.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
-#include "tuner/rule_text.h"
-#include "tuner/value_range_text.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
 
-tuner::ValueRange bucketBytes(int first, int last) {
+policy::ValueRange bucketBytes(int first, int last) {
   uint64_t lo = first == 0 ? 0 : uint64_t{1} << first;
   uint64_t hi = last >= 63 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << (last + 1)) - 1;
-  return tuner::ValueRange{lo, hi};
+  return policy::ValueRange{lo, hi};
 }
 
-std::string sizeText(const tuner::ValueRange& bytes) {
-  return tuner::formatValueRange(bytes, tuner::RangeUnit::kBytes);
+std::string sizeText(const policy::ValueRange& bytes) {
+  return policy::formatValueRange(bytes, policy::RangeUnit::kBytes);
 }
 
 std::string where(int nodes, int collective) {
-  return tuner::policyCollectiveName(collective) + " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  return policy::policyCollectiveName(collective) + " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
 }
 
 // Per node count and collective, the measured buckets no arm won, neighbours joined: "512K..16M, 64M..128M".
@@ -59,10 +59,10 @@ std::vector<std::string> unchanged(const AbFit& fit) {
 
 std::string header(const AbFit& fit) {
   const verdicts::Settings& st = fit.options.settings;
-  std::string experiment = tuner::tomlCommentText(fit.experiment);  // names from the statistics files
+  std::string experiment = policy::tomlCommentText(fit.experiment);  // names from the statistics files
   std::string out = "# Fitted by `nccl-roce ab fit` from the fleet statistics of " +
                     (experiment.empty() ? std::string("an experiment") : "experiment '" + experiment + "'") +
-                    " (control arm '" + tuner::tomlCommentText(fit.control) + "').\n";
+                    " (control arm '" + policy::tomlCommentText(fit.control) + "').\n";
   out += format(
       "# Per node count, collective and size bucket: the arm whose communicators ran faster than the\n"
       "# control's beyond the noise and by at least %.1f%%, written as the configuration that arm's tuner\n"
@@ -81,16 +81,16 @@ std::string header(const AbFit& fit) {
   if (same.empty()) out += "# No change: none (an arm beat the control in every measured bucket).\n";
   for (const std::string& line : same) out += "# No change (no arm beat the control): " + line + ".\n";
   for (const SkippedInput& s : fit.skipped) {
-    out += "# Skipped: " + tuner::tomlCommentText(s.file + ": " + s.why) + ".\n";
+    out += "# Skipped: " + policy::tomlCommentText(s.file + ": " + s.why) + ".\n";
   }
-  for (const std::string& note : fit.notes) out += "# Note: " + tuner::tomlCommentText(note) + ".\n";
+  for (const std::string& note : fit.notes) out += "# Note: " + policy::tomlCommentText(note) + ".\n";
   return out;
 }
 
 std::string evidence(const AbFit& fit, const FittedRule& rule) {
-  std::string out = "\n# " + tuner::tomlCommentText(rule.arm) + " for " + where(rule.nodes, rule.collective) + ", " +
+  std::string out = "\n# " + policy::tomlCommentText(rule.arm) + " for " + where(rule.nodes, rule.collective) + ", " +
                     sizeText(fittedRuleBytes(rule)) + ": " + rule.configuration.describe() + " (its rule \"" +
-                    tuner::tomlCommentText(rule.configuration.rule) + "\").\n";
+                    policy::tomlCommentText(rule.configuration.rule) + "\").\n";
   out += format(
       "# Per bucket: communicators control/arm, collectives control/arm, ratio arm/control [%.0f%% "
       "interval],\n# share of the arm's calls its rule decided so\n",
@@ -109,13 +109,13 @@ std::string evidence(const AbFit& fit, const FittedRule& rule) {
 
 }  // namespace
 
-tuner::ValueRange fittedRuleBytes(const FittedRule& rule) {
+policy::ValueRange fittedRuleBytes(const FittedRule& rule) {
   return bucketBytes(rule.firstBucket, rule.lastBucket);
 }
 
 std::string fittedRuleName(const FittedRule& rule) {
   const ArmConfiguration& c = rule.configuration;
-  std::string out = "ab-" + tuner::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n";
+  std::string out = "ab-" + policy::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n";
   if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
   if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
   if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
@@ -130,17 +130,17 @@ std::string abFitPolicyToml(const AbFit& fit) {
   for (const auto& [arm, n] : fit.communicatorsPerArm) {
     communicators += (communicators.empty() ? "" : ", ") + arm + " " + std::to_string(n);
   }
-  out += "[policy]\nname = " + tuner::tomlString(fit.policyName) + "\n";
+  out += "[policy]\nname = " + policy::tomlString(fit.policyName) + "\n";
   out += "description = " +
-         tuner::tomlString(format("Fitted by nccl-roce ab fit from experiment '%s': %zu rule(s) from %d challenges; "
-                                  "communicators %s",
-                                  fit.experiment.c_str(), fit.rules.size(), fit.challenges, communicators.c_str())) +
+         policy::tomlString(format("Fitted by nccl-roce ab fit from experiment '%s': %zu rule(s) from %d challenges; "
+                                   "communicators %s",
+                                   fit.experiment.c_str(), fit.rules.size(), fit.challenges, communicators.c_str())) +
          "\n";
   for (const FittedRule& rule : fit.rules) {
     out += evidence(fit, rule);
-    tuner::RuleText text;
+    policy::RuleText text;
     text.name = fittedRuleName(rule);
-    text.collective = tuner::policyCollectiveName(rule.collective);
+    text.collective = policy::policyCollectiveName(rule.collective);
     text.bytes = fittedRuleBytes(rule);
     text.nodes = rule.nodes;
     text.algorithm = rule.configuration.algorithm;
@@ -149,7 +149,7 @@ std::string abFitPolicyToml(const AbFit& fit) {
     // The chunk size ran with the protocol the decisions name (a rule states it, so one value is enough).
     const telemetry::ChunkSize chunk = telemetry::ChunkSize::fromCode(rule.configuration.chunkSize);
     if (rule.configuration.protocol >= 0) text.chunkSizes.byProtocol[rule.configuration.protocol] = chunk;
-    out += tuner::formatRule(text);
+    out += policy::formatRule(text);
   }
   return out;
 }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fleet/ab_fit.h"
-#include "tuner/policy.h"
+#include "policy/policy.h"
 
 namespace nccl_roce::fleet {
 
@@ -14,6 +14,6 @@ std::string abFitPolicyToml(const AbFit& fit);
 
 // A fitted rule's name ("ab-allreduce-2n-ring-ll-64K..256K") and the sizes it matches: its buckets, exactly.
 std::string fittedRuleName(const FittedRule& rule);
-tuner::ValueRange fittedRuleBytes(const FittedRule& rule);
+policy::ValueRange fittedRuleBytes(const FittedRule& rule);
 
 }  // namespace nccl_roce::fleet

@@ -3,9 +3,9 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/ab_fit_policy_text.h"
+#include "policy/value_range_text.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
-#include "tuner/value_range_text.h"
 
 namespace nccl_roce::fleet {
 
@@ -58,7 +58,7 @@ ordered_json ruleJson(const FittedRule& r) {
   j["name"] = fittedRuleName(r);
   j["collective"] = telemetry::collectiveName(r.collective);
   j["nodes"] = r.nodes;
-  j["size"] = tuner::formatValueRange(fittedRuleBytes(r), tuner::RangeUnit::kBytes);
+  j["size"] = policy::formatValueRange(fittedRuleBytes(r), policy::RangeUnit::kBytes);
   j["arm"] = r.arm;
   j["algorithm"] = r.configuration.algorithm >= 0 ? ordered_json(telemetry::algorithmName(r.configuration.algorithm))
                                                   : ordered_json(nullptr);

@@ -17,7 +17,7 @@
 
 namespace nccl_roce::fleet {
 
-// A (collective, size bucket) cell: the collective (tuner index, tuner/nccl_names.h) in the high byte, the bucket
+// A (collective, size bucket) cell: the collective (tuner index, telemetry/nccl_names.h) in the high byte, the bucket
 // (floor(log2 bytes)) in the low one, so one collective's buckets are a contiguous range.
 uint64_t cellOf(int collective, int bucket);
 int collectiveOfCell(uint64_t cell);
@@ -25,10 +25,10 @@ int bucketOfCell(uint64_t cell);
 std::string describeCell(uint64_t cell);  // "AllReduce 64K-128K"
 
 // A cell's timings as `ab` and `ab fit` use them: how many collectives, and the sum of their log-histogram bins
-// (profiler/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
+// (telemetry/log_histogram.h: each duration's log in steps of ln(gamma)). The geometric mean is a function of the
 // two (LogHistogram::geometricMeanNs), and sums of integers are exact in any order: ranks and pods merge alike
 // whether read from statistics files or from Prometheus, where they are the textfile's counters
-// (profiler/open_metrics.h).
+// (telemetry/open_metrics.h).
 struct CellTimings {
   uint64_t count = 0;
   uint64_t binSum = 0;

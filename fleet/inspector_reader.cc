@@ -11,7 +11,6 @@
 #include "telemetry/json_fields.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
-#include "tuner/decision_counts.h"
 
 namespace nccl_roce::fleet {
 

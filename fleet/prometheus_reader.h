@@ -1,5 +1,5 @@
 // Reads a fleet from Prometheus (or Thanos, Mimir, VictoriaMetrics: the same HTTP query API) instead of
-// statistics files: the series the plugin's textfile carries for `ab` (profiler/open_metrics.h), per communicator
+// statistics files: the series the plugin's textfile carries for `ab` (telemetry/open_metrics.h), per communicator
 // and rank, become the same records the statistics reader makes, so `ab --prometheus` and `ab FILES` share every
 // step after reading and agree to the digit on the same fleet.
 //

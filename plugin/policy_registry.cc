@@ -3,13 +3,13 @@
 #include <thread>
 
 #include "common/strings.h"
-#include "tuner/policy_pin.h"
+#include "policy/policy_pin.h"
 
 namespace nccl_roce::plugin {
 
 namespace {
 
-constexpr const char* kInlineName = tuner::kInlinePolicyVariable;
+constexpr const char* kInlineName = policy::kInlinePolicyVariable;
 
 struct PinWait {
   std::chrono::seconds seconds{PolicyRegistry::kDefaultPinWaitSeconds};
@@ -44,13 +44,13 @@ MapEnvironment requestIn(const Environment& env) {
 }  // namespace
 
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
-  std::shared_ptr<const tuner::ActivePolicy> policy = tuner::loadRequestedPolicy(env);
+  std::shared_ptr<const policy::ActivePolicy> policy = policy::loadRequestedPolicy(env);
   std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
   if (pinText.empty()) return {policy, false, "", ""};
-  std::optional<std::string> pin = tuner::parsePolicyDigest(pinText);
+  std::optional<std::string> pin = policy::parsePolicyDigest(pinText);
   if (!pin) {
-    return {tuner::ActivePolicy::fallback(policy->requested(), "NCCL_ROCE_POLICY_DIGEST '" + pinText +
-                                                                     "' is not a digest (sha256: and 64 hex digits)"),
+    return {policy::ActivePolicy::fallback(policy->requested(), "NCCL_ROCE_POLICY_DIGEST '" + pinText +
+                                                                    "' is not a digest (sha256: and 64 hex digits)"),
             false, "", ""};
   }
   auto found = [&] {
@@ -69,7 +69,7 @@ PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::c
   auto deadline = std::chrono::steady_clock::now() + wait;
   while (policy->digest() != *pin && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    policy = tuner::loadRequestedPolicy(env);
+    policy = policy::loadRequestedPolicy(env);
   }
   if (policy->digest() == *pin) return {policy, false, "", ""};
   std::string waited = wait.count() > 0 ? " after waiting " + std::to_string(wait.count()) + " s" : "";
@@ -129,7 +129,7 @@ PolicyRegistry::Active PolicyRegistry::active(const Environment& env) {
   return {loaded.policy, first, loaded.refusal, first ? loaded.warning : ""};
 }
 
-PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks,
+PolicyRegistry::Lookup PolicyRegistry::lookup(const std::shared_ptr<const policy::Policy>& policy, uint64_t nRanks,
                                               uint64_t nNodes) {
   ShapeKey key{policy.get(), nRanks, nNodes};
   {

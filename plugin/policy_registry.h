@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "common/env.h"
+#include "policy/policy_loader.h"
 #include "tuner/compiled_policy.h"
-#include "tuner/policy_loader.h"
 
 namespace nccl_roce::plugin {
 
@@ -28,7 +28,7 @@ class PolicyRegistry {
   // The active policy for `env`'s NCCL_ROCE_POLICY, for a communicator. first: no communicator had it before,
   // so this one reports its problems (one WARN per process, not one per communicator).
   struct Active {
-    std::shared_ptr<const tuner::ActivePolicy> policy;
+    std::shared_ptr<const policy::ActivePolicy> policy;
     bool first = false;
     // Non-empty when NCCL_ROCE_POLICY_DIGEST pins a policy this process does not hold, even after waiting for it:
     // the tuner fails the communicator's init with this sentence rather than let its ranks decide differently.
@@ -44,7 +44,7 @@ class PolicyRegistry {
     std::shared_ptr<const tuner::CompiledPolicy> compiled;
     bool builtNow = false;
   };
-  Lookup lookup(const std::shared_ptr<const tuner::Policy>& policy, uint64_t nRanks, uint64_t nNodes);
+  Lookup lookup(const std::shared_ptr<const policy::Policy>& policy, uint64_t nRanks, uint64_t nNodes);
 
   // What the env plugin serves besides the resolution: the active policy's environment defaults. Never waits
   // for a pinned file (the env plugin runs inside the resolution's 5 s bound), nor for a communicator that does:
@@ -63,7 +63,7 @@ class PolicyRegistry {
 
  private:
   struct Loaded {
-    std::shared_ptr<const tuner::ActivePolicy> policy;
+    std::shared_ptr<const policy::ActivePolicy> policy;
     bool givenToCommunicator = false;
     std::string refusal;
     std::string warning;
@@ -83,7 +83,7 @@ class PolicyRegistry {
   std::map<std::string, Loaded> loaded_;  // by what was asked for (the policy, the inline text, the pin)
 
   // Keyed by the policy's address: each lookup holds its policy, so the address stays valid.
-  using ShapeKey = std::tuple<const tuner::Policy*, uint64_t, uint64_t>;
+  using ShapeKey = std::tuple<const policy::Policy*, uint64_t, uint64_t>;
   std::mutex lookupMutex_;
   std::map<ShapeKey, std::shared_ptr<const tuner::CompiledPolicy>> lookups_;
 };

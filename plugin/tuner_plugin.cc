@@ -12,12 +12,13 @@
 #include "common/strings.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
+#include "policy/nccl_chunk_limits.h"
 #include "telemetry/nccl_names.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
+#include "tuner/experiment.h"
 #include "tuner/group_chunk_decisions.h"
-#include "tuner/nccl_chunk_limits.h"
 
 namespace nccl_roce::plugin {
 
@@ -39,7 +40,7 @@ struct ChunkSizeServing {
   bool serves = false;                          // NCCL asks, and the policy (or NCCL_ROCE_CHUNK_SIZE) sets some
   std::optional<telemetry::ChunkSize> forced;   // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
   bool fromRules = false;  // the communicator's policy sets some (and nothing forces one): getCollInfo keeps them
-  tuner::ChunkCeilings ceilings;                // of the buffers this process's NCCL reads its variables as
+  policy::ChunkCeilings ceilings;               // of the buffers this process's NCCL reads its variables as
   tuner::GroupChunkDecisions group;             // getCollInfo's decisions for getChunkSize (NCCL serialises them)
   std::shared_ptr<ChunkSizeCounts> counts;      // set when it serves
   bool refusalLogged = false;
@@ -89,7 +90,7 @@ bool choosePolicy(CommunicatorTuner& c, PolicyRegistry& policies, const Environm
                    "or later): NCCL keeps its own chunk sizes",
                    active.policy->requested().c_str());
   }
-  c.assignment = active.policy->assign(c.commId);
+  c.assignment = tuner::assignPolicy(*active.policy, c.commId);
   if (active.policy->experiment() && !c.assignment.arm.empty()) {
     c.experiment = active.policy->experiment()->name;
   }
@@ -138,22 +139,22 @@ void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsk
     }
   }
   if (c.compiled && ncclAsksChunkSize && !c.chunks.forced) {
-    for (const tuner::Rule& rule : c.compiled->policy().rules) c.chunks.fromRules |= rule.chunkSizes.any();
+    for (const policy::Rule& rule : c.compiled->policy().rules) c.chunks.fromRules |= rule.chunkSizes.any();
   }
   c.chunks.serves = c.chunks.forced.has_value() || c.chunks.fromRules;
   if (c.chunks.serves) {
     c.chunks.counts = std::make_shared<ChunkSizeCounts>();
     c.chunks.ceilings =
-        tuner::ChunkCeilings(tuner::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); }));
+        policy::ChunkCeilings(policy::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); }));
   }
 }
 
 // Who the communicator is and what decides for it, as its telemetry reports it.
 telemetry::PolicyIdentity identityOf(const CommunicatorTuner& c) {
-  const tuner::Policy* policy = c.assignment.policy.get();
+  const policy::Policy* policy = c.assignment.policy.get();
   telemetry::PolicyIdentity id;
   id.experiment = c.experiment;
-  // Identities (tuner/policy_digest.h): the experiment's is what a pin names (= digest); the arm's policy's is
+  // Identities (policy/policy_digest.h): the experiment's is what a pin names (= digest); the arm's policy's is
   // policy_hash (= digest without an experiment).
   id.experimentHash = c.experiment.empty() ? "" : c.digest;
   id.policy = policy ? policy->name : "nccl";
@@ -197,7 +198,7 @@ void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Env
 }
 
 void logPolicyInUse(CommunicatorTuner& c) {
-  const tuner::Policy* policy = c.assignment.policy.get();
+  const policy::Policy* policy = c.assignment.policy.get();
   NCCL_ROCE_INFO(
       c.logger, kLogInit | kLogTuning,
       "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
@@ -350,7 +351,7 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
   if (wanted.isNccl()) return ncclSuccess;
   bool refused = false;
   const uint64_t ncclOwn = *chunkSize;
-  const uint64_t served = tuner::chunkSizeToServe(wanted, ncclOwn, chunks.ceilings, collective, algo, proto, &refused);
+  const uint64_t served = policy::chunkSizeToServe(wanted, ncclOwn, chunks.ceilings, collective, algo, proto, &refused);
   if (!refused) {
     *chunkSize = static_cast<size_t>(served);
     chunks.counts->served.fetch_add(1, std::memory_order_relaxed);
@@ -367,7 +368,7 @@ ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t /*nByt
           formatHexId(c->commId).c_str(), telemetry::describeChunkSize(wanted).c_str(),
           telemetry::collectiveName(collective), telemetry::algorithmName(algo), telemetry::protocolName(proto),
           static_cast<unsigned long long>(chunks.ceilings.of(collective, algo, proto)),
-          static_cast<unsigned long long>(tuner::chunkGrain(proto)), static_cast<unsigned long long>(ncclOwn));
+          static_cast<unsigned long long>(policy::chunkGrain(proto)), static_cast<unsigned long long>(ncclOwn));
     } catch (...) {
       // The line is lost; the count stands.
     }

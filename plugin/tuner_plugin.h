@@ -35,7 +35,7 @@ ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, si
 
 // NCCL 2.30.2 and later (v6, v7), after getCollInfo, once per channel piece of each collective, with the chunk
 // size NCCL computed in *chunkSize: replaced by the chunk size the deciding rule set for the algorithm and
-// protocol NCCL runs, when NCCL can use it (tuner/nccl_chunk_limits.h); left as it is otherwise. Never fails.
+// protocol NCCL runs, when NCCL can use it (policy/nccl_chunk_limits.h); left as it is otherwise. Never fails.
 ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,
                                size_t* chunkSize) noexcept;
 

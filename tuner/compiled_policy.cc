@@ -8,9 +8,12 @@ namespace nccl_roce::tuner {
 namespace {
 
 // Where a rule's size range starts and where it stops (one past its upper bound; none when open at the top).
-bool hasEnd(const Rule& rule) { return rule.bytes.hi != UINT64_MAX; }
+bool hasEnd(const policy::Rule& rule) {
+  return rule.bytes.hi != UINT64_MAX;
+}
 
-std::vector<uint64_t> segmentStarts(const std::vector<Rule>& rules, const std::vector<uint32_t>& forCollective) {
+std::vector<uint64_t> segmentStarts(const std::vector<policy::Rule>& rules,
+                                    const std::vector<uint32_t>& forCollective) {
   std::vector<uint64_t> starts{0};
   for (uint32_t i : forCollective) {
     starts.push_back(rules[i].bytes.lo);
@@ -23,11 +26,11 @@ std::vector<uint64_t> segmentStarts(const std::vector<Rule>& rules, const std::v
 
 }  // namespace
 
-CompiledPolicy::CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nRanks, uint64_t nNodes)
+CompiledPolicy::CompiledPolicy(std::shared_ptr<const policy::Policy> policy, uint64_t nRanks, uint64_t nNodes)
     : policy_(std::move(policy)) {
   std::vector<uint32_t> live;
   for (uint32_t i = 0; i < policy_->rules.size(); ++i) {
-    const Rule& rule = policy_->rules[i];
+    const policy::Rule& rule = policy_->rules[i];
     if (rule.ranks.contains(nRanks) && rule.nodes.contains(nNodes)) live.push_back(i);
   }
   applicable_ = live.size();
@@ -39,7 +42,7 @@ CompiledPolicy::CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nR
 // rule that has no pipeOps/regBuff condition: it always matches, so nothing after it can decide. The cost is
 // O(n log n) plus the indices written, not segments x rules.
 void CompiledPolicy::index(const std::vector<uint32_t>& live, int collective) {
-  const std::vector<Rule>& rules = policy_->rules;
+  const std::vector<policy::Rule>& rules = policy_->rules;
   std::vector<uint32_t> forCollective;
   for (uint32_t i : live) {
     if (rules[i].collectives & (1u << collective)) forCollective.push_back(i);

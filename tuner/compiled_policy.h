@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "policy/policy.h"
 #include "telemetry/nccl_names.h"
-#include "tuner/policy.h"
 
 namespace nccl_roce::tuner {
 
@@ -30,14 +30,14 @@ class CompiledPolicy {
   // NCCL-CSV fallback chains, stack up); later ones are dropped and truncated() says so.
   static constexpr size_t kMaxCandidatesPerSegment = 64;
 
-  CompiledPolicy(std::shared_ptr<const Policy> policy, uint64_t nRanks, uint64_t nNodes);
+  CompiledPolicy(std::shared_ptr<const policy::Policy> policy, uint64_t nRanks, uint64_t nNodes);
 
   // The rules whose collective and size match, in policy order; pipeOps and regBuff are still to be checked
   // (ruleMatchesCall). A collective outside NCCL's five finds none.
   RuleIndices candidates(int collective, uint64_t bytes) const;
 
-  const Policy& policy() const { return *policy_; }
-  const Rule& rule(uint32_t index) const { return policy_->rules[index]; }
+  const policy::Policy& policy() const { return *policy_; }
+  const policy::Rule& rule(uint32_t index) const { return policy_->rules[index]; }
   // NCCL's CSV semantics: a matching rule whose preferences are all unavailable passes the call on.
   bool unavailableFallsThrough() const { return policy_->unavailableFallsThrough; }
   size_t applicableRules() const { return applicable_; }  // rules that can match this communicator
@@ -52,7 +52,7 @@ class CompiledPolicy {
   };
   void index(const std::vector<uint32_t>& live, int collective);
 
-  std::shared_ptr<const Policy> policy_;
+  std::shared_ptr<const policy::Policy> policy_;
   Segments segments_[telemetry::kNumCollectives];
   std::vector<uint32_t> ruleIndices_;
   size_t applicable_ = 0;
@@ -60,7 +60,7 @@ class CompiledPolicy {
 };
 
 // Whether a rule whose collective and size match also matches the call's pipeOps and regBuff.
-inline bool ruleMatchesCall(const Rule& rule, int pipeOps, int regBuff) {
+inline bool ruleMatchesCall(const policy::Rule& rule, int pipeOps, int regBuff) {
   // A negative pipeOps (NCCL never passes one) wraps to a huge value: only ranges open at the top match it.
   return rule.pipeOps.contains(static_cast<uint64_t>(pipeOps)) &&
          (!rule.regBuff || *rule.regBuff == (regBuff != 0));

@@ -13,7 +13,7 @@ struct Cell {
 
 // A preference resolved against the table. A wildcard takes the cheapest available entry of its row (a named
 // algorithm) or column (a named protocol).
-Cell resolve(const Choice& choice, const CostTable& table, bool allowWildcards) {
+Cell resolve(const policy::Choice& choice, const CostTable& table, bool allowWildcards) {
   if (choice.algorithm >= 0 && choice.protocol >= 0) {
     return table.available(choice.algorithm, choice.protocol) ? Cell{choice.algorithm, choice.protocol} : Cell{};
   }
@@ -29,8 +29,8 @@ Cell resolve(const Choice& choice, const CostTable& table, bool allowWildcards) 
   return {};
 }
 
-Cell firstAvailable(const std::vector<Choice>& choices, const CostTable& table, bool allowWildcards) {
-  for (const Choice& choice : choices) {
+Cell firstAvailable(const std::vector<policy::Choice>& choices, const CostTable& table, bool allowWildcards) {
+  for (const policy::Choice& choice : choices) {
     Cell cell = resolve(choice, table, allowWildcards);
     if (cell.algorithm >= 0) return cell;
   }
@@ -43,7 +43,7 @@ Decision decide(const CompiledPolicy& policy, const CallInputs& call, const Cost
   Decision decision;
   if (!table.valid()) return decision;
   for (uint32_t index : policy.candidates(call.collective, call.bytes)) {
-    const Rule& rule = policy.rule(index);
+    const policy::Rule& rule = policy.rule(index);
     if (!ruleMatchesCall(rule, call.pipeOps, call.regBuff)) continue;
     decision.rule = static_cast<int>(index);
     if (rule.choices.empty()) {

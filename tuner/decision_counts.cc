@@ -33,9 +33,9 @@ void DecisionCounts::record(const CallInputs& call, const Decision& decision, co
          source, source == DecisionSource::kNccl ? -1 : decision.rule);
 }
 
-std::string ruleName(const Policy& policy, int rule) {
+std::string ruleName(const policy::Policy& policy, int rule) {
   if (rule < 0 || static_cast<size_t>(rule) >= policy.rules.size()) return "";
-  const Rule& r = policy.rules[static_cast<size_t>(rule)];
+  const policy::Rule& r = policy.rules[static_cast<size_t>(rule)];
   return r.name.empty() ? "line " + std::to_string(r.position.line) : r.name;
 }
 
@@ -50,7 +50,7 @@ telemetry::DecisionTotals DecisionCounts::totals() const {
   return t;
 }
 
-std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const Policy* policy) const {
+std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const policy::Policy* policy) const {
   std::vector<std::pair<Decided, uint64_t>> counted;
   counted.reserve(64);  // what a communicator's few collectives and sizes make; more only allocates again
   {

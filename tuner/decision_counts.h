@@ -10,15 +10,15 @@
 
 #include "common/flat_map.h"
 #include "common/spin_lock.h"
+#include "policy/policy.h"
 #include "telemetry/cell_key.h"
 #include "telemetry/decisions.h"
 #include "tuner/decide.h"
-#include "tuner/policy.h"
 
 namespace nccl_roce::tuner {
 
 // A rule's name in telemetry: its `name`, or "line N" of its policy file; "" for -1 or out of range.
-std::string ruleName(const Policy& policy, int rule);
+std::string ruleName(const policy::Policy& policy, int rule);
 
 class DecisionCounts {
  public:
@@ -31,7 +31,7 @@ class DecisionCounts {
 
   telemetry::DecisionTotals totals() const;
   // Every decision so far, rules named from `policy` (null: none), in key order.
-  std::vector<telemetry::DecisionCount> snapshot(const Policy* policy) const;
+  std::vector<telemetry::DecisionCount> snapshot(const policy::Policy* policy) const;
 
  private:
   struct Decided {

@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "tuner/policy.h"
+#include "policy/policy.h"
+#include "policy/policy_loader.h"
 
 namespace nccl_roce::tuner {
 
@@ -17,6 +19,14 @@ uint32_t assignmentBucket(const std::string& experimentName, uint64_t commId);
 uint32_t exploredArmIndex(const std::string& experimentName, uint64_t commId, size_t armCount);
 // The written arm whose cumulative weight range (in file order) holds the bucket; a bucket in the last
 // `explore->weight` buckets gets the generated arm exploredArmIndex picks. Weights add up to 100.
-const ExperimentArm& armFor(const Experiment& experiment, uint64_t commId);
+const policy::ExperimentArm& armFor(const policy::Experiment& experiment, uint64_t commId);
+
+struct PolicyAssignment {
+  std::shared_ptr<const policy::Policy> policy;  // null: NCCL decides
+  std::string arm;                               // empty unless an experiment chose it
+};
+// The policy that decides for the communicator `commId` under `active`: its experiment's arm for that id, or the
+// policy itself.
+PolicyAssignment assignPolicy(const policy::ActivePolicy& active, uint64_t commId);
 
 }  // namespace nccl_roce::tuner

@@ -5,23 +5,24 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "policy/chunk_size_checks.h"
+#include "policy/nccl_availability.h"
+#include "policy/value_range_text.h"
 #include "telemetry/nccl_names.h"
-#include "tuner/chunk_size_checks.h"
 #include "tuner/compiled_policy.h"
-#include "tuner/nccl_availability.h"
-#include "tuner/value_range_text.h"
+#include "tuner/experiment.h"
 
 namespace nccl_roce::tuner {
 
 namespace {
 
-std::string describeRule(const Rule& rule) {
+std::string describeRule(const policy::Rule& rule) {
   std::string out = "line " + std::to_string(rule.position.line);
   if (!rule.name.empty()) out += " '" + rule.name + "'";
   return out;
 }
 
-std::string describeChoice(const Choice& c) {
+std::string describeChoice(const policy::Choice& c) {
   if (c.algorithm >= 0 && c.protocol >= 0)
     return std::string(telemetry::algorithmName(c.algorithm)) + "/" + telemetry::protocolName(c.protocol);
   if (c.algorithm >= 0)
@@ -34,10 +35,10 @@ std::string channelsText(int channels) {
 }
 
 // "NCCL's", "256K", "Simple 1M, LL128 240K (NCCL's for LL)": what a rule asks of getChunkSize.
-std::string chunkSizesText(const ChunkSizes& chunks) {
+std::string chunkSizesText(const policy::ChunkSizes& chunks) {
   if (!chunks.any()) return "NCCL's";
   const telemetry::ChunkSize& first = chunks.byProtocol[0];
-  if (chunks == ChunkSizes::all(first)) return telemetry::describeChunkSize(first);
+  if (chunks == policy::ChunkSizes::all(first)) return telemetry::describeChunkSize(first);
   std::string set, unset;
   for (int p = telemetry::kNumProtocols - 1; p >= 0; --p) {  // Simple first: the protocol of the largest transfers
     std::string& list = chunks.byProtocol[p].isNccl() ? unset : set;
@@ -48,33 +49,34 @@ std::string chunkSizesText(const ChunkSizes& chunks) {
 }
 
 // The chunk size line of a firing rule, with where NCCL cannot use it for this call's first preference.
-std::string describeChunkSizes(const Policy& policy, const Rule& rule, int collective) {
+std::string describeChunkSizes(const policy::Policy& policy, const policy::Rule& rule, int collective) {
   std::string out = "chunk size: " + chunkSizesText(rule.chunkSizes);
   if (!rule.chunkSizes.any()) return out + " (NCCL computes it)\n";
   out += " (served through getChunkSize, NCCL 2.30.2 and later; older NCCL keeps its own)\n";
   if (rule.choices.empty()) return out;
-  const Choice& first = rule.choices.front();
+  const policy::Choice& first = rule.choices.front();
   if (first.algorithm < 0 || first.protocol < 0) return out;
   const telemetry::ChunkSize& chunk = rule.chunkSizes.forProtocol(first.protocol);
   if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return out;
-  const NcclBuffers buffers = buffersOf(policy);
-  if (checkChunkBytes(chunk.bytes, buffers, collective, first.algorithm, first.protocol) == ChunkCheck::kUsable) {
+  const policy::NcclBuffers buffers = policy::buffersOf(policy);
+  if (policy::checkChunkBytes(chunk.bytes, buffers, collective, first.algorithm, first.protocol) ==
+      policy::ChunkCheck::kUsable) {
     return out;
   }
   return out + "  for " + telemetry::collectiveName(collective) + " on " + telemetry::algorithmName(first.algorithm) +
          "/" + telemetry::protocolName(first.protocol) + " NCCL can use at most " +
-         formatByteSize(maxChunkSize(buffers, collective, first.algorithm, first.protocol)) +
+         formatByteSize(policy::maxChunkSize(buffers, collective, first.algorithm, first.protocol)) +
          ": NCCL's own chunk size there\n";
 }
 
 // The policy (and experiment arm) in force and the call being explained.
-std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& assignment,
+std::string describeSetting(const policy::ActivePolicy& active, const PolicyAssignment& assignment,
                             const ExplainRequest& request) {
   std::string out;
   if (!active.error().empty()) {
     out += "policy '" + active.requested() + "' is unusable, so NCCL decides everything: " + active.error() + "\n";
   }
-  const Policy& policy = *assignment.policy;
+  const policy::Policy& policy = *assignment.policy;
   out += "policy: " + policy.name + " (" + policy.source + ", " + policy.digest + ")";
   if (active.experiment()) {
     out += "; experiment '" + active.experiment()->name + "' (" + active.digest() + ") gives comm " +
@@ -89,11 +91,13 @@ std::string describeSetting(const ActivePolicy& active, const PolicyAssignment& 
 }
 
 // What the first matching rule tells NCCL, then each fallback in order; matching is in policy order.
-std::string describeDecision(const Policy& policy, const std::vector<const Rule*>& matching, int collective) {
-  const Rule& fired = *matching.front();
-  std::string out = "rule: " + describeRule(fired) + " matches (size " + formatValueRange(fired.bytes, RangeUnit::kBytes) +
-                    ", nodes " + formatValueRange(fired.nodes, RangeUnit::kCount) + ", ranks " +
-                    formatValueRange(fired.ranks, RangeUnit::kCount) + ")\n";
+std::string describeDecision(const policy::Policy& policy, const std::vector<const policy::Rule*>& matching,
+                             int collective) {
+  const policy::Rule& fired = *matching.front();
+  std::string out = "rule: " + describeRule(fired) + " matches (size " +
+                    policy::formatValueRange(fired.bytes, policy::RangeUnit::kBytes) + ", nodes " +
+                    policy::formatValueRange(fired.nodes, policy::RangeUnit::kCount) + ", ranks " +
+                    policy::formatValueRange(fired.ranks, policy::RangeUnit::kCount) + ")\n";
   if (fired.choices.empty()) {
     return out + "NCCL is told: keep its own algorithm and protocol; " + channelsText(fired.channels) + "\n" +
            describeChunkSizes(policy, fired, collective);
@@ -105,7 +109,7 @@ std::string describeDecision(const Policy& policy, const std::vector<const Rule*
   if (policy.unavailableFallsThrough) {
     // NCCL's CSV semantics: the next matching rules are the fallbacks, each with its own channels.
     for (size_t i = 1; i < matching.size(); ++i) {
-      const Rule& next = *matching[i];
+      const policy::Rule& next = *matching[i];
       std::string what = next.choices.empty() ? std::string("NCCL's algorithm and protocol")
                                               : describeChoice(next.choices.front());
       out += "  then " + describeRule(next) + ": " + what + "; " + channelsText(next.channels) + "\n";
@@ -115,8 +119,8 @@ std::string describeDecision(const Policy& policy, const std::vector<const Rule*
 }
 
 // The rules matching a call, in policy order: the first fires.
-std::vector<const Rule*> matchingRules(const CompiledPolicy& compiled, const CallInputs& call) {
-  std::vector<const Rule*> matching;
+std::vector<const policy::Rule*> matchingRules(const CompiledPolicy& compiled, const CallInputs& call) {
+  std::vector<const policy::Rule*> matching;
   for (uint32_t index : compiled.candidates(call.collective, call.bytes)) {
     if (ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(index));
   }
@@ -124,16 +128,16 @@ std::vector<const Rule*> matchingRules(const CompiledPolicy& compiled, const Cal
 }
 
 // One line: what a policy does with the call (the arms' summary; the arm in force gets the full explanation).
-std::string summariseCall(const std::shared_ptr<const Policy>& policy, const ExplainRequest& request) {
+std::string summariseCall(const std::shared_ptr<const policy::Policy>& policy, const ExplainRequest& request) {
   CompiledPolicy compiled(policy, request.nRanks, request.nNodes);
-  std::vector<const Rule*> matching = matchingRules(compiled, request.call);
+  std::vector<const policy::Rule*> matching = matchingRules(compiled, request.call);
   if (matching.empty()) return "this call: no rule matches, NCCL decides";
-  const Rule& fired = *matching.front();
+  const policy::Rule& fired = *matching.front();
   std::string out = "this call: rule " + describeRule(fired) + ": ";
   const std::string chunk =
       fired.chunkSizes.any() ? "; chunk size " + chunkSizesText(fired.chunkSizes) : std::string();
   if (fired.choices.empty()) return out + "NCCL's algorithm and protocol; " + channelsText(fired.channels) + chunk;
-  for (const Choice& choice : fired.choices) out += describeChoice(choice) + ", else ";
+  for (const policy::Choice& choice : fired.choices) out += describeChoice(choice) + ", else ";
   const char* last = policy->unavailableFallsThrough && matching.size() > 1 ? "the next matching rule" : "NCCL's own choice";
   return out + last + "; " + channelsText(fired.channels) + chunk;
 }
@@ -141,27 +145,28 @@ std::string summariseCall(const std::shared_ptr<const Policy>& policy, const Exp
 std::string percentOf(double share) { return format("%.3g%%", share); }
 
 // Every arm of an experiment, its share of communicators, and what it does with this call.
-std::string describeArms(const Experiment& experiment, const ExplainRequest& request) {
+std::string describeArms(const policy::Experiment& experiment, const ExplainRequest& request) {
   std::string out = "arms of experiment '" + experiment.name + "' (a communicator's arm is a pure function of its id):\n";
-  for (const ExperimentArm& arm : experiment.arms) {
+  for (const policy::ExperimentArm& arm : experiment.arms) {
     out += "  " + arm.name + ": " + percentOf(arm.weight) + " of communicators, policy '" + arm.policy->name + "' (" +
            arm.policy->source + ")\n    " + summariseCall(arm.policy, request) + "\n";
   }
   if (!experiment.explore) return out;
-  const Exploration& explore = *experiment.explore;
+  const policy::Exploration& explore = *experiment.explore;
   const double share = explore.arms.empty() ? 0.0 : static_cast<double>(explore.weight) / explore.arms.size();
   out += "  exploration: " + percentOf(explore.weight) + " of communicators, split evenly over " +
          std::to_string(explore.arms.size()) + " generated arms; each decides as '" + explore.base +
          "' except that it forces one choice on the calls it explores (where NCCL does not offer it, NCCL's own "
          "choice)\n";
   for (size_t i = 0; i < explore.arms.size(); ++i) {
-    const ExploredChoice& choice = explore.choices[i];
+    const policy::ExploredChoice& choice = explore.choices[i];
     out += "    " + explore.arms[i].name + ": " + percentOf(share) + " of communicators, forces " +
            describeChoice({choice.algorithm, choice.protocol}) +
            (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") +
            (choice.chunk.isNccl() ? "" : " with chunk size " + telemetry::describeChunkSize(choice.chunk)) + " for " +
-           collectiveList(choice.collectives) + " of " + formatValueRange(explore.bytes, RangeUnit::kBytes) +
-           " bytes on nodes " + formatValueRange(choice.nodes, RangeUnit::kCount) + "\n      " +
+           policy::collectiveList(choice.collectives) + " of " +
+           policy::formatValueRange(explore.bytes, policy::RangeUnit::kBytes) + " bytes on nodes " +
+           policy::formatValueRange(choice.nodes, policy::RangeUnit::kCount) + "\n      " +
            summariseCall(explore.arms[i].policy, request) + "\n";
   }
   return out;
@@ -169,12 +174,12 @@ std::string describeArms(const Experiment& experiment, const ExplainRequest& req
 
 }  // namespace
 
-std::string explainCall(const ActivePolicy& active, const ExplainRequest& request) {
-  PolicyAssignment assignment = active.assign(request.commId);
+std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest& request) {
+  PolicyAssignment assignment = assignPolicy(active, request.commId);
   std::string out = describeSetting(active, assignment, request);
   const CallInputs& call = request.call;
   CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
-  std::vector<const Rule*> matching = matchingRules(compiled, call);
+  std::vector<const policy::Rule*> matching = matchingRules(compiled, call);
   if (matching.empty()) {
     out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol, channels and chunk size itself\n";
   } else {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "policy/policy_loader.h"
 #include "tuner/decide.h"
-#include "tuner/policy_loader.h"
 
 namespace nccl_roce::tuner {
 
@@ -18,6 +18,6 @@ struct ExplainRequest {
   CallInputs call;
 };
 
-std::string explainCall(const ActivePolicy& active, const ExplainRequest& request);
+std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest& request);
 
 }  // namespace nccl_roce::tuner

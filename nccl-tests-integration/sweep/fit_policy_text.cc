@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "common/strings.h"
+#include "policy/rule_text.h"
+#include "policy/value_range_text.h"
 #include "telemetry/nccl_names.h"
-#include "tuner/rule_text.h"
-#include "tuner/value_range_text.h"
 
 namespace nccl_roce::sweep {
 
@@ -18,15 +18,15 @@ std::string fixed(double value, int decimals) {
 }
 
 std::string sizeRange(uint64_t lo, uint64_t hi) {
-  return tuner::formatValueRange(tuner::ValueRange{lo, hi}, tuner::RangeUnit::kBytes);
+  return policy::formatValueRange(policy::ValueRange{lo, hi}, policy::RangeUnit::kBytes);
 }
 
 std::string policyCollective(const std::string& collective) {
   std::optional<int> c = telemetry::parseCollective(collective);
-  return c ? tuner::policyCollectiveName(*c) : collective;
+  return c ? policy::policyCollectiveName(*c) : collective;
 }
 
-using tuner::tomlString;
+using policy::tomlString;
 
 std::string scale(const FitSeries& s) {
   std::string out = std::to_string(s.key.ranks) + " ranks";
@@ -85,17 +85,17 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
         continue;
       }
       out += "\n# " + b.choice->describe() + " for " + sizeRange(b.lo, b.hi) + ": " + evidence(b) + ".\n";
-      tuner::RuleText rule;
+      policy::RuleText rule;
       rule.name = ruleName(s, b);
       rule.collective = policyCollective(s.key.collective);
-      rule.bytes = tuner::ValueRange{b.lo, b.hi};
+      rule.bytes = policy::ValueRange{b.lo, b.hi};
       rule.nodes = s.nodes;
       rule.ranks = s.key.ranks;
       rule.algorithm = b.choice->algorithm;
       rule.protocol = b.choice->protocol;
       rule.channels = b.choice->channels;
       rule.chunkSizes = b.choice->chunkSizes(telemetry::parseCollective(s.key.collective).value_or(-1));
-      out += tuner::formatRule(rule);
+      out += policy::formatRule(rule);
     }
   }
   return out;

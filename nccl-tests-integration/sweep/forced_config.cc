@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "policy/chunk_size_checks.h"
+#include "policy/nccl_chunk_limits.h"
 #include "telemetry/nccl_names.h"
-#include "tuner/chunk_size_checks.h"
-#include "tuner/nccl_chunk_limits.h"
 
 namespace nccl_roce::sweep {
 
@@ -30,17 +30,17 @@ bool asksChunkSize(const std::string& version) {
 }
 
 // The rule a configuration amounts to, for the calls of one collective.
-tuner::Rule ruleOf(const ForcedConfig& c, int collective) {
-  tuner::Rule rule;
-  rule.collectives = collective >= 0 ? 1u << collective : tuner::kAllCollectives;
+policy::Rule ruleOf(const ForcedConfig& c, int collective) {
+  policy::Rule rule;
+  rule.collectives = collective >= 0 ? 1u << collective : policy::kAllCollectives;
   if (c.algorithm >= 0 || c.protocol >= 0) rule.choices = {{c.algorithm, c.protocol}};
   return rule;
 }
 
 // Whether NCCL can use the forced bytes with `protocol` for some call of the configuration.
-bool usableWith(const ForcedConfig& c, int collective, int protocol, const tuner::NcclBuffers& buffers) {
-  std::vector<tuner::CallKind> kinds = tuner::callKindsOf(ruleOf(c, collective), protocol);
-  return !kinds.empty() && tuner::chunkProblem(c.chunk.bytes, protocol, kinds, buffers).empty();
+bool usableWith(const ForcedConfig& c, int collective, int protocol, const policy::NcclBuffers& buffers) {
+  std::vector<policy::CallKind> kinds = policy::callKindsOf(ruleOf(c, collective), protocol);
+  return !kinds.empty() && policy::chunkProblem(c.chunk.bytes, protocol, kinds, buffers).empty();
 }
 
 }  // namespace
@@ -55,11 +55,11 @@ std::string ForcedConfig::describe() const {
   return out;
 }
 
-tuner::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
-  if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return tuner::ChunkSizes::all(chunk);
-  tuner::ChunkSizes out;
+policy::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
+  if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return policy::ChunkSizes::all(chunk);
+  policy::ChunkSizes out;
   for (int p = 0; p < telemetry::kNumProtocols; ++p) {
-    if (usableWith(*this, collective, p, tuner::NcclBuffers{})) out.byProtocol[p] = chunk;
+    if (usableWith(*this, collective, p, policy::NcclBuffers{})) out.byProtocol[p] = chunk;
   }
   return out;
 }
@@ -118,10 +118,11 @@ std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why)
     config.chunk = *parsed;
     if (config.chunk.kind == telemetry::ChunkSize::Kind::kBytes) {
       const int collective = telemetry::parseCollective(run.collective).value_or(-1);
-      const tuner::NcclBuffers buffers = tuner::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
-        const std::string* value = find(env, name);
-        return value ? std::optional<std::string>(*value) : std::nullopt;
-      });
+      const policy::NcclBuffers buffers =
+          policy::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
+            const std::string* value = find(env, name);
+            return value ? std::optional<std::string>(*value) : std::nullopt;
+          });
       bool usable = false;
       for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
       if (!usable) {

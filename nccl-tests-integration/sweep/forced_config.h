@@ -9,13 +9,13 @@
 #include <tuple>
 
 #include "nccl-tests-integration/sweep/perf_log.h"
+#include "policy/policy.h"
 #include "telemetry/chunk_size.h"
-#include "tuner/policy.h"
 
 namespace nccl_roce::sweep {
 
 struct ForcedConfig {
-  int algorithm = -1;  // tuner ABI index (tuner/nccl_names.h); -1: not forced
+  int algorithm = -1;  // tuner ABI index (telemetry/nccl_names.h); -1: not forced
   int protocol = -1;
   int channels = 0;    // 0: not forced
   telemetry::ChunkSize chunk;  // NCCL's own: not forced
@@ -25,7 +25,7 @@ struct ForcedConfig {
   std::string describe() const;
   // A fitted rule's chunk_size for `collective`: the forced value for the protocols NCCL can use it with (with
   // its default buffers) among those the configuration runs; NCCL_ROCE_CHUNK_SIZE left NCCL's own elsewhere.
-  tuner::ChunkSizes chunkSizes(int collective) const;
+  policy::ChunkSizes chunkSizes(int collective) const;
   bool operator<(const ForcedConfig& o) const {
     return std::tie(algorithm, protocol, channels, chunk) < std::tie(o.algorithm, o.protocol, o.channels, o.chunk);
   }

@@ -30,6 +30,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/telemetry_file.h"
+#include "policy/policy_digest.h"
+#include "policy/policy_loader.h"
 #include "profiler/collective_tracker.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/open_metrics.h"
@@ -38,8 +40,6 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
-#include "tuner/policy_digest.h"
-#include "tuner/policy_loader.h"
 
 using namespace nccl_roce;
 
@@ -49,7 +49,7 @@ constexpr int kAllReduce = 4;
 
 struct Arm {
   std::string name, policyName, policyHash;
-  std::shared_ptr<const tuner::Policy> policy;  // null: NCCL decides
+  std::shared_ptr<const policy::Policy> policy;  // null: NCCL decides
   std::unique_ptr<tuner::CompiledPolicy> compiled;
 };
 
@@ -68,12 +68,12 @@ struct Process {
 };
 
 Experiment decodeLl(uint64_t seed) {
-  // Identities as the plugin computes them (tuner/policy_digest.h): the control's built-in policy, a candidate
+  // Identities as the plugin computes them (policy/policy_digest.h): the control's built-in policy, a candidate
   // policy's text, and the experiment holding both.
-  const std::string control = tuner::loadPolicySpec("inference", nullptr)->digest();
-  const std::string candidate = tuner::policyDigest("[policy]\nname = \"decode-ll\"\n");
-  const std::string experiment = tuner::compositeDigest("[experiment]\nname = \"decode-ll\"\n",
-                                                        {{"control", control}, {"candidate", candidate}});
+  const std::string control = policy::loadPolicySpec("inference", nullptr)->digest();
+  const std::string candidate = policy::policyDigest("[policy]\nname = \"decode-ll\"\n");
+  const std::string experiment =
+      policy::compositeDigest("[experiment]\nname = \"decode-ll\"\n", {{"control", control}, {"candidate", candidate}});
   Experiment e{"decode-ll", experiment, {}, {}, false};
   e.spec.communicatorsPerArm = {{"control", 24}, {"candidate", 24}};
   e.spec.seed = seed;
@@ -102,13 +102,13 @@ protocol = ["ll", "simple"]
 
 // The explore arms' policies as the plugin loads them from the experiment, compiled for the fleet's shape.
 Experiment exploration(uint64_t seed) {
-  auto active = tuner::loadPolicyText(kExplorationExperiment, "explore-allreduce.toml", nullptr);
+  auto active = policy::loadPolicyText(kExplorationExperiment, "explore-allreduce.toml", nullptr);
   if (!active->error().empty() || !active->experiment() || !active->experiment()->explore) std::abort();  // ours
-  const tuner::Experiment& experiment = *active->experiment();
+  const policy::Experiment& experiment = *active->experiment();
   Experiment e{experiment.name, experiment.digest, fleet::calibration::explorationFleet(24, 48, 0.08), {}, true};
   e.spec.seed = seed;
-  e.arms["control"] = Arm{"control", "nccl", tuner::loadPolicySpec("nccl", nullptr)->digest(), nullptr, nullptr};
-  for (const tuner::ExperimentArm& generated : experiment.explore->arms) {
+  e.arms["control"] = Arm{"control", "nccl", policy::loadPolicySpec("nccl", nullptr)->digest(), nullptr, nullptr};
+  for (const policy::ExperimentArm& generated : experiment.explore->arms) {
     if (e.spec.communicatorsPerArm.count(generated.name) == 0) continue;
     const auto& policy = generated.policy;
     e.arms[generated.name] = Arm{generated.name, policy->name, policy->digest, policy,

@@ -6,13 +6,14 @@
 #include <memory>
 #include <string>
 
+#include "policy/nccl_csv.h"
+#include "policy/policy_toml.h"
+#include "policy/value_range_text.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
-#include "tuner/nccl_csv.h"
-#include "tuner/policy_toml.h"
-#include "tuner/value_range_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace nccl_roce::policy;
   using namespace nccl_roce::tuner;
   if (size == 0) return 0;
   std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);

@@ -10,8 +10,8 @@
 #include "gid/address_source.h"
 #include "gid/resolve.h"
 #include "gid/snapshot.h"
-#include "tuner/policy_loader.h"
-#include "tuner/value_range_text.h"
+#include "policy/policy_loader.h"
+#include "policy/value_range_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -26,11 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: {
       auto bytes = nccl_roce::parseByteSize(text);
       if (bytes.isOk() && *nccl_roce::parseByteSize(nccl_roce::formatByteSize(*bytes)) != *bytes) __builtin_trap();
-      auto range = nccl_roce::tuner::parseValueRange(text, nccl_roce::tuner::RangeUnit::kBytes);
+      auto range = nccl_roce::policy::parseValueRange(text, nccl_roce::policy::RangeUnit::kBytes);
       if (range.isOk()) {
-        auto again = nccl_roce::tuner::parseValueRange(
-            nccl_roce::tuner::formatValueRange(*range, nccl_roce::tuner::RangeUnit::kBytes),
-            nccl_roce::tuner::RangeUnit::kBytes);
+        auto again = nccl_roce::policy::parseValueRange(
+            nccl_roce::policy::formatValueRange(*range, nccl_roce::policy::RangeUnit::kBytes),
+            nccl_roce::policy::RangeUnit::kBytes);
         if (!again.isOk() || !(*again == *range)) __builtin_trap();  // formatting round-trips
       }
       break;
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 4: {
       // NCCL_ROCE_POLICY values that name no file: built-in names and their near misses.
       std::string value = text.find('/') == std::string::npos ? text : "";
-      (void)nccl_roce::tuner::loadPolicySpec(value, nullptr);
+      (void)nccl_roce::policy::loadPolicySpec(value, nullptr);
       break;
     }
   }

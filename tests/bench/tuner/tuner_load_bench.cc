@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "policy/policy_toml.h"
 #include "tuner/compiled_policy.h"
-#include "tuner/policy_toml.h"
 
 namespace nccl_roce::tuner {
 namespace {
@@ -24,7 +24,7 @@ std::string policyText(int rules) {
 void LoadAndCheck(benchmark::State& state) {
   std::string text = policyText(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    PolicyDocument doc = parsePolicyToml(text, "bench.toml");
+    policy::PolicyDocument doc = policy::parsePolicyToml(text, "bench.toml");
     if (!doc.ok()) state.SkipWithError("the benchmark policy does not lint");
     benchmark::DoNotOptimize(doc);
   }
@@ -32,8 +32,8 @@ void LoadAndCheck(benchmark::State& state) {
 BENCHMARK(LoadAndCheck)->Arg(10)->Arg(100)->Arg(1000)->Arg(8000)->Unit(benchmark::kMillisecond);
 
 void BuildCommunicatorLookup(benchmark::State& state) {
-  PolicyDocument doc = parsePolicyToml(policyText(static_cast<int>(state.range(0))), "bench.toml");
-  auto policy = std::make_shared<const Policy>(std::move(*doc.policy));
+  policy::PolicyDocument doc = policy::parsePolicyToml(policyText(static_cast<int>(state.range(0))), "bench.toml");
+  auto policy = std::make_shared<const policy::Policy>(std::move(*doc.policy));
   for (auto _ : state) {
     CompiledPolicy compiled(policy, 16, 2);
     if (compiled.applicableRules() != policy->rules.size()) state.SkipWithError("rules were dropped");

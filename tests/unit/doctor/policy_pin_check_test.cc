@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/sha256.h"
-#include "tuner/policy_digest.h"
+#include "policy/policy_digest.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/doctor/doctor_world.h"
 
@@ -25,7 +25,7 @@ TEST(PolicyPinCheck, PassesWhenTheFileIsThePinnedOne) {
   DoctorWorld w;
   TempDir dir;
   w.env.set("NCCL_ROCE_POLICY", dir.writeFile("p.toml", kPolicy));
-  w.env.set("NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPolicy));
+  w.env.set("NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPolicy));
   auto r = doctor::checkPolicyPin(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kPass) << r.detail;
 }
@@ -35,19 +35,19 @@ TEST(PolicyPinCheck, FailsOnAnotherFileNamingBothDigestsAndTheWayOut) {
   TempDir dir;
   std::string stale = std::string(kPolicy) + "# edited\n";
   w.env.set("NCCL_ROCE_POLICY", dir.writeFile("p.toml", stale));
-  w.env.set("NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPolicy).substr(7));  // a bare hex pin reads as sha256
+  w.env.set("NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPolicy).substr(7));  // a bare hex pin reads as sha256
   auto r = doctor::checkPolicyPin(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_THAT(r.detail, HasSubstr("pins " + tuner::policyDigest(kPolicy)));
-  EXPECT_THAT(r.detail, HasSubstr("is " + tuner::policyDigest(stale)));
-  EXPECT_THAT(r.remedy, HasSubstr("set the pin to " + tuner::policyDigest(stale)));
+  EXPECT_THAT(r.detail, HasSubstr("pins " + policy::policyDigest(kPolicy)));
+  EXPECT_THAT(r.detail, HasSubstr("is " + policy::policyDigest(stale)));
+  EXPECT_THAT(r.remedy, HasSubstr("set the pin to " + policy::policyDigest(stale)));
 }
 
 TEST(PolicyPinCheck, AnInlinePolicyIsWhatIsChecked) {
   DoctorWorld w;
   w.env.set("NCCL_ROCE_POLICY", "/nonexistent.toml");
   w.env.set("NCCL_ROCE_POLICY_INLINE", kPolicy);
-  w.env.set("NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPolicy));
+  w.env.set("NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPolicy));
   EXPECT_EQ(doctor::checkPolicyPin(w.inputs()).outcome, Outcome::kPass);
 }
 

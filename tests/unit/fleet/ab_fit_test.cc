@@ -8,8 +8,8 @@
 
 #include "fleet/ab_fit_policy_text.h"
 #include "fleet/ab_fit_report.h"
+#include "policy/policy_loader.h"
 #include "telemetry/chunk_size.h"
-#include "tuner/policy_loader.h"
 
 namespace nccl_roce::fleet {
 namespace {
@@ -73,9 +73,9 @@ AbFit fitted(const Fleet& fleet) {
 
 // The policy as the plugin would load it: no errors.
 void expectLoadsClean(const std::string& policy) {
-  std::vector<tuner::PolicyError> errors;
-  auto active = tuner::loadPolicyText(policy, "fitted.toml", &errors);
-  for (const tuner::PolicyError& e : errors) ADD_FAILURE() << e.toString() << "\n" << policy;
+  std::vector<policy::PolicyError> errors;
+  auto active = policy::loadPolicyText(policy, "fitted.toml", &errors);
+  for (const policy::PolicyError& e : errors) ADD_FAILURE() << e.toString() << "\n" << policy;
   EXPECT_TRUE(active->error().empty()) << active->error();
 }
 

@@ -1,9 +1,10 @@
 // The policies a process context keeps: each NCCL_ROCE_POLICY value read once and kept whatever happens to the
 // file, one lookup per communicator shape shared by the communicators of that shape, problems reported by the
 // first communicator only. Each context has its own: nothing is shared through statics.
-#include <unistd.h>
+#include "plugin/policy_registry.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,9 +15,9 @@
 
 #include "common/env.h"
 #include "common/sha256.h"
-#include "tuner/policy_digest.h"
-#include "plugin/policy_registry.h"
+#include "policy/policy_digest.h"
 #include "tests/support/temp_dir.h"
+#include "tuner/experiment.h"
 
 namespace nccl_roce::plugin {
 namespace {
@@ -32,7 +33,7 @@ TEST(PolicyRegistry, APolicyIsLoadedOnceAndKeptWhateverHappensToTheFile) {
   dir.writeFile("p.toml", "[policy]\nname = \"second\"\n");
   EXPECT_EQ(policies.active(env).policy, first);
   ::unlink(path.c_str());
-  EXPECT_EQ(policies.active(env).policy->assign(0).policy->name, "first");
+  EXPECT_EQ(tuner::assignPolicy(*policies.active(env).policy, 0).policy->name, "first");
 }
 
 TEST(PolicyRegistry, EachContextLoadsItsOwn) {
@@ -40,11 +41,11 @@ TEST(PolicyRegistry, EachContextLoadsItsOwn) {
   std::string path = dir.writeFile("p.toml", "[policy]\nname = \"first\"\n");
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", path}});
   PolicyRegistry one;
-  EXPECT_EQ(one.active(env).policy->assign(0).policy->name, "first");
+  EXPECT_EQ(tuner::assignPolicy(*one.active(env).policy, 0).policy->name, "first");
   dir.writeFile("p.toml", "[policy]\nname = \"second\"\n");
   PolicyRegistry other;  // another process
-  EXPECT_EQ(other.active(env).policy->assign(0).policy->name, "second");
-  EXPECT_EQ(one.active(env).policy->assign(0).policy->name, "first");
+  EXPECT_EQ(tuner::assignPolicy(*other.active(env).policy, 0).policy->name, "second");
+  EXPECT_EQ(tuner::assignPolicy(*one.active(env).policy, 0).policy->name, "first");
 }
 
 TEST(PolicyRegistry, OnlyTheFirstCommunicatorReportsAPolicysProblems) {
@@ -60,7 +61,7 @@ TEST(PolicyRegistry, OnlyTheFirstCommunicatorReportsAPolicysProblems) {
 }
 
 TEST(PolicyRegistry, CommunicatorsOfOneShapeShareOneLookup) {
-  auto policy = std::make_shared<const tuner::Policy>();
+  auto policy = std::make_shared<const policy::Policy>();
   PolicyRegistry policies;
   PolicyRegistry::Lookup a = policies.lookup(policy, 16, 2);
   PolicyRegistry::Lookup b = policies.lookup(policy, 16, 2);
@@ -80,7 +81,7 @@ const char* kOld = "[policy]\nname = \"old\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION 
 TEST(PolicyRegistry, EnvironmentDefaultsNeverWaitForAPinnedFileAndServeNothingFromAnotherOne) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "60"}});
   PolicyRegistry policies;
   auto start = std::chrono::steady_clock::now();
@@ -89,24 +90,24 @@ TEST(PolicyRegistry, EnvironmentDefaultsNeverWaitForAPinnedFileAndServeNothingFr
   dir.writeFile("p.toml", kPinned);  // the update lands before the first communicator
   PolicyRegistry::Active active = policies.active(env);
   EXPECT_EQ(active.refusal, "") << "the env plugin's look did not decide for the tuner";
-  EXPECT_EQ(active.policy->assign(0).policy->name, "new");
+  EXPECT_EQ(tuner::assignPolicy(*active.policy, 0).policy->name, "new");
   ASSERT_EQ(policies.environmentDefaults(env).size(), 1u);
 }
 
 TEST(PolicyRegistry, APinnedFileThatArrivesAfterTheWaitIsTakenByTheNextCommunicator) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "0"}});
   PolicyRegistry policies;
   PolicyRegistry::Active refused = policies.active(env);
-  EXPECT_NE(refused.refusal.find("pins " + tuner::policyDigest(kPinned)), std::string::npos) << refused.refusal;
-  EXPECT_NE(refused.refusal.find("is " + tuner::policyDigest(kOld)), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("pins " + policy::policyDigest(kPinned)), std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("is " + policy::policyDigest(kOld)), std::string::npos) << refused.refusal;
   EXPECT_FALSE(policies.active(env).refusal.empty()) << "still the old file";
   dir.writeFile("p.toml", kPinned);
   PolicyRegistry::Active taken = policies.active(env);
   EXPECT_EQ(taken.refusal, "");
-  EXPECT_EQ(taken.policy->assign(0).policy->name, "new");
+  EXPECT_EQ(tuner::assignPolicy(*taken.policy, 0).policy->name, "new");
   EXPECT_FALSE(taken.first) << "earlier communicators already met this request";
 }
 
@@ -118,7 +119,7 @@ TEST(PolicyRegistry, APinnedWaitHoldsNoLockThatOtherCallsNeed) {
   TempDir dir;
   std::string path = dir.writeFile("p.toml", kOld);
   MapEnvironment pinned(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", path},
-                                                           {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                           {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                            {"NCCL_ROCE_POLICY_PIN_WAIT", "20"}});
   MapEnvironment other(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", kOld}});
   PolicyRegistry policies;
@@ -132,7 +133,7 @@ TEST(PolicyRegistry, APinnedWaitHoldsNoLockThatOtherCallsNeed) {
   PolicyRegistry::Active unrelated = policies.active(other);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "neither waited for the pin";
   EXPECT_EQ(unrelated.refusal, "");
-  EXPECT_EQ(unrelated.policy->assign(0).policy->name, "old");
+  EXPECT_EQ(tuner::assignPolicy(*unrelated.policy, 0).policy->name, "old");
   EXPECT_EQ(waiting.load(), 2) << "both communicators of the pinned policy are still waiting";
   dir.writeFile("p.toml.tmp", kPinned);
   std::rename(dir.join("p.toml.tmp").c_str(), path.c_str());  // the ConfigMap update lands
@@ -149,14 +150,15 @@ TEST(PolicyRegistry, APinnedWaitHoldsNoLockThatOtherCallsNeed) {
 // with the fix for the pod template; a file's refusal says how long it waited and the fix for files.
 TEST(PolicyRegistry, AnInlinePinMismatchIsRefusedAtOnceWithTheFixForThePodTemplate) {
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", kOld},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "60"}});
   PolicyRegistry policies;
   auto start = std::chrono::steady_clock::now();
   PolicyRegistry::Active refused = policies.active(env);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "not waited for";
-  EXPECT_NE(refused.refusal.find("the inline policy (NCCL_ROCE_POLICY_INLINE) is " + tuner::policyDigest(kOld)),
-            std::string::npos) << refused.refusal;
+  EXPECT_NE(refused.refusal.find("the inline policy (NCCL_ROCE_POLICY_INLINE) is " + policy::policyDigest(kOld)),
+            std::string::npos)
+      << refused.refusal;
   EXPECT_NE(refused.refusal.find("nccl-roce policy digest -"), std::string::npos) << refused.refusal;
   EXPECT_EQ(refused.refusal.find("waiting"), std::string::npos) << "no wait claimed: " << refused.refusal;
   EXPECT_EQ(refused.refusal.find("new file"), std::string::npos) << "no file to wait for: " << refused.refusal;
@@ -166,7 +168,7 @@ TEST(PolicyRegistry, AnInlinePolicyMatchesThePinOfItsFileWithoutTheFinalNewline)
   std::string text = kPinned;
   text.pop_back();  // NCCL_ROCE_POLICY_INLINE="$(cat policy.toml)"
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_INLINE", text},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)}});
+                                                        {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)}});
   PolicyRegistry policies;
   EXPECT_EQ(policies.active(env).refusal, "");
 }
@@ -174,7 +176,7 @@ TEST(PolicyRegistry, AnInlinePolicyMatchesThePinOfItsFileWithoutTheFinalNewline)
 TEST(PolicyRegistry, AFileRefusalSaysHowLongItWaitedAndTheFixForFiles) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kOld)},
-                                                        {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                        {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                         {"NCCL_ROCE_POLICY_PIN_WAIT", "1"}});
   PolicyRegistry policies;
   PolicyRegistry::Active refused = policies.active(env);
@@ -189,7 +191,7 @@ TEST(PolicyRegistry, AnUnusablePinWaitIsNamedOnceWithTheValueUsed) {
     SCOPED_TRACE(bad);
     TempDir dir;
     MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("p.toml", kPinned)},
-                                                          {"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+                                                          {"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                           {"NCCL_ROCE_POLICY_PIN_WAIT", bad}});
     PolicyRegistry policies;
     PolicyRegistry::Active first = policies.active(env);
@@ -199,7 +201,7 @@ TEST(PolicyRegistry, AnUnusablePinWaitIsNamedOnceWithTheValueUsed) {
                                  "pinned policy file");
     EXPECT_EQ(policies.active(env).warning, "") << "once per process";
   }
-  MapEnvironment fine(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_DIGEST", tuner::policyDigest(kPinned)},
+  MapEnvironment fine(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY_DIGEST", policy::policyDigest(kPinned)},
                                                          {"NCCL_ROCE_POLICY_INLINE", kPinned},
                                                          {"NCCL_ROCE_POLICY_PIN_WAIT", "30"}});
   PolicyRegistry policies;

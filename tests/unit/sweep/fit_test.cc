@@ -7,11 +7,11 @@
 #include <limits>
 
 #include "nccl-tests-integration/sweep/fit_policy_text.h"
+#include "policy/policy_checks.h"
+#include "policy/policy_toml.h"
 #include "telemetry/nccl_names.h"
 #include "tests/unit/sweep/sweep_test_data.h"
 #include "tests/unit/sweep/synthetic_sweep.h"
-#include "tuner/policy_checks.h"
-#include "tuner/policy_toml.h"
 
 namespace nccl_roce::sweep {
 namespace {
@@ -107,13 +107,13 @@ TEST(Fit, ThePolicyLintsCleanAndSaysWhatTheFitSaid) {
   options.policyName = "cluster-a";
   FitResult fit = fitPolicy(knownSweep(), options);
   std::string toml = fittedPolicyToml(fit, options);
-  tuner::PolicyDocument doc = tuner::parsePolicyToml(toml, "fitted.toml");
-  ASSERT_TRUE(doc.ok()) << tuner::joinErrors(doc.errors) << "\n" << toml;
-  EXPECT_TRUE(tuner::checkPolicy(*doc.policy).empty()) << tuner::joinErrors(tuner::checkPolicy(*doc.policy));
-  const tuner::Policy& policy = *doc.policy;
+  policy::PolicyDocument doc = policy::parsePolicyToml(toml, "fitted.toml");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors) << "\n" << toml;
+  EXPECT_TRUE(policy::checkPolicy(*doc.policy).empty()) << policy::joinErrors(policy::checkPolicy(*doc.policy));
+  const policy::Policy& policy = *doc.policy;
   EXPECT_EQ(policy.name, "cluster-a");
   ASSERT_EQ(policy.rules.size(), 2u) << toml;
-  const tuner::Rule& small = policy.rules[0];
+  const policy::Rule& small = policy.rules[0];
   EXPECT_EQ(small.collectives, 1u << telemetry::kCollAllReduce);
   EXPECT_EQ(small.bytes.lo, 0u);
   EXPECT_EQ(small.bytes.hi, 6 * kK - 1);
@@ -125,7 +125,7 @@ TEST(Fit, ThePolicyLintsCleanAndSaysWhatTheFitSaid) {
   EXPECT_EQ(small.choices[0].algorithm, kTree);
   EXPECT_EQ(small.choices[0].protocol, kLL);
   EXPECT_EQ(small.channels, 0);
-  const tuner::Rule& large = policy.rules[1];
+  const policy::Rule& large = policy.rules[1];
   EXPECT_EQ(large.bytes.lo, 3 * kM);
   EXPECT_EQ(large.bytes.hi, kMax);
   EXPECT_EQ(large.choices[0].algorithm, kRing);
@@ -184,9 +184,9 @@ TEST(Fit, TheSameChoiceOnBothSidesOfTheDefaultGivesTwoRules) {
             [](uint64_t s) { return s <= 1 * kK || s >= 16 * kM ? 0.7 : 1.2; });
   FitResult fit = fitPolicy(logs, FitOptions{});
   ASSERT_EQ(fit.series.at(0).buckets.size(), 3u);
-  tuner::PolicyDocument doc = tuner::parsePolicyToml(fittedPolicyToml(fit, FitOptions{}), "f");
+  policy::PolicyDocument doc = policy::parsePolicyToml(fittedPolicyToml(fit, FitOptions{}), "f");
   ASSERT_TRUE(doc.ok());
-  EXPECT_TRUE(tuner::checkPolicy(*doc.policy).empty());
+  EXPECT_TRUE(policy::checkPolicy(*doc.policy).empty());
   ASSERT_EQ(doc.policy->rules.size(), 2u);
   EXPECT_EQ(doc.policy->rules[0].bytes.hi, 1536u - 1);  // half-way between 1K and 2K
   EXPECT_EQ(doc.policy->rules[1].bytes.lo, 12 * kM);    // half-way between 8M and 16M
@@ -200,8 +200,8 @@ TEST(Fit, ChannelsAndAlgorithmOnlyConfigurationsBecomeRulesOfTheirOwnShape) {
   addConfig(&logs, channels, [](uint64_t s) { return s >= 1 * kM ? 0.5 : 2.0; });
   addConfig(&logs, forced("Tree", nullptr), [](uint64_t s) { return s <= 1 * kK ? 0.5 : 2.0; });
   FitResult fit = fitPolicy(logs, FitOptions{});
-  tuner::PolicyDocument doc = tuner::parsePolicyToml(fittedPolicyToml(fit, FitOptions{}), "f");
-  ASSERT_TRUE(doc.ok()) << tuner::joinErrors(doc.errors);
+  policy::PolicyDocument doc = policy::parsePolicyToml(fittedPolicyToml(fit, FitOptions{}), "f");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors);
   ASSERT_EQ(doc.policy->rules.size(), 2u);
   EXPECT_EQ(doc.policy->rules[0].choices[0].algorithm, kTree);
   EXPECT_EQ(doc.policy->rules[0].choices[0].protocol, -1);  // NCCL's cheapest protocol for Tree
@@ -234,8 +234,8 @@ TEST(Fit, AChunkSizeIsOneMoreDimensionOfAConfigurationAndGoesIntoTheRule) {
   EXPECT_EQ(buckets[1].choice->describe(), "any/any/chunk 256K");
   EXPECT_EQ(buckets[2].choice->describe(), "Ring/Simple/chunk 1M");
   std::string toml = fittedPolicyToml(fit, FitOptions{});
-  tuner::PolicyDocument doc = tuner::parsePolicyToml(toml, "f");
-  ASSERT_TRUE(doc.ok()) << tuner::joinErrors(doc.errors) << toml;
+  policy::PolicyDocument doc = policy::parsePolicyToml(toml, "f");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors) << toml;
   ASSERT_EQ(doc.policy->rules.size(), 2u);
   // 256K is whole Simple grains within its buffer, but past LL's 32K and not whole LL128 grains: where the sweep
   // measured it, NCCL used it with Simple only, and so does the rule.
@@ -272,7 +272,7 @@ TEST(Fit, NodesCanBeOverriddenForRanksThatShareAHost) {
   FitOptions options;
   options.nodes = 4;
   FitResult fit = fitPolicy(knownSweep(), options);
-  tuner::PolicyDocument doc = tuner::parsePolicyToml(fittedPolicyToml(fit, options), "f");
+  policy::PolicyDocument doc = policy::parsePolicyToml(fittedPolicyToml(fit, options), "f");
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(doc.policy->rules[0].nodes.lo, 4u);
 }

@@ -18,14 +18,14 @@ struct Call {
   int regBuff;
 };
 
-bool matches(const Rule& r, const Call& c, uint64_t nRanks, uint64_t nNodes) {
+bool matches(const policy::Rule& r, const Call& c, uint64_t nRanks, uint64_t nNodes) {
   return (r.collectives & (1u << c.collective)) && r.bytes.contains(c.bytes) && r.nodes.contains(nNodes) &&
          r.ranks.contains(nRanks) && r.pipeOps.contains(static_cast<uint64_t>(c.pipeOps)) &&
          (!r.regBuff || *r.regBuff == (c.regBuff != 0));
 }
 
 // The specification: every rule that matches, in file order.
-std::vector<uint32_t> scan(const Policy& p, const Call& c, uint64_t nRanks, uint64_t nNodes) {
+std::vector<uint32_t> scan(const policy::Policy& p, const Call& c, uint64_t nRanks, uint64_t nNodes) {
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < p.rules.size(); ++i) {
     if (matches(p.rules[i], c, nRanks, nNodes)) out.push_back(i);
@@ -48,26 +48,27 @@ uint64_t boundary(std::mt19937_64& random) {
   return kPoints[random() % (sizeof(kPoints) / sizeof(kPoints[0]))] + (random() % 3 == 0 ? random() % 8 : 0);
 }
 
-ValueRange randomRange(std::mt19937_64& random, uint64_t (*draw)(std::mt19937_64&)) {
+policy::ValueRange randomRange(std::mt19937_64& random, uint64_t (*draw)(std::mt19937_64&)) {
   if (random() % 3 == 0) return {};
   uint64_t a = draw(random), b = draw(random);
-  return a <= b ? ValueRange{a, b} : ValueRange{b, a};
+  return a <= b ? policy::ValueRange{a, b} : policy::ValueRange{b, a};
 }
 
 uint64_t smallCount(std::mt19937_64& random) { return 1 + random() % 8; }
 
-Policy randomPolicy(std::mt19937_64& random, bool fallsThrough) {
-  Policy p;
+policy::Policy randomPolicy(std::mt19937_64& random, bool fallsThrough) {
+  policy::Policy p;
   p.name = "random";
   p.unavailableFallsThrough = fallsThrough;
   size_t n = 1 + random() % 40;
   for (size_t i = 0; i < n; ++i) {
-    Rule r;
-    r.collectives = random() % 4 == 0 ? kAllCollectives : static_cast<uint32_t>(1 + random() % kAllCollectives);
+    policy::Rule r;
+    r.collectives =
+        random() % 4 == 0 ? policy::kAllCollectives : static_cast<uint32_t>(1 + random() % policy::kAllCollectives);
     r.bytes = randomRange(random, boundary);
     r.nodes = randomRange(random, smallCount);
     r.ranks = randomRange(random, smallCount);
-    r.pipeOps = random() % 2 ? ValueRange{} : randomRange(random, smallCount);
+    r.pipeOps = random() % 2 ? policy::ValueRange{} : randomRange(random, smallCount);
     if (random() % 3 == 0) r.regBuff = random() % 2 == 0;
     r.choices.push_back({static_cast<int>(random() % 7), static_cast<int>(random() % 3)});
     p.rules.push_back(r);
@@ -79,7 +80,7 @@ TEST(CompiledPolicy, FindsWhatAScanInFileOrderFinds) {
   std::mt19937_64 random(7);
   for (int round = 0; round < 400; ++round) {
     bool fallsThrough = round % 2 == 1;
-    auto policy = std::make_shared<const Policy>(randomPolicy(random, fallsThrough));
+    auto policy = std::make_shared<const policy::Policy>(randomPolicy(random, fallsThrough));
     uint64_t nRanks = smallCount(random), nNodes = smallCount(random);
     CompiledPolicy compiled(policy, nRanks, nNodes);
     for (int i = 0; i < 200; ++i) {
@@ -102,28 +103,28 @@ TEST(CompiledPolicy, FindsWhatAScanInFileOrderFinds) {
 }
 
 TEST(CompiledPolicy, DropsRulesForOtherCommunicatorShapes) {
-  Policy p;
-  Rule twoNodes;
+  policy::Policy p;
+  policy::Rule twoNodes;
   twoNodes.nodes = {2, 2};
-  Rule sixteenRanks;
+  policy::Rule sixteenRanks;
   sixteenRanks.ranks = {16, 16};
-  p.rules = {twoNodes, sixteenRanks, Rule{}};
-  auto shared = std::make_shared<const Policy>(p);
+  p.rules = {twoNodes, sixteenRanks, policy::Rule{}};
+  auto shared = std::make_shared<const policy::Policy>(p);
   EXPECT_EQ(CompiledPolicy(shared, 16, 2).applicableRules(), 3u);
   EXPECT_EQ(CompiledPolicy(shared, 8, 1).applicableRules(), 1u);
   EXPECT_EQ(lookup(CompiledPolicy(shared, 8, 1), {4, 4096, 1, 0}), std::vector<uint32_t>{2});
 }
 
 TEST(CompiledPolicy, SaysWhenTooManyRulesStackUpOnOneCall) {
-  Policy p;
+  policy::Policy p;
   p.unavailableFallsThrough = true;  // every matching rule is a fallback
-  for (size_t i = 0; i <= CompiledPolicy::kMaxCandidatesPerSegment; ++i) p.rules.push_back(Rule{});
-  auto shared = std::make_shared<const Policy>(p);
+  for (size_t i = 0; i <= CompiledPolicy::kMaxCandidatesPerSegment; ++i) p.rules.push_back(policy::Rule{});
+  auto shared = std::make_shared<const policy::Policy>(p);
   CompiledPolicy compiled(shared, 16, 2);
   EXPECT_TRUE(compiled.truncated());
   EXPECT_EQ(lookup(compiled, {4, 1, 1, 0}).size(), CompiledPolicy::kMaxCandidatesPerSegment);
   p.rules.pop_back();
-  EXPECT_FALSE(CompiledPolicy(std::make_shared<const Policy>(p), 16, 2).truncated());
+  EXPECT_FALSE(CompiledPolicy(std::make_shared<const policy::Policy>(p), 16, 2).truncated());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // What NCCL is told for one call: first match, preferences falling through to what is available, never an
 // unavailable entry, nChannels 0 unless a rule sets it, 6- and 7-algorithm tables.
+#include "tuner/decide.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,20 +10,19 @@
 #include <random>
 #include <vector>
 
+#include "policy/nccl_csv.h"
+#include "policy/policy_toml.h"
 #include "tuner/compiled_policy.h"
-#include "tuner/decide.h"
-#include "tuner/nccl_csv.h"
-#include "tuner/policy_toml.h"
 
 namespace nccl_roce::tuner {
 namespace {
 
 constexpr float kOff = -1.0f;  // NCCL_ALGO_PROTO_IGNORE
 
-std::shared_ptr<const Policy> policy(const std::string& rules) {
-  auto doc = parsePolicyToml("[policy]\nname = \"t\"\n" + rules, "t.toml");
-  EXPECT_TRUE(doc.ok()) << joinErrors(doc.errors);
-  return std::make_shared<const Policy>(*doc.policy);
+std::shared_ptr<const policy::Policy> policy(const std::string& rules) {
+  auto doc = policy::parsePolicyToml("[policy]\nname = \"t\"\n" + rules, "t.toml");
+  EXPECT_TRUE(doc.ok()) << policy::joinErrors(doc.errors);
+  return std::make_shared<const policy::Policy>(*doc.policy);
 }
 
 // NCCL's table for a 2-node all-reduce: rows Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT;
@@ -41,7 +42,7 @@ struct Table {
   float at(int a, int p) const { return cells[static_cast<size_t>(a * 3 + p)]; }
 };
 
-Decision run(const std::shared_ptr<const Policy>& p, Table& t, CallInputs call, int* nChannels = nullptr,
+Decision run(const std::shared_ptr<const policy::Policy>& p, Table& t, CallInputs call, int* nChannels = nullptr,
              uint64_t nRanks = 16, uint64_t nNodes = 2) {
   CompiledPolicy compiled(p, nRanks, nNodes);
   CostTable view = t.view();
@@ -247,9 +248,9 @@ protocol = "simple"
 }
 
 TEST(Decide, NcclCsvPassesUnavailableChoicesToTheNextMatchingRule) {
-  auto doc = parseNcclCsv("allreduce,0,1048576,collnet_direct,simple,-1,-1,-1\nallreduce,0,1048576,tree,ll,-1,-1,-1\n",
-                          "c.csv");
-  auto p = std::make_shared<const Policy>(*doc.policy);
+  auto doc = policy::parseNcclCsv(
+      "allreduce,0,1048576,collnet_direct,simple,-1,-1,-1\nallreduce,0,1048576,tree,ll,-1,-1,-1\n", "c.csv");
+  auto p = std::make_shared<const policy::Policy>(*doc.policy);
   Table t;
   Decision d = run(p, t, allReduce(4096));
   EXPECT_EQ(d.rule, 1);
@@ -270,9 +271,9 @@ TEST(Decide, NcclDefaultChoiceIsTheStrictMinimumAlgorithmMajor) {
 // selectors all match decides with its first available preference (a wildcard: the first strictly cheapest
 // entry >= 0 of its row or column, as NCCL scans); with NCCL's CSV semantics a rule with none available passes
 // the call on.
-Decision plainReading(const Policy& p, const CallInputs& call, uint64_t nRanks, uint64_t nNodes, Table& t) {
+Decision plainReading(const policy::Policy& p, const CallInputs& call, uint64_t nRanks, uint64_t nNodes, Table& t) {
   auto cheapest = [&t](int algorithm, int protocol) {
-    Choice best{-1, -1};
+    policy::Choice best{-1, -1};
     float bestCost = std::numeric_limits<float>::max();
     for (int a = 0; a < t.numAlgo; ++a) {
       for (int q = 0; q < 3; ++q) {
@@ -284,7 +285,7 @@ Decision plainReading(const Policy& p, const CallInputs& call, uint64_t nRanks, 
   };
   Decision d;
   for (size_t i = 0; i < p.rules.size(); ++i) {
-    const Rule& r = p.rules[i];
+    const policy::Rule& r = p.rules[i];
     bool matches = (r.collectives >> call.collective & 1) && r.bytes.contains(call.bytes) &&
                    r.ranks.contains(nRanks) && r.nodes.contains(nNodes) &&
                    r.pipeOps.contains(static_cast<uint64_t>(call.pipeOps)) &&
@@ -296,10 +297,11 @@ Decision plainReading(const Policy& p, const CallInputs& call, uint64_t nRanks, 
       d.channels = r.channels;
       return d;
     }
-    for (const Choice& c : r.choices) {
-      Choice found = c.algorithm >= 0 && c.protocol >= 0
-                         ? (c.algorithm < t.numAlgo && t.at(c.algorithm, c.protocol) >= 0.0f ? c : Choice{-1, -1})
-                         : cheapest(c.algorithm, c.protocol);
+    for (const policy::Choice& c : r.choices) {
+      policy::Choice found =
+          c.algorithm >= 0 && c.protocol >= 0
+              ? (c.algorithm < t.numAlgo && t.at(c.algorithm, c.protocol) >= 0.0f ? c : policy::Choice{-1, -1})
+              : cheapest(c.algorithm, c.protocol);
       if (found.algorithm < 0) continue;
       d.outcome = Decision::Outcome::kChosen;
       d.algorithm = found.algorithm;
@@ -313,15 +315,15 @@ Decision plainReading(const Policy& p, const CallInputs& call, uint64_t nRanks, 
   return d;
 }
 
-Policy randomPolicy(std::mt19937& random) {
-  Policy p;
+policy::Policy randomPolicy(std::mt19937& random) {
+  policy::Policy p;
   p.unavailableFallsThrough = random() % 2 == 0;
   const uint64_t kSizes[] = {0, 1024, 4096, 65536, 1 << 20, UINT64_MAX};
   for (size_t n = 1 + random() % 12; n > 0; --n) {
-    Rule r;
-    r.collectives = random() % 3 ? 1u << telemetry::kCollAllReduce : kAllCollectives;
+    policy::Rule r;
+    r.collectives = random() % 3 ? 1u << telemetry::kCollAllReduce : policy::kAllCollectives;
     uint64_t a = kSizes[random() % 6], b = kSizes[random() % 6];
-    if (random() % 2) r.bytes = a <= b ? ValueRange{a, b} : ValueRange{b, a};
+    if (random() % 2) r.bytes = a <= b ? policy::ValueRange{a, b} : policy::ValueRange{b, a};
     if (random() % 3 == 0) r.nodes = {2, 2};
     if (random() % 4 == 0) r.pipeOps = {2, UINT64_MAX};
     if (random() % 5 == 0) r.regBuff = random() % 2 == 0;
@@ -340,7 +342,7 @@ TEST(Decide, AgreesWithAPlainReadingOfThePolicyOnNcclLikeTables) {
   std::mt19937 random(11);
   const float kOdd[] = {kOff, -1024.0f, std::numeric_limits<float>::quiet_NaN(), -0.0f, 0.0f, 7.0f};
   for (int round = 0; round < 3000; ++round) {
-    auto p = std::make_shared<const Policy>(randomPolicy(random));
+    auto p = std::make_shared<const policy::Policy>(randomPolicy(random));
     uint64_t nNodes = 1 + random() % 2;
     Table t;
     t.numAlgo = round % 3 ? 7 : 6;

@@ -13,11 +13,11 @@ using telemetry::DecisionSource;
 constexpr int kAllReduce = 4, kAllGather = 2;
 constexpr int kTree = 0, kRing = 1, kLL = 0, kSimple = 2;
 
-Policy policyWithRules() {
-  Policy p;
-  Rule named;
+policy::Policy policyWithRules() {
+  policy::Policy p;
+  policy::Rule named;
   named.name = "decode-ll";
-  Rule unnamed;
+  policy::Rule unnamed;
   unnamed.position = {12, 1};
   p.rules = {named, unnamed};
   return p;
@@ -35,7 +35,7 @@ TEST(DecisionCounts, CountsEachChoiceOfEachBucketAndWhoMadeIt) {
   EXPECT_EQ(totals.fromRules, 4u);
   EXPECT_EQ(totals.unavailable, 1u);
 
-  Policy policy = policyWithRules();
+  policy::Policy policy = policyWithRules();
   std::vector<DecisionCount> d = counts.snapshot(&policy);
   ASSERT_EQ(d.size(), 4u);
   EXPECT_EQ(d[0].key.collective, kAllGather) << "sorted by collective first: AllGather (2) before AllReduce (4)";
@@ -81,7 +81,7 @@ TEST(DecisionCounts, OddValuesFromNcclAreCountedNotTrusted) {
 TEST(DecisionCounts, RulesOutsideThePolicyHaveNoName) {
   DecisionCounts counts;
   counts.record(cellKey(kAllReduce, 4096, kRing, kLL, 0), DecisionSource::kRule, 7);
-  Policy policy = policyWithRules();
+  policy::Policy policy = policyWithRules();
   EXPECT_EQ(counts.snapshot(&policy)[0].rule, "");
   EXPECT_EQ(ruleName(policy, -1), "");
   EXPECT_EQ(ruleName(policy, 0), "decode-ll");

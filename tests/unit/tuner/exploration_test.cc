@@ -1,20 +1,21 @@
 // Exploration experiments ([experiment.explore]): arms generated from the combinations NCCL can run, how
 // communicators are assigned to them, what they decide, and the precise errors for what NCCL never runs.
+#include "policy/exploration.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
+#include "policy/nccl_availability.h"
+#include "policy/policy_loader.h"
+#include "policy/policy_toml.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
 #include "tuner/explain.h"
-#include "tuner/exploration.h"
-#include "tuner/nccl_availability.h"
-#include "tuner/policy_loader.h"
-#include "tuner/policy_toml.h"
 
 namespace nccl_roce::tuner {
 namespace {
@@ -28,7 +29,7 @@ constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
 constexpr uint32_t kBroadcast = 1u << 0, kReduce = 1u << 1, kAllGather = 1u << 2, kReduceScatter = 1u << 3,
                    kAllReduce = 1u << 4;
 
-std::vector<std::string> errorsOf(const PolicyDocument& doc) {
+std::vector<std::string> errorsOf(const policy::PolicyDocument& doc) {
   std::vector<std::string> out;
   for (const auto& e : doc.errors) out.push_back(e.toString());
   return out;
@@ -40,26 +41,27 @@ std::string withExplore(const std::string& explore, int controlWeight = 95) {
          "weight = " + std::to_string(controlWeight) + "\n[experiment.explore]\n" + explore;
 }
 
-std::vector<std::string> armNames(const Exploration& explore) {
+std::vector<std::string> armNames(const policy::Exploration& explore) {
   std::vector<std::string> names;
   for (const auto& arm : explore.arms) names.push_back(arm.name);
   return names;
 }
 
 TEST(ExploreToml, GeneratesOneArmPerCombinationAlgorithmMajorInTheOrderWritten) {
-  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\n"
-                                         "algorithm = [\"tree\", \"ring\"]\nprotocol = [\"simple\", \"ll\"]\n"
-                                         "channels = [0, 16]\n"),
-                             "e.toml");
-  ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
-  const Exploration& explore = *doc.experiment->explore;
+  auto doc = policy::parsePolicyToml(
+      withExplore("weight = 5\ncollective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\n"
+                  "algorithm = [\"tree\", \"ring\"]\nprotocol = [\"simple\", \"ll\"]\n"
+                  "channels = [0, 16]\n"),
+      "e.toml");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors);
+  const policy::Exploration& explore = *doc.experiment->explore;
   EXPECT_EQ(explore.weight, 5u);
   EXPECT_EQ(explore.base, "control") << "default: the first written arm";
   EXPECT_EQ(explore.position.line, 7);
   EXPECT_THAT(armNames(explore),
               ElementsAre("explore-tree-simple", "explore-tree-simple-ch16", "explore-tree-ll", "explore-tree-ll-ch16",
                           "explore-ring-simple", "explore-ring-simple-ch16", "explore-ring-ll", "explore-ring-ll-ch16"));
-  const ExploredChoice& last = explore.choices.back();
+  const policy::ExploredChoice& last = explore.choices.back();
   EXPECT_EQ(last.algorithm, kRing);
   EXPECT_EQ(last.protocol, kLL);
   EXPECT_EQ(last.channels, 16);
@@ -71,18 +73,19 @@ TEST(ExploreToml, GeneratesOneArmPerCombinationAlgorithmMajorInTheOrderWritten) 
 }
 
 TEST(ExploreToml, ACombinationIsExploredOnlyWhereNcclCanRunIt) {
-  auto doc = parsePolicyToml(withExplore("weight = 5\nbase = \"control\"\ncollective = \"*\"\n"
-                                         "algorithm = [\"ring\", \"nvlstree\", \"pat\"]\nprotocol = \"simple\"\n"),
-                             "e.toml");
-  ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
-  const Exploration& explore = *doc.experiment->explore;
+  auto doc =
+      policy::parsePolicyToml(withExplore("weight = 5\nbase = \"control\"\ncollective = \"*\"\n"
+                                          "algorithm = [\"ring\", \"nvlstree\", \"pat\"]\nprotocol = \"simple\"\n"),
+                              "e.toml");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors);
+  const policy::Exploration& explore = *doc.experiment->explore;
   ASSERT_THAT(armNames(explore), ElementsAre("explore-ring-simple", "explore-nvlstree-simple", "explore-pat-simple"));
   EXPECT_EQ(explore.choices[0].collectives, kAllReduce | kAllGather | kReduceScatter | kBroadcast | kReduce);
   EXPECT_TRUE(explore.choices[0].nodes.isAll());
   EXPECT_EQ(explore.choices[1].collectives, kAllReduce);
   EXPECT_EQ(explore.choices[1].nodes.lo, 2u) << "NVLSTree never runs on one node: its arm behaves as the base there";
   EXPECT_EQ(explore.choices[2].collectives, kAllGather | kReduceScatter);
-  Rule rule = exploredRule(explore, explore.choices[1]);
+  policy::Rule rule = policy::exploredRule(explore, explore.choices[1]);
   EXPECT_EQ(rule.name, "explore nvlstree/simple");
   EXPECT_EQ(rule.collectives, kAllReduce);
   EXPECT_EQ(rule.nodes.lo, 2u);
@@ -93,29 +96,31 @@ TEST(ExploreToml, ACombinationIsExploredOnlyWhereNcclCanRunIt) {
 }
 
 TEST(ExploreToml, ChunkSizesAreOneMoreDimensionInnermostAndNamedAfterTheChunk) {
-  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nsize = \"1M..32M\"\n"
-                                         "algorithm = \"ring\"\nprotocol = [\"simple\", \"ll128\"]\n"
-                                         "chunk_size = [\"nccl\", \"x0.5\", \"x2\", \"480K\"]\n"),
-                             "e.toml");
-  ASSERT_TRUE(doc.ok()) << joinErrors(doc.errors);
-  const Exploration& explore = *doc.experiment->explore;
+  auto doc = policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nsize = \"1M..32M\"\n"
+                                                 "algorithm = \"ring\"\nprotocol = [\"simple\", \"ll128\"]\n"
+                                                 "chunk_size = [\"nccl\", \"x0.5\", \"x2\", \"480K\"]\n"),
+                                     "e.toml");
+  ASSERT_TRUE(doc.ok()) << policy::joinErrors(doc.errors);
+  const policy::Exploration& explore = *doc.experiment->explore;
   EXPECT_THAT(armNames(explore),
               ElementsAre("explore-ring-simple", "explore-ring-simple-chunkx0.5", "explore-ring-simple-chunkx2",
                           "explore-ring-simple-chunk480k", "explore-ring-ll128", "explore-ring-ll128-chunkx0.5",
                           "explore-ring-ll128-chunkx2", "explore-ring-ll128-chunk480k"));
-  const ExploredChoice& last = explore.choices.back();
+  const policy::ExploredChoice& last = explore.choices.back();
   EXPECT_EQ(last.chunk, telemetry::ChunkSize::ofBytes(480 << 10));
-  Rule rule = exploredRule(explore, explore.choices[2]);
+  policy::Rule rule = policy::exploredRule(explore, explore.choices[2]);
   EXPECT_EQ(rule.name, "explore ring/simple chunk x2");
   EXPECT_EQ(rule.chunkSizes.forProtocol(kSimple), telemetry::ChunkSize::scaled(1));
   EXPECT_TRUE(rule.chunkSizes.forProtocol(kLL128).isNccl()) << "only for the protocol the arm forces";
-  EXPECT_EQ(exploredRule(explore, explore.choices[0]).chunkSizes, ChunkSizes{}) << "NCCL's own: as before";
+  EXPECT_EQ(policy::exploredRule(explore, explore.choices[0]).chunkSizes, policy::ChunkSizes{})
+      << "NCCL's own: as before";
 }
 
 TEST(ExploreToml, AnExploredChunkSizeNcclCannotUseIsAnErrorAtTheValue) {
-  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = [\"ring\", \"nvls\"]\n"
-                                         "protocol = \"simple\"\nchunk_size = [\"256K\", \"256K\", \"1000\"]\n"),
-                             "e.toml");
+  auto doc =
+      policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = [\"ring\", \"nvls\"]\n"
+                                          "protocol = \"simple\"\nchunk_size = [\"256K\", \"256K\", \"1000\"]\n"),
+                              "e.toml");
   EXPECT_THAT(errorsOf(doc),
               ElementsAre("e.toml:12:23: chunk_size 256K is listed twice",
                           "e.toml:12:31: chunk_size 1000 for Ring/Simple: not a multiple of Simple's grain of 512 bytes "
@@ -126,46 +131,49 @@ TEST(ExploreToml, AnExploredChunkSizeNcclCannotUseIsAnErrorAtTheValue) {
 }
 
 // What NCCL's tuning model (ncclTopoTuneModel) can give a cost at all, read from its source at every tag from
-// v2.21.5-1 to v2.30.7-1 (tuner/nccl_availability.cc cites the lines).
+// v2.21.5-1 to v2.30.7-1 (policy/nccl_availability.cc cites the lines).
 TEST(NcclAvailability, WhichCollectivesProtocolsAndNodeCountsEachAlgorithmCanEverRun) {
-  EXPECT_EQ(collectivesOffered(kTree), kAllReduce);
-  EXPECT_EQ(collectivesOffered(kRing), kAllReduce | kAllGather | kReduceScatter | kBroadcast | kReduce);
-  EXPECT_EQ(collectivesOffered(kCollNetDirect), kAllReduce | kAllGather | kReduceScatter);
-  EXPECT_EQ(collectivesOffered(kCollNetChain), kAllReduce);
-  EXPECT_EQ(collectivesOffered(kNvls), kAllReduce | kAllGather | kReduceScatter);
-  EXPECT_EQ(collectivesOffered(kNvlsTree), kAllReduce);
-  EXPECT_EQ(collectivesOffered(kPat), kAllGather | kReduceScatter);
-  EXPECT_EQ(collectivesOffered(7), 0u);
-  EXPECT_EQ(collectivesOffered(-1), 0u);
+  EXPECT_EQ(policy::collectivesOffered(kTree), kAllReduce);
+  EXPECT_EQ(policy::collectivesOffered(kRing), kAllReduce | kAllGather | kReduceScatter | kBroadcast | kReduce);
+  EXPECT_EQ(policy::collectivesOffered(kCollNetDirect), kAllReduce | kAllGather | kReduceScatter);
+  EXPECT_EQ(policy::collectivesOffered(kCollNetChain), kAllReduce);
+  EXPECT_EQ(policy::collectivesOffered(kNvls), kAllReduce | kAllGather | kReduceScatter);
+  EXPECT_EQ(policy::collectivesOffered(kNvlsTree), kAllReduce);
+  EXPECT_EQ(policy::collectivesOffered(kPat), kAllGather | kReduceScatter);
+  EXPECT_EQ(policy::collectivesOffered(7), 0u);
+  EXPECT_EQ(policy::collectivesOffered(-1), 0u);
   for (int a : {kTree, kRing}) {
-    for (int p : {kLL, kLL128, kSimple}) EXPECT_TRUE(protocolOffered(a, p)) << a << "/" << p;
+    for (int p : {kLL, kLL128, kSimple}) EXPECT_TRUE(policy::protocolOffered(a, p)) << a << "/" << p;
   }
   for (int a : {kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat}) {
-    EXPECT_FALSE(protocolOffered(a, kLL)) << a;
-    EXPECT_FALSE(protocolOffered(a, kLL128)) << a;
-    EXPECT_TRUE(protocolOffered(a, kSimple)) << a;
+    EXPECT_FALSE(policy::protocolOffered(a, kLL)) << a;
+    EXPECT_FALSE(policy::protocolOffered(a, kLL128)) << a;
+    EXPECT_TRUE(policy::protocolOffered(a, kSimple)) << a;
   }
-  EXPECT_FALSE(protocolOffered(kRing, 3));
-  EXPECT_EQ(nodesOffered(kNvlsTree).lo, 2u);
-  for (int a : {kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kPat}) EXPECT_TRUE(nodesOffered(a).isAll()) << a;
-  EXPECT_EQ(collectiveList(kBroadcast | kAllReduce | kReduceScatter), "AllReduce, ReduceScatter, Broadcast");
+  EXPECT_FALSE(policy::protocolOffered(kRing, 3));
+  EXPECT_EQ(policy::nodesOffered(kNvlsTree).lo, 2u);
+  for (int a : {kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kPat})
+    EXPECT_TRUE(policy::nodesOffered(a).isAll()) << a;
+  EXPECT_EQ(policy::collectiveList(kBroadcast | kAllReduce | kReduceScatter), "AllReduce, ReduceScatter, Broadcast");
 }
 
 TEST(ExploreToml, WhatNcclNeverRunsIsAnErrorAtTheNameThatRulesItOut) {
-  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = [\"allgather\", \"broadcast\"]\n"
-                                         "algorithm = [\"tree\", \"ring\", \"nvls\"]\nprotocol = [\"ll\", \"simple\"]\n"),
-                             "bad.toml");
+  auto doc = policy::parsePolicyToml(
+      withExplore("weight = 5\ncollective = [\"allgather\", \"broadcast\"]\n"
+                  "algorithm = [\"tree\", \"ring\", \"nvls\"]\nprotocol = [\"ll\", \"simple\"]\n"),
+      "bad.toml");
   EXPECT_THAT(errorsOf(doc),
               ElementsAre("bad.toml:10:14: NCCL never runs Tree for AllGather, Broadcast (it runs Tree for AllReduce only)",
                           "bad.toml:11:13: NCCL never runs NVLS with LL (it runs NVLS with Simple only)"));
-  auto oneNode = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nnodes = 1\n"
-                                             "algorithm = [\"ring\", \"nvls_tree\"]\nprotocol = \"simple\"\n"),
-                                 "one.toml");
+  auto oneNode = policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nnodes = 1\n"
+                                                     "algorithm = [\"ring\", \"nvls_tree\"]\nprotocol = \"simple\"\n"),
+                                         "one.toml");
   EXPECT_THAT(errorsOf(oneNode),
               ElementsAre("one.toml:11:22: NCCL never runs NVLSTree on nodes 1 (only on nodes 2..)"));
-  auto pat = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"pat\"\nprotocol = "
-                                         "\"simple\"\n"),
-                             "pat.toml");
+  auto pat =
+      policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"pat\"\nprotocol = "
+                                          "\"simple\"\n"),
+                              "pat.toml");
   EXPECT_THAT(errorsOf(pat), ElementsAre("pat.toml:10:13: NCCL never runs PAT for AllReduce (it runs PAT for AllGather, "
                                          "ReduceScatter only)"));
 }
@@ -173,50 +181,58 @@ TEST(ExploreToml, WhatNcclNeverRunsIsAnErrorAtTheNameThatRulesItOut) {
 TEST(ExploreToml, MoreThanSixtyFourArmsAreTooThinToMeasure) {
   std::string channels;
   for (int c = 0; c <= 32; ++c) channels += (c ? ", " : "") + std::to_string(c);
-  auto doc = parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
-                                         "[\"ll\", \"simple\"]\nchannels = [" + channels + "]\n"),
-                             "many.toml");
+  auto doc =
+      policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                                          "[\"ll\", \"simple\"]\nchannels = [" +
+                                          channels + "]\n"),
+                              "many.toml");
   EXPECT_THAT(errorsOf(doc), ElementsAre(HasSubstr("many.toml:7:1: 66 generated arms (algorithms x protocols x channels "
                                                    "x chunk sizes), more than 64: each would get too thin a share")));
   channels.resize(channels.rfind(','));  // 0..31: 64 arms, the most allowed
-  EXPECT_TRUE(parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
-                                          "[\"ll\", \"simple\"]\nchannels = [" + channels + "]\n"),
+  EXPECT_TRUE(
+      policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                                          "[\"ll\", \"simple\"]\nchannels = [" +
+                                          channels + "]\n"),
                               "64.toml")
-                  .ok());
+          .ok());
 }
 
 TEST(ExploreToml, MalformedTablesGetPreciseErrors) {
-  EXPECT_THAT(errorsOf(parsePolicyToml(withExplore("weight = 5\n"), "e.toml")),
+  EXPECT_THAT(errorsOf(policy::parsePolicyToml(withExplore("weight = 5\n"), "e.toml")),
               ElementsAre(HasSubstr("e.toml:7:1: [experiment.explore] needs collective"),
                           HasSubstr("e.toml:7:1: [experiment.explore] needs algorithm"),
                           HasSubstr("e.toml:7:1: [experiment.explore] needs protocol")));
-  EXPECT_THAT(errorsOf(parsePolicyToml(withExplore("collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"),
-                                       "e.toml")),
+  EXPECT_THAT(errorsOf(policy::parsePolicyToml(
+                  withExplore("collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"), "e.toml")),
               ElementsAre("e.toml:7:1: [experiment.explore] needs weight, a whole number from 0 to 100: the percent of "
                           "communicators its generated arms share"))
       << "no second error about the weights' sum";
-  EXPECT_THAT(errorsOf(parsePolicyToml(withExplore("weight = 5\nbase = \"candidate\"\ncollective = \"allreduce\"\n"
-                                                   "algorithm = [\"ring\", \"Ring\"]\nprotocol = \"ll\"\nchannels = [8, 65, 8]\n"
-                                                   "sise = \"1M\"\n"),
-                                       "e.toml")),
-              ElementsAre(HasSubstr("e.toml:14:1: unknown key 'sise' in [experiment.explore]"),
-                          "e.toml:9:8: base 'candidate' is not a written arm of this experiment (expected one of: control)",
-                          "e.toml:11:22: algorithm 'Ring' is listed twice",
-                          "e.toml:13:16: channels must be whole numbers from 0 (NCCL decides) to 64",
-                          "e.toml:13:20: channels 8 is listed twice"));
-  EXPECT_THAT(errorsOf(parsePolicyToml(withExplore("weight = 10\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+  EXPECT_THAT(
+      errorsOf(policy::parsePolicyToml(
+          withExplore("weight = 5\nbase = \"candidate\"\ncollective = \"allreduce\"\n"
+                      "algorithm = [\"ring\", \"Ring\"]\nprotocol = \"ll\"\nchannels = [8, 65, 8]\n"
+                      "sise = \"1M\"\n"),
+          "e.toml")),
+      ElementsAre(HasSubstr("e.toml:14:1: unknown key 'sise' in [experiment.explore]"),
+                  "e.toml:9:8: base 'candidate' is not a written arm of this experiment (expected one of: control)",
+                  "e.toml:11:22: algorithm 'Ring' is listed twice",
+                  "e.toml:13:16: channels must be whole numbers from 0 (NCCL decides) to 64",
+                  "e.toml:13:20: channels 8 is listed twice"));
+  EXPECT_THAT(
+      errorsOf(policy::parsePolicyToml(withExplore("weight = 10\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
                                                    "protocol = \"ll\"\n"),
                                        "e.toml")),
-              ElementsAre("e.toml:1:1: arm weights add up to 95 and the explore weight is 10: 105, not 100"));
+      ElementsAre("e.toml:1:1: arm weights add up to 95 and the explore weight is 10: 105, not 100"));
   std::string clash = "[experiment]\nname = \"x\"\n[[experiment.arm]]\nname = \"explore-ring-ll\"\npolicy = \"nccl\"\n"
                       "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
                       "protocol = \"ll\"\n";
-  EXPECT_THAT(errorsOf(parsePolicyToml(clash, "e.toml")),
+  EXPECT_THAT(errorsOf(policy::parsePolicyToml(clash, "e.toml")),
               ElementsAre("e.toml:3:1: arm 'explore-ring-ll' has the name of a generated arm of [experiment.explore] "
                           "(line 7); rename it"));
-  EXPECT_THAT(errorsOf(parsePolicyToml("[experiment]\nname = \"x\"\n[[experiment.arm]]\nname = \"a\"\npolicy = \"nccl\"\n"
-                                       "weight = 100\n[[experiment.explore]]\nweight = 0\n",
-                                       "e.toml")),
+  EXPECT_THAT(errorsOf(policy::parsePolicyToml(
+                  "[experiment]\nname = \"x\"\n[[experiment.arm]]\nname = \"a\"\npolicy = \"nccl\"\n"
+                  "weight = 100\n[[experiment.explore]]\nweight = 0\n",
+                  "e.toml")),
               ElementsAre(HasSubstr("e.toml:7:1: [experiment.explore] must be one table")));
 }
 
@@ -236,8 +252,8 @@ TEST(ExploreAssignment, TheGeneratedArmHashIsStableAcrossBuilds) {
   EXPECT_EQ(assignmentBucket("explore-decode", 3), 98u);
 }
 
-Experiment exploreExperiment(int generatedArms, uint32_t exploreWeight) {
-  Experiment e;
+policy::Experiment exploreExperiment(int generatedArms, uint32_t exploreWeight) {
+  policy::Experiment e;
   e.name = "explore-decode";
   e.arms = {{"control", 100 - exploreWeight, "inference", {}, nullptr}};
   e.explore.emplace();
@@ -247,17 +263,17 @@ Experiment exploreExperiment(int generatedArms, uint32_t exploreWeight) {
 }
 
 TEST(ExploreAssignment, TheExploreShareTakesTheLastBucketsAndPicksItsArmByTheSecondHash) {
-  Experiment e = exploreExperiment(6, 5);
+  policy::Experiment e = exploreExperiment(6, 5);
   EXPECT_EQ(armFor(e, 0).name, "control") << "bucket 18";
   EXPECT_EQ(armFor(e, 3).name, "g1") << "bucket 98, generated arm 1 of 6";
   EXPECT_EQ(armFor(e, 9).name, "g3") << "bucket 98, generated arm 3 of 6";
   EXPECT_EQ(armFor(e, 165).name, "g0") << "bucket 95, the first of the explore share";
-  Experiment off = exploreExperiment(6, 0);
+  policy::Experiment off = exploreExperiment(6, 0);
   for (uint64_t id = 0; id < 500; ++id) EXPECT_EQ(armFor(off, id).name, "control") << "weight 0 explores nothing";
 }
 
 TEST(ExploreAssignment, SharesComeOutNearTheirWeightsAndGeneratedArmsSplitEvenly) {
-  Experiment e = exploreExperiment(9, 5);
+  policy::Experiment e = exploreExperiment(9, 5);
   std::mt19937_64 random(11);
   std::map<std::string, int> counts;
   const int kComms = 180000;
@@ -270,11 +286,12 @@ TEST(ExploreAssignment, SharesComeOutNearTheirWeightsAndGeneratedArmsSplitEvenly
 }
 
 // A loaded exploration experiment over the built-in inference policy (rule: allreduce ..=16K on 2.. nodes, LL).
-std::shared_ptr<const ActivePolicy> loadExplore(TempDir& dir, const std::string& explore, const std::string& base) {
+std::shared_ptr<const policy::ActivePolicy> loadExplore(TempDir& dir, const std::string& explore,
+                                                        const std::string& base) {
   dir.writeFile("base.toml", base);
   std::string text = "[experiment]\nname = \"explore-decode\"\n[[experiment.arm]]\nname = \"control\"\n"
                      "policy = \"base.toml\"\nweight = 95\n[experiment.explore]\nweight = 5\n" + explore;
-  return loadPolicySpec(dir.writeFile("explore.toml", text), nullptr);
+  return policy::loadPolicySpec(dir.writeFile("explore.toml", text), nullptr);
 }
 
 const char* const kBasePolicy =
@@ -291,9 +308,9 @@ TEST(ExploredPolicy, IsTheExploredRuleThenTheBasePolicyUnderTheArmsName) {
   auto active = loadExplore(dir, "collective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\nalgorithm = "
                                  "\"tree\"\nprotocol = [\"ll128\", \"simple\"]\n", kBasePolicy);
   ASSERT_TRUE(active->error().empty()) << active->error();
-  const Exploration& explore = *active->experiment()->explore;
+  const policy::Exploration& explore = *active->experiment()->explore;
   ASSERT_EQ(explore.arms.size(), 2u);
-  const Policy& policy = *explore.arms[1].policy;
+  const policy::Policy& policy = *explore.arms[1].policy;
   EXPECT_EQ(policy.name, "explore-tree-simple");
   EXPECT_EQ(policy.source, dir.join("explore.toml") + " [experiment.explore] over " + dir.join("base.toml"));
   ASSERT_EQ(policy.rules.size(), 2u);
@@ -363,7 +380,7 @@ TEST(ExploredPolicy, OverAnNcclCsvBaseAnUnavailableChoicePassesToTheBasesRulesAs
   std::string text = "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = \"control\"\npolicy = \"base.csv\"\n"
                      "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
                      "protocol = \"ll128\"\n";
-  auto active = loadPolicySpec(dir.writeFile("e.toml", text), nullptr);
+  auto active = policy::loadPolicySpec(dir.writeFile("e.toml", text), nullptr);
   ASSERT_TRUE(active->error().empty()) << active->error();
   const auto& arm = active->experiment()->explore->arms.at(0);
   EXPECT_TRUE(arm.policy->unavailableFallsThrough);
@@ -388,13 +405,14 @@ TEST(ExploredPolicy, TheExperimentsDigestChangesWithTheBaseFileAndTheExploreTabl
 
 TEST(ExploredPolicy, AnExperimentWithAnUnusableExploreTableIsThePassthrough) {
   TempDir dir;
-  std::vector<PolicyError> errors;
-  auto active = loadPolicySpec(dir.writeFile("e.toml", withExplore("weight = 5\ncollective = \"broadcast\"\n"
-                                                                   "algorithm = \"tree\"\nprotocol = \"ll\"\n")),
-                               &errors);
+  std::vector<policy::PolicyError> errors;
+  auto active =
+      policy::loadPolicySpec(dir.writeFile("e.toml", withExplore("weight = 5\ncollective = \"broadcast\"\n"
+                                                                 "algorithm = \"tree\"\nprotocol = \"ll\"\n")),
+                             &errors);
   EXPECT_THAT(active->error(), HasSubstr("e.toml:10:13: NCCL never runs Tree for Broadcast"));
   EXPECT_FALSE(active->experiment().has_value());
-  EXPECT_EQ(active->assign(3).policy->name, "nccl");
+  EXPECT_EQ(tuner::assignPolicy(*active, 3).policy->name, "nccl");
 }
 
 // Each generated arm copies the base's rules: 64 arms over a base of 1000 rules would hold 64,064.

@@ -8,10 +8,10 @@
 #include <set>
 
 #include "common/env.h"
-#include "tuner/builtin_policies.h"
-#include "tuner/experiment.h"
-#include "tuner/policy_loader.h"
+#include "policy/builtin_policies.h"
+#include "policy/policy_loader.h"
 #include "tests/support/temp_dir.h"
+#include "tuner/experiment.h"
 
 namespace nccl_roce::tuner {
 namespace {
@@ -20,48 +20,48 @@ using ::testing::HasSubstr;
 using testing::TempDir;
 
 TEST(BuiltinPolicies, AreTheShippedFilesAndLintClean) {
-  EXPECT_EQ(builtinPolicyNames(), (std::vector<std::string>{"nccl", "inference"}));
-  for (const auto& name : builtinPolicyNames()) {
-    std::vector<PolicyError> errors;
-    auto policy = loadSinglePolicy(name, &errors);
-    ASSERT_NE(policy, nullptr) << name << ": " << joinErrors(errors);
+  EXPECT_EQ(policy::builtinPolicyNames(), (std::vector<std::string>{"nccl", "inference"}));
+  for (const auto& name : policy::builtinPolicyNames()) {
+    std::vector<policy::PolicyError> errors;
+    auto policy = policy::loadSinglePolicy(name, &errors);
+    ASSERT_NE(policy, nullptr) << name << ": " << policy::joinErrors(errors);
     EXPECT_EQ(policy->name, name);
     EXPECT_EQ(policy->source, "builtin:" + name);
   }
-  EXPECT_TRUE(loadSinglePolicy("nccl", nullptr)->rules.empty()) << "the passthrough has no rules";
-  EXPECT_TRUE(loadSinglePolicy("inference", nullptr)->env.empty()) << "no environment default has evidence yet";
+  EXPECT_TRUE(policy::loadSinglePolicy("nccl", nullptr)->rules.empty()) << "the passthrough has no rules";
+  EXPECT_TRUE(policy::loadSinglePolicy("inference", nullptr)->env.empty()) << "no environment default has evidence yet";
 }
 
 TEST(LoadPolicySpec, UnsetMeansTheDefaultInferencePolicy) {
-  auto active = loadPolicySpec("", nullptr);
+  auto active = policy::loadPolicySpec("", nullptr);
   EXPECT_TRUE(active->error().empty()) << active->error();
-  EXPECT_EQ(active->assign(42).policy->name, kDefaultPolicyName);
-  EXPECT_EQ(active->assign(42).arm, "");
+  EXPECT_EQ(tuner::assignPolicy(*active, 42).policy->name, policy::kDefaultPolicyName);
+  EXPECT_EQ(tuner::assignPolicy(*active, 42).arm, "");
 }
 
 TEST(LoadPolicySpec, ABrokenPolicyBecomesThePassthroughWithItsReason) {
   TempDir dir;
   std::string path = dir.writeFile("p.toml", "[policy]\nname = \"x\"\n[[rule]]\nprotocol = \"ll65\"\n");
-  std::vector<PolicyError> errors;
-  auto active = loadPolicySpec(path, &errors);
+  std::vector<policy::PolicyError> errors;
+  auto active = policy::loadPolicySpec(path, &errors);
   EXPECT_THAT(active->error(), HasSubstr("p.toml:4:12: unknown protocol 'll65'"));
-  EXPECT_EQ(active->assign(1).policy->name, "nccl");
+  EXPECT_EQ(tuner::assignPolicy(*active, 1).policy->name, "nccl");
   EXPECT_EQ(errors.size(), 1u);
 }
 
 TEST(LoadPolicySpec, AMissingFileOrUnknownNameSaysWhichBuiltinsExist) {
-  auto active = loadPolicySpec("inferense", nullptr);
+  auto active = policy::loadPolicySpec("inferense", nullptr);
   EXPECT_THAT(active->error(), HasSubstr("cannot read policy"));
   EXPECT_THAT(active->error(), HasSubstr("not a built-in policy either: nccl, inference"));
-  EXPECT_EQ(active->assign(1).policy->name, "nccl");
+  EXPECT_EQ(tuner::assignPolicy(*active, 1).policy->name, "nccl");
 }
 
 TEST(LoadPolicySpec, ReadsNcclExampleCsvByItsName) {
   TempDir dir;
   std::string path = dir.writeFile("nccl_tuner.conf", "allreduce,0,65536,tree,ll,-1,-1,-1\n");
-  auto active = loadPolicySpec(path, nullptr);
+  auto active = policy::loadPolicySpec(path, nullptr);
   ASSERT_TRUE(active->error().empty()) << active->error();
-  EXPECT_TRUE(active->assign(0).policy->unavailableFallsThrough);
+  EXPECT_TRUE(tuner::assignPolicy(*active, 0).policy->unavailableFallsThrough);
 }
 
 TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
@@ -72,13 +72,13 @@ TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
                                    "[experiment]\nname = \"e\"\n"
                                    "[[experiment.arm]]\nname = \"a\"\npolicy = \"candidate.toml\"\nweight = 30\n"
                                    "[[experiment.arm]]\nname = \"b\"\npolicy = \"other.toml\"\nweight = 70\n");
-  auto active = loadPolicySpec(path, nullptr);
+  auto active = policy::loadPolicySpec(path, nullptr);
   ASSERT_TRUE(active->error().empty()) << active->error();
   ASSERT_TRUE(active->experiment().has_value());
   EXPECT_EQ(active->environmentDefaults(), (std::vector<std::pair<std::string, std::string>>{{"NCCL_X", "1"}}))
       << "only what every arm agrees on: the environment is per process, arms are per communicator";
   std::map<std::string, int> arms;
-  for (uint64_t id = 0; id < 2000; ++id) ++arms[active->assign(id * 0x9e3779b97f4a7c15ull).arm];
+  for (uint64_t id = 0; id < 2000; ++id) ++arms[tuner::assignPolicy(*active, id * 0x9e3779b97f4a7c15ull).arm];
   EXPECT_NEAR(arms["a"], 600, 90);
   EXPECT_NEAR(arms["b"], 1400, 90);
 }
@@ -88,15 +88,15 @@ TEST(LoadPolicySpec, AnExperimentWithABrokenArmIsThePassthrough) {
   std::string path = dir.writeFile("ab.toml",
                                    "[experiment]\nname = \"e\"\n"
                                    "[[experiment.arm]]\nname = \"a\"\npolicy = \"missing.toml\"\nweight = 100\n");
-  std::vector<PolicyError> errors;
-  auto active = loadPolicySpec(path, &errors);
+  std::vector<policy::PolicyError> errors;
+  auto active = policy::loadPolicySpec(path, &errors);
   EXPECT_THAT(active->error(), HasSubstr("ab.toml:3:1: arm 'a': policy 'missing.toml' is unusable"));
   EXPECT_GE(errors.size(), 2u);
   EXPECT_FALSE(active->experiment().has_value());
 }
 
 TEST(Experiment, AssignmentIsAPureFunctionOfNameAndCommId) {
-  Experiment e;
+  policy::Experiment e;
   e.name = "decode-ll";
   e.arms = {{"a", 50, "nccl", {}, nullptr}, {"b", 50, "inference", {}, nullptr}};
   for (uint64_t id : {0ull, 1ull, 0xdeadbeefull, ~0ull}) {
@@ -121,7 +121,7 @@ TEST(Experiment, TheAssignmentHashIsStableAcrossBuilds) {
 }
 
 TEST(Experiment, ArmsGetTheirWeightsShareOfCommunicators) {
-  Experiment e;
+  policy::Experiment e;
   e.name = "canary";
   e.arms = {{"control", 90, "nccl", {}, nullptr}, {"candidate", 10, "inference", {}, nullptr}};
   std::mt19937_64 random(3);
@@ -132,7 +132,7 @@ TEST(Experiment, ArmsGetTheirWeightsShareOfCommunicators) {
 }
 
 TEST(Experiment, ZeroWeightArmsAreNeverChosen) {
-  Experiment e;
+  policy::Experiment e;
   e.name = "rollout";
   e.arms = {{"off", 0, "nccl", {}, nullptr}, {"on", 100, "inference", {}, nullptr}};
   for (uint64_t id = 0; id < 500; ++id) EXPECT_EQ(armFor(e, id).name, "on");
