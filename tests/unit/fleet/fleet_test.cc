@@ -284,6 +284,65 @@ TEST(Fleet, OfSeveralStatesOfOneEntryOnlyTheLatestCounts) {
   EXPECT_FALSE(fleet->communicators[0].live);
 }
 
+// The states of one entry, parsed from the files they were found in, in the order given.
+std::vector<CommunicatorRecord> statesIn(const std::vector<std::vector<CommEntry>>& files) {
+  std::vector<CommunicatorRecord> all;
+  int n = 0;
+  for (const std::vector<CommEntry>& comms : files) {
+    auto r = parseTelemetryFile(testing::checkpointFile(comms), "copy-" + std::to_string(n++) + "/stats.4242.json");
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    if (r.isOk()) all.insert(all.end(), r->begin(), r->end());
+  }
+  return all;
+}
+
+// NTP steps the clock back between a checkpoint and the final write: the final state carries the older stamp, and
+// it is still the one kept, in whatever order the files are read. The report says the stamps were overruled.
+TEST(Fleet, AFinalStateBeatsACheckpointStampedLater) {
+  CommEntry checkpoint = comm("0xa1", "control", 0, 40);
+  checkpoint.state = "live";
+  checkpoint.updated = "2026-03-01T12:00:00.500Z";
+  checkpoint.keys[0].count = 326;
+  CommEntry final = checkpoint;
+  final.state = "final";
+  final.updated = "2026-03-01T12:00:00.100Z";  // the clock went back 0.4 s
+  final.keys[0].count = 639;
+  for (bool finalFirst : {true, false}) {
+    StatusOr<Fleet> fleet =
+        assembleFleet(finalFirst ? statesIn({{final}, {checkpoint}}) : statesIn({{checkpoint}, {final}}), {});
+    ASSERT_TRUE(fleet.isOk());
+    ASSERT_EQ(fleet->communicators.size(), 1u);
+    EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).collectives, 639u) << "finalFirst " << finalFirst;
+    EXPECT_FALSE(fleet->communicators[0].live) << "finished, not still running";
+    EXPECT_THAT(fleet->notes, ::testing::Contains(HasSubstr("1 communicator entry's latest state carried an older "
+                                                            "update stamp")));
+  }
+}
+
+// Copies of a pod's directory taken at different times, by a clock that does not agree with the pod's: of two
+// checkpoints the one that has counted more is the later, whatever their stamps and the order of the copies.
+TEST(Fleet, OfTwoCheckpointsTheOneThatCountedMoreIsTheLater) {
+  CommEntry early = comm("0xa1", "control", 0, 40);
+  early.state = "live";
+  early.updated = "2026-03-01T12:10:00.000Z";
+  early.keys[0].count = 100;
+  CommEntry later = early;
+  later.updated = "2026-03-01T12:09:00.000Z";
+  later.keys[0].count = 250;
+  CommEntry same = later;  // the same state copied twice: the stamp decides nothing, one counts
+  for (const auto& files : {std::vector<std::vector<CommEntry>>{{early}, {later}, {same}},
+                            std::vector<std::vector<CommEntry>>{{same}, {later}, {early}}}) {
+    StatusOr<Fleet> fleet = assembleFleet(statesIn(files), {});
+    ASSERT_TRUE(fleet.isOk());
+    EXPECT_EQ(fleet->communicators[0].records, 1);
+    EXPECT_EQ(gpuTiming(fleet->communicators[0], cellOf(4, 16)).collectives, 250u);
+    EXPECT_TRUE(fleet->communicators[0].live);
+  }
+  StatusOr<Fleet> agreeing = assembleFleet(statesIn({{early}, {CommEntry(early)}}), {});
+  ASSERT_TRUE(agreeing.isOk());
+  for (const std::string& note : agreeing->notes) EXPECT_THAT(note, ::testing::Not(HasSubstr("older update stamp")));
+}
+
 TEST(Fleet, EntriesOfDifferentProcessesAreNeverTakenForOneAnother) {
   auto a = parseTelemetryFile(testing::checkpointFile({comm("0xa1", "control", 0, 40)}, "node-a", 11), "a.json");
   auto b = parseTelemetryFile(testing::checkpointFile({comm("0xa1", "control", 1, 40)}, "node-b", 11), "b.json");
