@@ -106,7 +106,7 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
   compare->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
-  addVerdictOptions(*compare, o->compare.statistics, "replicates", 2);
+  addVerdictOptions(*compare, o->compare.verdicts, "replicates", 2);
   compare->add_option("--format", o->format, "Report format")
       ->check(CLI::IsMember({"markdown", "json"}))
       ->capture_default_str();

@@ -75,7 +75,7 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
   fit->add_option("--placement", o->placement, "Which nccl-tests time to fit")
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
-  addVerdictOptions(*fit, o->fit.statistics, "replicates", sweep::kFitMinReplicates);
+  addVerdictOptions(*fit, o->fit.verdicts, "replicates", sweep::kFitMinReplicates);
   fit->add_option("--nodes", o->nodes,
                   "Node count the rules match (default: distinct hosts in the logs' device lists)")
       ->check(CLI::Range(1, 100000));

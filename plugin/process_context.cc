@@ -15,7 +15,7 @@ int setProcessEnv(const char* name, const char* value) { return ::setenv(name, v
 
 ProcessContext::ProcessContext(const Environment& env, ProcessSeams seams)
     : env_(env),
-      statistics_(telemetryOptionsFrom(env)),
+      telemetryFiles_(telemetryOptionsFrom(env)),
       envPlugin_(env, resolverFor(seams.resolver), seams.resolutionDeadline),
       netPlugin_(env, resolverFor(seams.resolver), &envPlugin_, seams.setEnv ? seams.setEnv : setProcessEnv,
                  seams.resolutionDeadline) {}

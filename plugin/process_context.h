@@ -43,7 +43,7 @@ class ProcessContext {
 
   const Environment& environment() const { return env_; }
   PolicyRegistry& policies() { return policies_; }
-  TelemetryFiles& statistics() { return statistics_; }
+  TelemetryFiles& telemetryFiles() { return telemetryFiles_; }
   EnvPlugin& envPlugin() { return envPlugin_; }
   NetPlugin& netPlugin() { return netPlugin_; }
   profiler::TrackerRegistry& trackers() { return trackers_; }
@@ -54,7 +54,7 @@ class ProcessContext {
 
   const Environment& env_;
   PolicyRegistry policies_;
-  TelemetryFiles statistics_;
+  TelemetryFiles telemetryFiles_;
   EnvPlugin envPlugin_;
   NetPlugin netPlugin_;
   profiler::TrackerRegistry trackers_;

@@ -66,14 +66,14 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   config.nRanks = comm.nRanks;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
-  TelemetryFiles& statistics = process.statistics();
+  TelemetryFiles& files = process.telemetryFiles();
   std::unique_ptr<ProfilerComm> c;
   try {
     c = std::make_unique<ProfilerComm>(process, tracker);
     const Environment& env = process.environment();
     c->shape = shapeOf(comm);
     c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
-    c->statsEntry = statistics.claim(c->statsPath, comm.commId, Producer::kProfiler, {comm.nRanks, comm.nNodes});
+    c->statsEntry = files.claim(c->statsPath, comm.commId, Producer::kProfiler, {comm.nRanks, comm.nNodes});
     c->statsEntry.telemetry->attach(reportNow(*c));
     process.metrics().add(c->statsEntry.telemetry, env);
     return c.release();
@@ -81,7 +81,7 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
     // The registry names the tracker by a raw pointer: take it out before the last owner goes, so a late
     // event's handle finds an empty slot instead of freed memory. A claimed entry is let go unwritten.
     process.trackers().remove(tracker);
-    if (c && c->statsEntry.number != 0) (void)statistics.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
+    if (c && c->statsEntry.number != 0) (void)files.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
     throw;
   }
 }
@@ -97,7 +97,7 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
   NcclLogger logger(logFunction);
   try {
     if (!timingRequested(process.environment())) return ncclSuccess;
-    std::string problem = process.statistics().takeProblem();
+    std::string problem = process.telemetryFiles().takeProblem();
     if (!problem.empty()) NCCL_ROCE_WARN(logger, kLogProfile | kLogInit, "profiler: %s", problem.c_str());
     if (clock == ChannelClock::kNone) {
       NCCL_ROCE_INFO(logger, kLogProfile, "profiler: this NCCL has no kernel channel events (2.26+ needed); "
@@ -212,8 +212,8 @@ ncclResult_t profilerFinalize(void* context) noexcept {
     // tracker and its histograms) is freed below.
     c->statsEntry.telemetry->finish(reportNow(*c)());
     c->process->metrics().finish(c->statsEntry.telemetry);
-    TelemetryFiles& statistics = c->process->statistics();
-    Status written = statistics.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
+    TelemetryFiles& files = c->process->telemetryFiles();
+    Status written = files.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
     if (!written.isOk()) {
       NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
     }

@@ -60,7 +60,7 @@ struct CommunicatorTuner {
   // With NCCL_ROCE_STATS set: every call counted, reported through the communicator's telemetry entry (the
   // statistics file at each checkpoint and at finalize, the profiler's rule labels, the metrics textfile).
   std::shared_ptr<tuner::DecisionCounts> decisions;  // shared with the entry's report function
-  TelemetryFiles* statistics = nullptr;
+  TelemetryFiles* files = nullptr;                   // where the entry is, with NCCL_ROCE_STATS set
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;
@@ -184,16 +184,16 @@ TunerNow reportNow(const CommunicatorTuner& c) {
   };
 }
 
-void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& statistics, const Environment& env) {
+void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& files, const Environment& env) {
   auto prefix = env.get("NCCL_ROCE_STATS");
   if (!prefix || prefix->empty()) return;
-  std::string problem = statistics.takeProblem();
+  std::string problem = files.takeProblem();
   if (!problem.empty()) NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit, "tuner: %s", problem.c_str());
   c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
   c.decisions = std::make_shared<tuner::DecisionCounts>();
-  c.statistics = &statistics;
-  c.statsEntry = statistics.claim(c.statsPath, c.commId, Producer::kTuner,
-                                  {static_cast<int>(c.nRanks), static_cast<int>(c.nNodes)});
+  c.files = &files;
+  c.statsEntry =
+      files.claim(c.statsPath, c.commId, Producer::kTuner, {static_cast<int>(c.nRanks), static_cast<int>(c.nNodes)});
   c.statsEntry.telemetry->attach(reportNow(c));
 }
 
@@ -212,7 +212,7 @@ void logPolicyInUse(CommunicatorTuner& c) {
 void reportStatistics(CommunicatorTuner& c) {
   telemetry::DecisionTotals totals = c.decisions->totals();
   c.statsEntry.telemetry->finish(reportNow(c)());
-  Status written = c.statistics->finish(c.statsPath, c.statsEntry, Producer::kTuner);
+  Status written = c.files->finish(c.statsPath, c.statsEntry, Producer::kTuner);
   if (!written.isOk()) {
     NCCL_ROCE_WARN(c.logger, kLogTuning, "tuner: cannot write statistics: %s", written.toString().c_str());
   }
@@ -245,18 +245,18 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
     }
     c->algoOrProtoRestricted = env.get("NCCL_ALGO").has_value() || env.get("NCCL_PROTO").has_value();
     setUpChunkSizes(*c, process, ncclAsksChunkSize, first);
-    setUpStatistics(*c, process.statistics(), env);
+    setUpStatistics(*c, process.telemetryFiles(), env);
     logPolicyInUse(*c);
   } catch (...) {
     c->compiled.reset();
     c->decisions.reset();
     c->chunks = ChunkSizeServing();  // serves nothing, keeps nothing
-    if (c->statistics != nullptr) {
+    if (c->files != nullptr) {
       try {
-        (void)c->statistics->finish(c->statsPath, c->statsEntry, Producer::kTuner);  // no entry stays live for it
+        (void)c->files->finish(c->statsPath, c->statsEntry, Producer::kTuner);  // no entry stays live for it
       } catch (...) {
       }
-      c->statistics = nullptr;
+      c->files = nullptr;
     }
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm 0x%016llx",
                    static_cast<unsigned long long>(commId));

@@ -1,6 +1,6 @@
 // A Coll event's four names (collective, data type, algorithm, protocol) turned into what timing needs, and
 // remembered by their text: after a communicator's first collectives, a Coll event costs four string
-// comparisons instead of four lookups through NCCL's name lists (nccl_strings.h). NCCL passes the same static
+// comparisons instead of four lookups through NCCL's name lists (telemetry/nccl_names.h). NCCL passes the same static
 // strings every time today but does not promise it, so a hit compares the names' contents, never their
 // addresses: a reused buffer cannot file timings under the wrong key. Not thread safe: its tracker locks for it.
 #pragma once

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh Debian machine: packages, build, every test, then the reliability suites
-# (ASan+UBSan over everything, TSan over the concurrency tests, valgrind over the ABI harness, a short libFuzzer
-# run of each target). CI runs exactly this. NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 40: six targets);
-# NCCL_ROCE_QUICK=1 stops after the plain suite, for iterating locally.
+# The whole test suite on a fresh Debian machine: packages, the format of the lines changed (format-check.sh),
+# build, every test, then the reliability suites (ASan+UBSan over everything, TSan over the concurrency tests,
+# valgrind over the ABI harness, a short libFuzzer run of each target). CI runs exactly this.
+# NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 40: seven targets); NCCL_ROCE_QUICK=1 stops after
+# the plain suite, for iterating locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 stage() { echo "== $1 ($(date +%T))"; }
+stage "format"
+./scripts/format-check.sh
 stage "build"
 ./scripts/build.sh
 stage "test suite"

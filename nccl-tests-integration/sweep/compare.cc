@@ -52,7 +52,7 @@ SeriesComparison compareSeries(const Series& a, const Series& b, const CompareOp
   for (uint64_t size : sizesB) {
     if (!sizesA.count(size)) out.onlyInB.push_back(size);
   }
-  out.result = verdicts::compareUnits(a.runs, b.runs, options.rangeLo, options.rangeHi, options.statistics);
+  out.result = verdicts::compareUnits(a.runs, b.runs, options.rangeLo, options.rangeHi, options.verdicts);
   findExtremes(&out, options);
   return out;
 }

@@ -21,7 +21,7 @@ struct CompareOptions {
   Placement placement = Placement::kOutOfPlace;
   // Per size and per summary: when there is no difference, a faster or slower verdict at most 1 - confidence
   // of the time. Defaults: 95%, 1% minimum effect, 2 replicates per side.
-  verdicts::Settings statistics;
+  verdicts::Settings verdicts;
   uint64_t rangeLo = uint64_t{16} << 10;  // inference range, inclusive
   uint64_t rangeHi = uint64_t{64} << 20;
 };

@@ -64,7 +64,7 @@ std::string describeRatio(double ratio, Verdict verdict) {
 
 std::string comparisonToMarkdown(const Comparison& c) {
   const CompareOptions& o = c.options;
-  const verdicts::Settings& st = o.statistics;
+  const verdicts::Settings& st = o.verdicts;
   std::string level = fixed(st.confidence * 100, 0) + "%";
   std::string out = "# nccl-tests A/B: " + c.labelA + " (A) vs " + c.labelB + " (B)\n\n";
   out += "Metric: " + std::string(placementName(o.placement)) +
@@ -181,9 +181,9 @@ json comparisonToJson(const Comparison& c) {
           {"options",
            {{"placement", placementName(o.placement)},
             {"interval", "welch-t-log"},
-            {"confidence", o.statistics.confidence},
-            {"min_effect", o.statistics.minEffect},
-            {"min_replicates", o.statistics.minUnits},
+            {"confidence", o.verdicts.confidence},
+            {"min_effect", o.verdicts.minEffect},
+            {"min_replicates", o.verdicts.minUnits},
             {"range", {o.rangeLo, o.rangeHi}}}},
           {"series", series},
           {"notes", c.notes}};

@@ -83,7 +83,7 @@ void checkOneTypePerScale(const SampleSet& defaults, FitResult* result) {
 std::vector<SeriesInput> seriesToFit(const SampleSet& defaults, const std::map<ForcedConfig, SampleSet>& forced,
                                      const FitOptions& options, FitResult* result) {
   std::vector<SeriesInput> inputs;
-  const int needed = options.statistics.minUnits;
+  const int needed = options.verdicts.minUnits;
   for (const auto& [key, defaultSeries] : defaults.series) {
     if (key.collective.empty()) {
       result->notes.push_back("a series of unknown collective was left out (the log does not say which)");
@@ -121,7 +121,7 @@ std::vector<SeriesInput> seriesToFit(const SampleSet& defaults, const std::map<F
 // Every configuration at every size the default measured at least minUnits times, as challenges to the default.
 void collectChallenges(std::vector<SeriesInput>& inputs, const FitOptions& options,
                        std::vector<verdicts::Challenge>* challenges, std::vector<ChallengeSource>* sources) {
-  const verdicts::Settings& st = options.statistics;
+  const verdicts::Settings& st = options.verdicts;
   size_t group = 0;
   for (size_t si = 0; si < inputs.size(); ++si) {
     SeriesInput& in = inputs[si];
@@ -199,7 +199,7 @@ std::vector<FitBucket> mergeBuckets(const std::vector<SizeDecision>& sizes) {
 
 FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options) {
   FitResult result;
-  if (options.statistics.minUnits < kFitMinReplicates) {
+  if (options.verdicts.minUnits < kFitMinReplicates) {
     result.errors.push_back("fit needs at least " + std::to_string(kFitMinReplicates) +
                             " replicates per configuration to tell gains from noise (docs/statistics.md)");
     return result;
@@ -220,7 +220,7 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   collectChallenges(inputs, options, &challenges, &sources);
   size_t groups = challenges.empty() ? 0 : challenges.back().group + 1;
   std::vector<std::optional<size_t>> winners =
-      verdicts::selectWinners(challenges, groups, options.statistics, options.falseWinControl);
+      verdicts::selectWinners(challenges, groups, options.verdicts, options.falseWinControl);
   result.challenges = static_cast<int>(challenges.size());
   for (size_t i = 0; i < challenges.size(); ++i) {
     const ChallengeSource& at = sources[i];
@@ -234,8 +234,8 @@ FitResult fitPolicy(const std::vector<PerfLog>& logs, const FitOptions& options)
   }
   if (result.series.empty()) {
     result.errors.push_back("no series has NCCL's default and a forced configuration with " +
-                            std::to_string(options.statistics.minUnits) + " replicate runs each: " +
-                            replicateAdvice(options.statistics.minUnits));
+                            std::to_string(options.verdicts.minUnits) +
+                            " replicate runs each: " + replicateAdvice(options.verdicts.minUnits));
   }
   return result;
 }

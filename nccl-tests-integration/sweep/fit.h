@@ -34,7 +34,7 @@ struct FitOptions {
   Placement placement = Placement::kOutOfPlace;
   // A configuration replaces the default only when faster beyond the noise AND by at least minEffect: switching
   // algorithms has costs the sweep does not see (first-use connection set-up, other sizes' buffers).
-  verdicts::Settings statistics{0.95, 0.02, kFitMinReplicates};
+  verdicts::Settings verdicts{0.95, 0.02, kFitMinReplicates};
   std::optional<int> nodes;  // overrides the device list (e.g. ranks on one host with distinct NCCL_HOSTID)
   std::string policyName = "fitted";
   // Not a command-line option: the calibration suite turns the control off to show that its bounds catch that.

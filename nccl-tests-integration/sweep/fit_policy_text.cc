@@ -58,7 +58,7 @@ std::string evidence(const FitBucket& b) {
 
 std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   std::string out;
-  const verdicts::Settings& st = o.statistics;
+  const verdicts::Settings& st = o.verdicts;
   out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
   out += "# Per measured size, the fastest configuration (geometric mean " + std::string(placementName(o.placement)) +
          " time over replicates) that\n# beats NCCL's default beyond the noise and by at least " +
@@ -105,8 +105,8 @@ std::string fitReportMarkdown(const FitResult& fit, const FitOptions& o) {
   std::string out = "# sweep fit\n";
   for (const FitSeries& s : fit.series) {
     out += "\n## " + s.key.describe() + (s.nodes > 0 ? ", " + std::to_string(s.nodes) + " nodes" : "") + "\n\n";
-    out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " + fixed(o.statistics.confidence * 100, 0) +
-           "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
+    out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " +
+           fixed(o.verdicts.confidence * 100, 0) + "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
     for (const SizeDecision& d : s.sizes) {
       out += "| " + formatByteSize(d.size) + " | " + fixed(d.defaultUs, 2) + " | " +
              std::to_string(d.defaultReplicates) + " | ";

@@ -111,7 +111,7 @@ TEST(Compare, MinimumEffectSilencesTinyButCertainDifferences) {
   const uint64_t size = 64 * kM;  // large enough that 0.1% and 0.5% survive nccl-tests' two decimals
   EXPECT_EQ(at(compare(a, b).series.at(0), size).verdict, Verdict::kNoDifference);  // default 1%
   CompareOptions strict;
-  strict.statistics.minEffect = 0;
+  strict.verdicts.minEffect = 0;
   EXPECT_EQ(at(compare(a, b, strict).series.at(0), size).verdict, Verdict::kFaster);
 }
 

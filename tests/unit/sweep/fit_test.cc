@@ -163,7 +163,7 @@ TEST(Fit, MinimumEffectDecidesCertainButSmallGains) {
   FitOptions options;  // default: 2%
   FitResult fit = fitPolicy(logs, options);
   EXPECT_FALSE(fit.series.at(0).sizes.back().choice);
-  options.statistics.minEffect = 0.01;
+  options.verdicts.minEffect = 0.01;
   fit = fitPolicy(logs, options);
   EXPECT_TRUE(fit.series.at(0).sizes.back().choice);  // 64M: 0.1% and 1.5% survive two printed decimals
 }
@@ -335,7 +335,7 @@ TEST(Fit, AConfigurationWithTooFewReplicatesIsLeftOutAndNamed) {
 
 TEST(Fit, TheReplicateFloorCannotBeLowered) {
   FitOptions options;
-  options.statistics.minUnits = 2;
+  options.verdicts.minUnits = 2;
   FitResult fit = fitPolicy(knownSweep(), options);
   ASSERT_EQ(fit.errors.size(), 1u);
   EXPECT_EQ(fit.errors[0],
