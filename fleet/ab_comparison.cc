@@ -25,7 +25,7 @@ Side unitsOf(const Fleet& fleet, const std::string& arm, int collective, TimingC
     auto timed = c.timings.find(clock);
     if (c.arm != arm || timed == c.timings.end()) continue;
     verdicts::Unit unit;
-    unit.name = format("comm 0x%016llx", static_cast<unsigned long long>(c.commId));
+    unit.name = "comm " + formatHexId(c.commId);
     for (const auto& [cell, timing] : timed->second) {
       if (collectiveOfCell(cell) != collective) continue;
       std::optional<double> value = communicatorValueUs(timing, minCollectives);

@@ -11,8 +11,6 @@ namespace nccl_roce::fleet {
 
 namespace {
 
-std::string hex(uint64_t id) { return format("0x%016llx", static_cast<unsigned long long>(id)); }
-
 // Files naming different experiments (by name or content hash) cannot be compared: the arms mean different things.
 Status checkOneExperiment(const std::vector<CommunicatorRecord>& records, std::string* experiment) {
   const CommunicatorRecord* first = nullptr;
@@ -43,13 +41,13 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
     return true;
   }
   if (c.arm != r.arm || c.policyHash != r.policyHash) {
-    *why = "communicator " + hex(r.commId) + ": ranks disagree (arm '" + c.arm + "', policy " + c.policyHash +
+    *why = "communicator " + formatHexId(r.commId) + ": ranks disagree (arm '" + c.arm + "', policy " + c.policyHash +
            " in " + *c.files.begin() + "; arm '" + r.arm + "', policy " + r.policyHash + " in " + r.file +
            "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out";
     return false;
   }
   if (c.nNodes != 0 && r.nNodes != 0 && c.nNodes != r.nNodes) {
-    *why = "communicator " + hex(r.commId) + ": ranks disagree on the node count (" + std::to_string(c.nNodes) +
+    *why = "communicator " + formatHexId(r.commId) + ": ranks disagree on the node count (" + std::to_string(c.nNodes) +
            " in " + *c.files.begin() + ", " + std::to_string(r.nNodes) + " in " + r.file + "): left out";
     return false;
   }
@@ -83,12 +81,12 @@ std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockT
     cells +=
         format("%s%s %.1f vs %.1f us", cells.empty() ? "" : ", ", describeCell(cell).c_str(), *x / 1000, *y / 1000);
   }
-  return cells.empty() ? "" : hex(commId) + " (" + cells + ")";
+  return cells.empty() ? "" : formatHexId(commId) + " (" + cells + ")";
 }
 
 std::vector<std::string> hexes(const std::set<uint64_t>& ids) {
   std::vector<std::string> out;
-  for (uint64_t id : ids) out.push_back(hex(id));
+  for (uint64_t id : ids) out.push_back(formatHexId(id));
   return out;
 }
 
@@ -150,7 +148,7 @@ void chooseTimings(FleetCommunicator& c, ClockTimings&& ours, ClockTimings&& ins
     c.timedBy = TimedBy::kProfiler;
     ++tally.byProfiler;
     if (!inspector.empty()) {
-      tally.both.push_back(hex(c.commId));
+      tally.both.push_back(formatHexId(c.commId));
       std::string differs = disagreement(c.commId, c.timings, inspector);
       if (!differs.empty()) tally.disagreeing.push_back(differs);
     }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/strings.h"
 #include "plugin/metrics_textfile.h"
 #include "plugin/nccl_logger.h"
 #include "plugin/process_context.h"
@@ -108,16 +109,17 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
     *eActivationMask = ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh;
     ProfilerComm* c = newProfilerComm(process, comm, clock);
     if (c == nullptr) {
-      NCCL_ROCE_INFO(logger, kLogProfile, "profiler: comm 0x%016llx not timed: %u communicators are timed already",
-                     static_cast<unsigned long long>(comm.commHash), profiler::TrackerRegistry::kSlots);
+      NCCL_ROCE_INFO(logger, kLogProfile, "profiler: comm %s not timed: %u communicators are timed already",
+                     formatHexId(comm.commHash).c_str(), profiler::TrackerRegistry::kSlots);
       return ncclSuccess;
     }
     c->logger.setFunction(logFunction);
     *context = c;
-    NCCL_ROCE_INFO(c->logger, kLogProfile | kLogInit, "profiler: timing comm 0x%016llx (%s clock), reported to %s",
-                   static_cast<unsigned long long>(comm.commHash), clock == ChannelClock::kGpu ? "GPU" : "host",
+    NCCL_ROCE_INFO(c->logger, kLogProfile | kLogInit, "profiler: timing comm %s (%s clock), reported to %s",
+                   formatHexId(comm.commHash).c_str(), clock == ChannelClock::kGpu ? "GPU" : "host",
                    c->statsPath.c_str());
   } catch (...) {
+    // printf formats the id: this line may follow a failed allocation, so it makes none of its own.
     NCCL_ROCE_WARN(logger, kLogProfile, "profiler: initialisation failed; comm 0x%016llx is not timed",
                    static_cast<unsigned long long>(comm.commHash));
   }

@@ -258,6 +258,7 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
       }
       c->files = nullptr;
     }
+    // printf formats the id: this line may follow a failed allocation, so it makes none of its own.
     NCCL_ROCE_WARN(c->logger, kLogTuning, "tuner: initialisation failed; NCCL decides for comm 0x%016llx",
                    static_cast<unsigned long long>(commId));
   }

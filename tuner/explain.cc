@@ -80,7 +80,7 @@ std::string describeSetting(const policy::ActivePolicy& active, const PolicyAssi
   out += "policy: " + policy.name + " (" + policy.source + ", " + policy.digest + ")";
   if (active.experiment()) {
     out += "; experiment '" + active.experiment()->name + "' (" + active.digest() + ") gives comm " +
-           format("0x%016llx", static_cast<unsigned long long>(request.commId)) + " the arm '" + assignment.arm + "'";
+           formatHexId(request.commId) + " the arm '" + assignment.arm + "'";
   }
   out += "\n";
   const CallInputs& call = request.call;

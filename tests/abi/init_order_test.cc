@@ -6,10 +6,13 @@
 // the tables of the NCCL release it stands for.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -125,6 +128,57 @@ TEST(InitOrder, ABrokenPolicyIsSaidOncePerProcessNamingTheFileInEveryOrder) {
         }
       }
     }
+  }
+}
+
+// NCCL 2.27 gives its tuner no communicator id: the tuner's and the profiler's parts of one communicator meet in one
+// statistics entry only by the thread NCCL initialises them on. Eight communicators initialised at once, each
+// rank r making r + 1 tuner calls: every entry holds one rank's profiler part and the calls of that rank's tuner.
+// The interleaving is one NCCL can produce (each thread initialises its profiler, then its tuner) and the worst for
+// pairing by order: every profiler first, then the tuners in the reverse order.
+TEST(InitOrder, EightConcurrentInitsOfNccl2_27PairEachProfilerWithItsOwnTuner) {
+  TempDir dir;
+  ScopedEnv requested("NCCL_ROCE_POLICY", "nccl");
+  ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
+  ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
+  PluginLibrary lib = PluginLibrary::copy(dir.path(), "nccl2_27.so");
+  const auto* tuner = lib.table<ncclTuner_v4_t>("ncclTunerPlugin_v4");
+  const auto* profiler = lib.table<ncclProfiler_v4_t>("ncclProfiler_v4");
+  constexpr int kInits = 8;
+  std::atomic<int> ready{0}, profiled{0}, tunersDone{0};
+  std::vector<void*> tuners(kInits), profilers(kInits);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < kInits; ++rank) {
+    threads.emplace_back([&, rank] {
+      ready.fetch_add(1);
+      while (ready.load() < kInits) std::this_thread::yield();
+      int mask = 0;
+      size_t r = static_cast<size_t>(rank);
+      profiler->init(&profilers[r], &mask, "comm", 0x51a7, 1, kInits, rank, captureNcclLog);
+      profiled.fetch_add(1);
+      while (profiled.load() < kInits || tunersDone.load() != kInits - 1 - rank) std::this_thread::yield();
+      tuner->init(kInits, 1, captureNcclLog, &tuners[r]);
+      tunersDone.fetch_add(1);
+      float table[7][3];
+      for (auto& row : table)
+        for (float& cost : row) cost = 1.0f;
+      for (int call = 0; call <= rank; ++call) {
+        int channels = 0;
+        tuner->getCollInfo(tuners[r], ncclFuncAllReduce, 65536, 1, reinterpret_cast<float**>(table), 7, 3, 0,
+                           &channels);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int rank = 0; rank < kInits; ++rank) tuner->destroy(tuners[static_cast<size_t>(rank)]);
+  for (int rank = 0; rank < kInits; ++rank) profiler->finalize(profilers[static_cast<size_t>(rank)]);
+  std::ifstream in(dir.join("stats") + "." + std::to_string(::getpid()) + ".json");
+  nlohmann::json file = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(file.is_object());
+  ASSERT_EQ(file["communicators"].size(), static_cast<size_t>(kInits)) << "one entry per communicator";
+  for (const nlohmann::json& entry : file["communicators"]) {
+    ASSERT_TRUE(entry.contains("rank") && entry.contains("calls")) << entry.dump();
+    EXPECT_EQ(entry["calls"].get<int>(), entry["rank"].get<int>() + 1) << "rank " << entry["rank"];
   }
 }
 
