@@ -55,9 +55,8 @@ class LineCounter {
 
 using Records = std::map<std::pair<uint64_t, int>, CommunicatorRecord>;
 
-// One collective's record into its communicator's; false with *error when it does not read.
-bool addCollective(const json& o, Records& records, InspectorDump& dump, const std::string& file, std::string* error) {
-  const json& header = o.contains("header") ? o["header"] : json();
+// False with *error unless the record says it is in the one Inspector format this version reads.
+bool isReadableFormat(const json& o, std::string* error) {
   const json& metadata = o.contains("metadata") ? o["metadata"] : json();
   std::string version;
   if (metadata.is_object()) stringField(metadata, "inspector_output_format_version", &version);
@@ -65,23 +64,31 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
     *error = "Inspector output format '" + version + "', this version reads " + kInspectorFormat;
     return false;
   }
-  if (!o.contains("coll_perf")) {
-    ++dump.pointToPoint;
-    return true;
-  }
-  const json& perf = o["coll_perf"];
+  return true;
+}
+
+// What a collective record says that this reader keeps.
+struct CollectiveFields {
+  uint64_t commId = 0;
+  int rank = -1, nRanks = 0, nNodes = 0;
+  TimingClock clock = TimingClock::kGpu;
+  double ns = 0;  // the collective's duration
+};
+
+// The record's header and coll_perf into *f; false with *error at the first field that does not read.
+bool readCollectiveFields(const json& header, const json& perf, CollectiveFields* f, std::string* error) {
   std::optional<uint64_t> id;
   std::string idText, source = "kernel_gpu";
-  int rank = -1, nRanks = 0, nNodes = 0;
   if (!header.is_object() || !stringField(header, "id", &idText, false) || !(id = parseHexId(idText)) ||
-      !intField(header, "rank", 0, INT32_MAX, &rank) || rank < 0 || !perf.is_object() ||
+      !intField(header, "rank", 0, INT32_MAX, &f->rank) || f->rank < 0 || !perf.is_object() ||
       !perf.value("coll", json()).is_string() || !perf.value("coll_msg_size_bytes", json()).is_number_unsigned() ||
       !perf.value("coll_exec_time_us", json()).is_number()) {
     *error = "not an Inspector collective record (header.id, header.rank, coll_perf.coll, coll_msg_size_bytes, "
              "coll_exec_time_us)";
     return false;
   }
-  if (!intField(header, "n_ranks", 0, INT32_MAX, &nRanks) || !intField(header, "nnodes", 0, INT32_MAX, &nNodes)) {
+  f->commId = *id;
+  if (!intField(header, "n_ranks", 0, INT32_MAX, &f->nRanks) || !intField(header, "nnodes", 0, INT32_MAX, &f->nNodes)) {
     *error = "header.n_ranks or header.nnodes is not a whole number";
     return false;
   }
@@ -91,31 +98,45 @@ bool addCollective(const json& o, Records& records, InspectorDump& dump, const s
     *error = "coll_timing_source is not kernel_gpu, kernel_cpu or collective_cpu";
     return false;
   }
-  double ns = perf["coll_exec_time_us"].get<double>() * 1000.0;
-  if (!(ns >= 0) || ns >= 1e18) {  // negative, NaN, or centuries: not a duration (and past uint64_t's range)
+  f->clock = *clock;
+  f->ns = perf["coll_exec_time_us"].get<double>() * 1000.0;
+  if (!(f->ns >= 0) || f->ns >= 1e18) {  // negative, NaN, or centuries: not a duration (and past uint64_t's range)
     *error = "coll_exec_time_us is not a duration";
     return false;
   }
+  return true;
+}
+
+// One collective's record into its communicator's; false with *error when it does not read.
+bool addCollective(const json& o, Records& records, InspectorDump& dump, const std::string& file, std::string* error) {
+  if (!isReadableFormat(o, error)) return false;
+  if (!o.contains("coll_perf")) {
+    ++dump.pointToPoint;
+    return true;
+  }
+  const json& perf = o["coll_perf"];
+  CollectiveFields f;
+  if (!readCollectiveFields(o.contains("header") ? o["header"] : json(), perf, &f, error)) return false;
   std::optional<int> collective = telemetry::parseCollective(perf["coll"].get<std::string>());
   if (!collective) {
     ++dump.otherCollectives;
     return true;
   }
-  CommunicatorRecord& r = records[{*id, rank}];
+  CommunicatorRecord& r = records[{f.commId, f.rank}];
   r.file = file;
-  r.commId = *id;
-  r.rank = rank;
-  r.nRanks = nRanks;
-  r.nNodes = nNodes;
-  if (ns <= telemetry::LogHistogram::kMinNs) {
+  r.commId = f.commId;
+  r.rank = f.rank;
+  r.nRanks = f.nRanks;
+  r.nNodes = f.nNodes;
+  if (f.ns <= telemetry::LogHistogram::kMinNs) {
     ++r.zeroDurations;
     return true;
   }
   uint64_t bytes = perf["coll_msg_size_bytes"].get<uint64_t>();
   if (telemetry::sizedOverRanks(*collective)) bytes *= static_cast<uint64_t>(std::max(r.nRanks, 1));
-  CellTimings& cell = r.timings[*clock][cellOf(*collective, telemetry::sizeBucket(bytes))];
+  CellTimings& cell = r.timings[f.clock][cellOf(*collective, telemetry::sizeBucket(bytes))];
   ++cell.count;
-  cell.binSum += static_cast<uint64_t>(telemetry::LogHistogram::binOf(static_cast<uint64_t>(ns)));
+  cell.binSum += static_cast<uint64_t>(telemetry::LogHistogram::binOf(static_cast<uint64_t>(f.ns)));
   return true;
 }
 

@@ -91,6 +91,85 @@ hwloc_obj_t numaOf(hwloc_obj_t o) {
   return o;
 }
 
+// The selected NICs by PCI address ("0000:1c:00.0" -> mlx5_0): the ones whose distance to the GPUs matters.
+std::map<std::string, std::string> selectedNicsByPci(const DoctorInputs& in) {
+  std::map<std::string, std::string> nicByPci;
+  if (in.resolution->machine) {
+    for (const auto& device : in.resolution->machine->devices) {
+      bool selected = false;
+      for (const auto& p : in.resolution->ports) selected |= p.device == device.name && p.selected;
+      if (selected && device.pciAddress) nicByPci[*device.pciAddress] = device.name;
+    }
+  }
+  return nicByPci;
+}
+
+// This machine's topology, or the one in `xml` when given, with every I/O object kept (bridges too). False with
+// *whyNot when hwloc cannot load it; otherwise the caller destroys *topology.
+bool loadTopology(const HwlocApi& hw, const std::string& xml, hwloc_topology_t* topology, std::string* whyNot) {
+  if (hw.topologyInit(topology) != 0) {
+    *whyNot = "hwloc could not start";
+    return false;
+  }
+  if (!xml.empty() && hw.setXml(*topology, xml.c_str()) != 0) {
+    hw.destroy(*topology);
+    *whyNot = "hwloc could not read " + xml;
+    return false;
+  }
+  hw.setIoTypesFilter(*topology, HWLOC_TYPE_FILTER_KEEP_ALL);
+  if (hw.load(*topology) != 0) {
+    hw.destroy(*topology);
+    *whyNot = "hwloc could not load the topology";
+    return false;
+  }
+  return true;
+}
+
+std::string pciName(hwloc_obj_t o) {
+  const auto& pci = o->attr->pcidev;
+  return format("%04x:%02x:%02x.%x", pci.domain, pci.bus, pci.dev, pci.func);
+}
+
+struct PciDevices {
+  std::vector<hwloc_obj_t> gpus;            // NVIDIA 3D and VGA controllers
+  std::map<std::string, hwloc_obj_t> nics;  // the selected NICs, by name
+};
+
+PciDevices findPciDevices(const HwlocApi& hw, hwloc_topology_t topology,
+                          const std::map<std::string, std::string>& nicByPci) {
+  PciDevices found;
+  unsigned count = hw.nbObjsByDepth(topology, HWLOC_TYPE_DEPTH_PCI_DEVICE);
+  for (unsigned i = 0; i < count; ++i) {
+    hwloc_obj_t o = hw.objByDepth(topology, HWLOC_TYPE_DEPTH_PCI_DEVICE, i);
+    const auto& pci = o->attr->pcidev;
+    if (pci.vendor_id == 0x10de && (pci.class_id == 0x0302 || pci.class_id == 0x0300)) found.gpus.push_back(o);
+    auto nic = nicByPci.find(pciName(o));
+    if (nic != nicByPci.end()) found.nics[nic->second] = o;
+  }
+  return found;
+}
+
+// Each GPU's distance to each selected NIC; a warning names the GPUs with no NIC on their PCIe switch.
+CheckResult distancesResult(const char* id, const char* title, const PciDevices& found) {
+  std::string detail, far;
+  for (hwloc_obj_t gpu : found.gpus) {
+    std::string name = "GPU " + pciName(gpu);
+    std::string row;
+    bool close = false;
+    for (const auto& [nic, obj] : found.nics) {
+      std::string d = pcieDistance(gpu, obj);
+      close |= d == "PIX" || d == "PXB";
+      row += (row.empty() ? "" : " ") + nic + "=" + d;
+    }
+    detail += (detail.empty() ? "" : "; ") + name + ": " + row;
+    if (!close) far += (far.empty() ? "" : ", ") + name;
+  }
+  return far.empty() ? CheckResult::pass(id, title, detail)
+                     : CheckResult::warn(id, title, detail + " (no NIC on the PCIe switch of " + far + ")",
+                                         "GPUDirect RDMA from those GPUs crosses the host bridge or CPU interconnect; "
+                                         "give the pod the NICs next to its GPUs (same PCIe switch)");
+}
+
 }  // namespace
 
 std::string pcieDistance(hwloc_obj_t a, hwloc_obj_t b) {
@@ -108,63 +187,22 @@ std::string pcieDistance(hwloc_obj_t a, hwloc_obj_t b) {
 CheckResult checkAffinity(const DoctorInputs& in) {
   const char* id = "gpu-nic-affinity";
   const char* title = "GPU to NIC PCIe distance";
-  std::map<std::string, std::string> nicByPci;  // "0000:1c:00.0" -> mlx5_0
-  if (in.resolution->machine) {
-    for (const auto& device : in.resolution->machine->devices) {
-      bool selected = false;
-      for (const auto& p : in.resolution->ports) selected |= p.device == device.name && p.selected;
-      if (selected && device.pciAddress) nicByPci[*device.pciAddress] = device.name;
-    }
-  }
+  std::map<std::string, std::string> nicByPci = selectedNicsByPci(in);
   if (nicByPci.empty()) return CheckResult::skip(id, title, "no selected NIC with a known PCI address");
   if (!in.liveMachine && in.hwlocXml.empty()) return CheckResult::skip(id, title, "not this machine (give --hwloc-xml)");
   std::string whyNot;
   const HwlocApi* hw = loadHwloc(in.hwlocLibrary, &whyNot);
   if (hw == nullptr) return CheckResult::skip(id, title, whyNot);
   hwloc_topology_t topology = nullptr;
-  if (hw->topologyInit(&topology) != 0) return CheckResult::skip(id, title, "hwloc could not start");
-  if (!in.hwlocXml.empty() && hw->setXml(topology, in.hwlocXml.c_str()) != 0) {
-    hw->destroy(topology);
-    return CheckResult::skip(id, title, "hwloc could not read " + in.hwlocXml);
-  }
-  hw->setIoTypesFilter(topology, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (hw->load(topology) != 0) {
-    hw->destroy(topology);
-    return CheckResult::skip(id, title, "hwloc could not load the topology");
-  }
-  std::vector<hwloc_obj_t> gpus;
-  std::map<std::string, hwloc_obj_t> nics;
-  unsigned count = hw->nbObjsByDepth(topology, HWLOC_TYPE_DEPTH_PCI_DEVICE);
-  for (unsigned i = 0; i < count; ++i) {
-    hwloc_obj_t o = hw->objByDepth(topology, HWLOC_TYPE_DEPTH_PCI_DEVICE, i);
-    const auto& pci = o->attr->pcidev;
-    std::string bdf = format("%04x:%02x:%02x.%x", pci.domain, pci.bus, pci.dev, pci.func);
-    if (pci.vendor_id == 0x10de && (pci.class_id == 0x0302 || pci.class_id == 0x0300)) gpus.push_back(o);
-    auto nic = nicByPci.find(bdf);
-    if (nic != nicByPci.end()) nics[nic->second] = o;
-  }
+  if (!loadTopology(*hw, in.hwlocXml, &topology, &whyNot)) return CheckResult::skip(id, title, whyNot);
+  PciDevices found = findPciDevices(*hw, topology, nicByPci);
   CheckResult result;
-  if (gpus.empty() || nics.empty()) {
-    result = CheckResult::skip(id, title, gpus.empty() ? "no NVIDIA GPU in the PCI topology" : "the selected NICs are not in hwloc's PCI topology");
+  if (found.gpus.empty() || found.nics.empty()) {
+    const char* why =
+        found.gpus.empty() ? "no NVIDIA GPU in the PCI topology" : "the selected NICs are not in hwloc's PCI topology";
+    result = CheckResult::skip(id, title, why);
   } else {
-    std::string detail, far;
-    for (hwloc_obj_t gpu : gpus) {
-      const auto& pci = gpu->attr->pcidev;
-      std::string name = format("GPU %04x:%02x:%02x.%x", pci.domain, pci.bus, pci.dev, pci.func);
-      std::string row;
-      bool close = false;
-      for (const auto& [nic, obj] : nics) {
-        std::string d = pcieDistance(gpu, obj);
-        close |= d == "PIX" || d == "PXB";
-        row += (row.empty() ? "" : " ") + nic + "=" + d;
-      }
-      detail += (detail.empty() ? "" : "; ") + name + ": " + row;
-      if (!close) far += (far.empty() ? "" : ", ") + name;
-    }
-    result = far.empty() ? CheckResult::pass(id, title, detail)
-                         : CheckResult::warn(id, title, detail + " (no NIC on the PCIe switch of " + far + ")",
-                                             "GPUDirect RDMA from those GPUs crosses the host bridge or CPU interconnect; "
-                                             "give the pod the NICs next to its GPUs (same PCIe switch)");
+    result = distancesResult(id, title, found);
   }
   hw->destroy(topology);
   return result;

@@ -31,6 +31,49 @@ std::string problemWithIndex(const DoctorInputs& in, const gid::PortDecision& p,
   return "differs from the resolved " + (p.gidIndex ? std::to_string(*p.gidIndex) : std::string("?"));
 }
 
+// NCCL_IB_GID_INDEX against each selected Ethernet port's table: one sentence per kind of problem, naming its
+// ports, so that eight rails with the same empty entry are one line.
+void addGidIndexProblems(const DoctorInputs& in, const std::string& gidIndex, std::vector<std::string>* problems) {
+  auto parsed = parseUnsigned(gidIndex);
+  if (!parsed) {
+    // NCCL reads it with strtoll(value, NULL, 0): "auto" is 0, "010" is 8.
+    long ncclReads = std::strtol(gidIndex.c_str(), nullptr, 0);
+    problems->push_back("NCCL_IB_GID_INDEX='" + gidIndex + "' is read by NCCL as " + std::to_string(ncclReads));
+    parsed = static_cast<uint64_t>(ncclReads < 0 ? 0 : ncclReads);
+  }
+  std::vector<std::pair<std::string, std::string>> byProblem;  // problem -> ports, in port order
+  for (const auto& p : in.resolution->ports) {
+    if (!p.selected || p.linkLayer != gid::LinkLayer::kEthernet) continue;
+    std::string problem = problemWithIndex(in, p, static_cast<long>(*parsed));
+    if (problem.empty()) continue;
+    auto it = std::find_if(byProblem.begin(), byProblem.end(), [&](const auto& e) { return e.first == problem; });
+    if (it == byProblem.end()) {
+      byProblem.emplace_back(problem, portName(p));
+    } else {
+      it->second += ", " + portName(p);
+    }
+  }
+  for (const auto& [problem, ports] : byProblem) {
+    problems->push_back("NCCL_IB_GID_INDEX=" + gidIndex + ": GID " + std::to_string(*parsed) + " on " + ports + " " +
+                        problem);
+  }
+}
+
+// Without a leading '=', NCCL_IB_HCA matches device names by prefix: "mlx5_1" also selects mlx5_10 to mlx5_19.
+void addHcaProblems(const DoctorInputs& in, const std::string& hca, std::vector<std::string>* problems) {
+  for (std::string_view token : split(trim(hca).substr(hca[0] == '^' ? 1 : 0), ',')) {
+    std::string name(trim(token.substr(0, token.find(':'))));
+    std::vector<std::string> matched;
+    for (const auto& device : in.resolution->machine->devices) {
+      if (!name.empty() && startsWith(device.name, name)) matched.push_back(device.name);
+    }
+    if (matched.size() > 1) {
+      problems->push_back("NCCL_IB_HCA token '" + name + "' is a prefix: it also matches " + matched[1] +
+                          (matched.size() > 2 ? " and more" : ""));
+    }
+  }
+}
+
 }  // namespace
 
 CheckResult checkUserSettings(const DoctorInputs& in) {
@@ -38,45 +81,10 @@ CheckResult checkUserSettings(const DoctorInputs& in) {
   const char* title = "Your NCCL settings against the resolution";
   std::vector<std::string> problems;
   std::optional<std::string> gidIndex = in.env->get("NCCL_IB_GID_INDEX");
-  if (gidIndex && !gidIndex->empty()) {
-    auto parsed = parseUnsigned(*gidIndex);
-    if (!parsed) {
-      // NCCL reads it with strtoll(value, NULL, 0): "auto" is 0, "010" is 8.
-      long ncclReads = std::strtol(gidIndex->c_str(), nullptr, 0);
-      problems.push_back("NCCL_IB_GID_INDEX='" + *gidIndex + "' is read by NCCL as " + std::to_string(ncclReads));
-      parsed = static_cast<uint64_t>(ncclReads < 0 ? 0 : ncclReads);
-    }
-    // One sentence per kind of problem, naming its ports: eight rails with the same empty entry are one line.
-    std::vector<std::pair<std::string, std::string>> byProblem;  // problem -> ports, in port order
-    for (const auto& p : in.resolution->ports) {
-      if (!p.selected || p.linkLayer != gid::LinkLayer::kEthernet) continue;
-      std::string problem = problemWithIndex(in, p, static_cast<long>(*parsed));
-      if (problem.empty()) continue;
-      auto it = std::find_if(byProblem.begin(), byProblem.end(), [&](const auto& e) { return e.first == problem; });
-      if (it == byProblem.end()) {
-        byProblem.emplace_back(problem, portName(p));
-      } else {
-        it->second += ", " + portName(p);
-      }
-    }
-    for (const auto& [problem, ports] : byProblem) {
-      problems.push_back("NCCL_IB_GID_INDEX=" + *gidIndex + ": GID " + std::to_string(*parsed) + " on " + ports + " " +
-                         problem);
-    }
-  }
+  if (gidIndex && !gidIndex->empty()) addGidIndexProblems(in, *gidIndex, &problems);
   std::optional<std::string> hca = in.env->get("NCCL_IB_HCA");
   if (hca && !hca->empty() && (*hca)[0] != '=' && !startsWith(*hca, "^=") && in.resolution->machine) {
-    for (std::string_view token : split(trim(*hca).substr((*hca)[0] == '^' ? 1 : 0), ',')) {
-      std::string name(trim(token.substr(0, token.find(':'))));
-      std::vector<std::string> matched;
-      for (const auto& device : in.resolution->machine->devices) {
-        if (!name.empty() && startsWith(device.name, name)) matched.push_back(device.name);
-      }
-      if (matched.size() > 1) {
-        problems.push_back("NCCL_IB_HCA token '" + name + "' is a prefix: it also matches " + matched[1] +
-                           (matched.size() > 2 ? " and more" : ""));
-      }
-    }
+    addHcaProblems(in, *hca, &problems);
   }
   std::optional<std::string> family = in.env->get("NCCL_IB_ADDR_FAMILY");
   if (family && *family != "AF_INET" && *family != "AF_INET6") {

@@ -1,7 +1,7 @@
 #include "nccl-tests-integration/driver/driver_options.h"
 
 #include <limits>
-#include <type_traits>
+#include <optional>
 
 #include "common/strings.h"
 
@@ -32,36 +32,40 @@ StatusOr<uint64_t> byteSize(const std::string& flag, const std::string& value) {
   return *bytes;
 }
 
-// Applies one "flag value" pair. Flags are listed in driverUsage().
-Status applyValue(const std::string& flag, const std::string& value, DriverOptions* o) {
-  auto number = [&](int64_t lo, int64_t hi, auto* out) -> Status {
-    StatusOr<int64_t> n = wholeNumber(flag, value, lo, hi);
-    if (!n.isOk()) return n.status();
-    *out = static_cast<std::remove_pointer_t<decltype(out)>>(*n);
-    return Status::ok();
-  };
-  auto size = [&](uint64_t* out) -> Status {
-    StatusOr<uint64_t> n = byteSize(flag, value);
-    if (!n.isOk()) return n.status();
-    *out = *n;
-    return Status::ok();
-  };
-  if (flag == "-b" || flag == "--minbytes") return size(&o->minBytes);
-  if (flag == "-e" || flag == "--maxbytes") return size(&o->maxBytes);
+// Sets *out (an integer option) to `value` when it is a whole number from lo to hi.
+template <typename T>
+Status setNumber(const std::string& flag, const std::string& value, int64_t lo, int64_t hi, T* out) {
+  StatusOr<int64_t> n = wholeNumber(flag, value, lo, hi);
+  if (!n.isOk()) return n.status();
+  *out = static_cast<T>(*n);
+  return Status::ok();
+}
+
+Status setSize(const std::string& flag, const std::string& value, uint64_t* out) {
+  StatusOr<uint64_t> n = byteSize(flag, value);
+  if (!n.isOk()) return n.status();
+  *out = *n;
+  return Status::ok();
+}
+
+// nccl-tests' flags for what is measured; nullopt when `flag` is not one of them.
+std::optional<Status> applyMeasurementValue(const std::string& flag, const std::string& value, DriverOptions* o) {
+  if (flag == "-b" || flag == "--minbytes") return setSize(flag, value, &o->minBytes);
+  if (flag == "-e" || flag == "--maxbytes") return setSize(flag, value, &o->maxBytes);
   if (flag == "-i" || flag == "--stepbytes") {
     o->stepIsFactor = false;
-    return size(&o->stepBytes);
+    return setSize(flag, value, &o->stepBytes);
   }
   if (flag == "-f" || flag == "--stepfactor") {
-    Status s = number(1, 1 << 20, &o->stepFactor);
+    Status s = setNumber(flag, value, 1, 1 << 20, &o->stepFactor);
     o->stepIsFactor = o->stepFactor > 1;  // nccl-tests: -f 1 steps by -i
     return s;
   }
-  if (flag == "-n" || flag == "--iters") return number(1, 1 << 24, &o->iters);
-  if (flag == "-w" || flag == "--warmup_iters") return number(0, 1 << 24, &o->warmupIters);
+  if (flag == "-n" || flag == "--iters") return setNumber(flag, value, 1, 1 << 24, &o->iters);
+  if (flag == "-w" || flag == "--warmup_iters") return setNumber(flag, value, 0, 1 << 24, &o->warmupIters);
   if (flag == "-c" || flag == "--check") {
     int check = 0;
-    Status s = number(0, 1 << 24, &check);
+    Status s = setNumber(flag, value, 0, 1 << 24, &check);
     o->check = check != 0;
     return s;
   }
@@ -78,29 +82,41 @@ Status applyValue(const std::string& flag, const std::string& value, DriverOptio
   if (flag == "-o" || flag == "--op") {
     return value == "sum" ? Status::ok() : badValue(flag, value, "the driver measures sum");
   }
+  return std::nullopt;
+}
+
+// The flags for how ranks are started (nccl-tests' -g and -t accepted only as 1); nullopt when `flag` is not one.
+std::optional<Status> applyLaunchValue(const std::string& flag, const std::string& value, DriverOptions* o) {
   if (flag == "-g" || flag == "--ngpus" || flag == "-t" || flag == "--nthreads") {
     return value == "1" ? Status::ok()
                         : badValue(flag, value, "one GPU per process: start more ranks with --nranks instead");
   }
-  if (flag == "--nranks" || flag == "-np") return number(1, 4096, &o->nranks);
+  if (flag == "--nranks" || flag == "-np") return setNumber(flag, value, 1, 4096, &o->nranks);
   if (flag == "--rank") {
     int rank = 0;
-    Status s = number(0, 4095, &rank);
+    Status s = setNumber(flag, value, 0, 4095, &rank);
     o->rank = rank;
     return s;
   }
   if (flag == "--device") {
     int device = 0;
-    Status s = number(0, 1023, &device);
+    Status s = setNumber(flag, value, 0, 1023, &device);
     o->device = device;
     return s;
   }
-  if (flag == "--timeout") return number(1, 86400, &o->timeoutSeconds);
+  if (flag == "--timeout") return setNumber(flag, value, 1, 86400, &o->timeoutSeconds);
   if (flag == "--rendezvous") {
     if (value.empty()) return badValue(flag, value, "expected a file path");
     o->rendezvous = value;
     return Status::ok();
   }
+  return std::nullopt;
+}
+
+// Applies one "flag value" pair. Flags are listed in driverUsage().
+Status applyValue(const std::string& flag, const std::string& value, DriverOptions* o) {
+  if (std::optional<Status> s = applyMeasurementValue(flag, value, o)) return *s;
+  if (std::optional<Status> s = applyLaunchValue(flag, value, o)) return *s;
   return Status(StatusCode::kInvalidArgument, "unknown option '" + flag + "' (see --help)");
 }
 

@@ -50,6 +50,71 @@ json sizesToJson(const std::vector<uint64_t>& sizes) {
   return out;
 }
 
+// How sizes are measured, compared and judged: said once, above every series.
+std::string methodParagraph(const CompareOptions& o, const std::string& level) {
+  const verdicts::Settings& st = o.verdicts;
+  std::string out = "Metric: " + std::string(placementName(o.placement)) +
+                    " time per size, geometric mean over replicate runs. Ratio = B / A: below 1 means B is faster. ";
+  out += "Interval: " + level +
+         " Welch t interval on log times, each replicate run one sample (docs/statistics.md). Verdict: faster or "
+         "slower when the interval excludes 1";
+  if (st.minEffect > 0) out += " and the ratio differs from 1 by at least " + percent(st.minEffect);
+  out += "; sizes with fewer than " + std::to_string(st.minUnits) +
+         " replicates on a side get none. When nothing differs, each size's verdict and the summary's are wrong at "
+         "most ";
+  out += percent(1 - st.confidence) +
+         " of the time each: in a table of 20 sizes about one may differ by chance, so read the summary. Sizes in "
+         "bold are in the inference range.\n";
+  return out;
+}
+
+// One row per size; sizes in the inference range in bold.
+std::string sizeTable(const SeriesComparison& s, const CompareOptions& o, const std::string& level) {
+  std::string out = "| size | A (us) | A n | B (us) | B n | B/A | " + level + " CI | verdict |\n";
+  out += "|---:|---:|---:|---:|---:|---:|:---:|:---|\n";
+  for (const verdicts::CellComparison& z : s.result.cells) {
+    bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
+    std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
+    std::string verdict = verdictName(z.verdict);
+    out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) + " | " +
+           std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " + interval(z.interval) + " | " + verdict + " |\n";
+  }
+  return out;
+}
+
+// Why sizes got no verdict: said once per reason below the table, not once per row.
+std::string noVerdictNotes(const SeriesComparison& s) {
+  std::map<std::string, std::vector<std::string>> whyNot;  // reason -> sizes
+  for (const verdicts::CellComparison& z : s.result.cells) {
+    if (z.verdict == Verdict::kInsufficient) whyNot[z.whyNoInterval].push_back(formatByteSize(z.cell));
+  }
+  std::string out;
+  for (const auto& [why, sizes] : whyNot) {
+    out += "\nNo verdict at " + std::to_string(sizes.size()) + (sizes.size() == 1 ? " size" : " sizes") + " (";
+    for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i];
+    out += "): " + why + ".\n";
+  }
+  return out;
+}
+
+std::string seriesSection(const SeriesComparison& s, const CompareOptions& o, const std::string& level) {
+  std::string out = "\n## " + s.key.describe() + "\n\n";
+  out += "Replicates: A " + std::to_string(s.runsA) + ", B " + std::to_string(s.runsB) + ".\n\n";
+  out += "**" + summarySentence(s, o.verdicts.confidence) + "**\n\n";
+  out += sizeTable(s, o, level) + noVerdictNotes(s);
+  if (!s.onlyInA.empty() || !s.onlyInB.empty()) {
+    out += "\nMeasured on one side only:";
+    for (uint64_t size : s.onlyInA) out += " " + formatByteSize(size) + " (A)";
+    for (uint64_t size : s.onlyInB) out += " " + formatByteSize(size) + " (B)";
+    out += ".\n";
+  }
+  if (!s.unevenSizes.empty()) {
+    out += "\nReplicates with different size lists:\n";
+    for (const std::string& note : s.unevenSizes) out += "- " + note + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string describeRatio(double ratio, Verdict verdict) {
@@ -63,52 +128,10 @@ std::string describeRatio(double ratio, Verdict verdict) {
 }
 
 std::string comparisonToMarkdown(const Comparison& c) {
-  const CompareOptions& o = c.options;
-  const verdicts::Settings& st = o.verdicts;
-  std::string level = fixed(st.confidence * 100, 0) + "%";
+  std::string level = fixed(c.options.verdicts.confidence * 100, 0) + "%";
   std::string out = "# nccl-tests A/B: " + c.labelA + " (A) vs " + c.labelB + " (B)\n\n";
-  out += "Metric: " + std::string(placementName(o.placement)) +
-         " time per size, geometric mean over replicate runs. Ratio = B / A: below 1 means B is faster. Interval: " +
-         level + " Welch t interval on log times, each replicate run one sample (docs/statistics.md). Verdict: "
-         "faster or slower when the interval excludes 1";
-  if (st.minEffect > 0) out += " and the ratio differs from 1 by at least " + percent(st.minEffect);
-  out += "; sizes with fewer than " + std::to_string(st.minUnits) +
-         " replicates on a side get none. When nothing differs, each size's verdict and the summary's are wrong at "
-         "most " + percent(1 - st.confidence) +
-         " of the time each: in a table of 20 sizes about one may differ by chance, so read the summary. Sizes in "
-         "bold are in the inference range.\n";
-  for (const SeriesComparison& s : c.series) {
-    out += "\n## " + s.key.describe() + "\n\n";
-    out += "Replicates: A " + std::to_string(s.runsA) + ", B " + std::to_string(s.runsB) + ".\n\n";
-    out += "**" + summarySentence(s, st.confidence) + "**\n\n";
-    out += "| size | A (us) | A n | B (us) | B n | B/A | " + level + " CI | verdict |\n";
-    out += "|---:|---:|---:|---:|---:|---:|:---:|:---|\n";
-    std::map<std::string, std::vector<std::string>> whyNot;  // reason -> sizes, said once below the table
-    for (const verdicts::CellComparison& z : s.result.cells) {
-      bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
-      std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
-      std::string verdict = verdictName(z.verdict);
-      if (z.verdict == Verdict::kInsufficient) whyNot[z.whyNoInterval].push_back(formatByteSize(z.cell));
-      out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) +
-             " | " + std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " + interval(z.interval) + " | " +
-             verdict + " |\n";
-    }
-    for (const auto& [why, sizes] : whyNot) {
-      out += "\nNo verdict at " + std::to_string(sizes.size()) + (sizes.size() == 1 ? " size" : " sizes") + " (";
-      for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i];
-      out += "): " + why + ".\n";
-    }
-    if (!s.onlyInA.empty() || !s.onlyInB.empty()) {
-      out += "\nMeasured on one side only:";
-      for (uint64_t size : s.onlyInA) out += " " + formatByteSize(size) + " (A)";
-      for (uint64_t size : s.onlyInB) out += " " + formatByteSize(size) + " (B)";
-      out += ".\n";
-    }
-    if (!s.unevenSizes.empty()) {
-      out += "\nReplicates with different size lists:\n";
-      for (const std::string& note : s.unevenSizes) out += "- " + note + "\n";
-    }
-  }
+  out += methodParagraph(c.options, level);
+  for (const SeriesComparison& s : c.series) out += seriesSection(s, c.options, level);
   if (c.series.empty()) out += "\nNo series was measured on both sides.\n";
   if (!c.notes.empty()) {
     out += "\n## Notes\n\n";

@@ -43,6 +43,87 @@ bool usableWith(const ForcedConfig& c, int collective, int protocol, const polic
   return !kinds.empty() && policy::chunkProblem(c.chunk.bytes, protocol, kinds, buffers).empty();
 }
 
+// Each read* below copies one forced setting of the run into *config: false, saying why, when the run cannot stand
+// for one forced configuration.
+
+bool readAlgorithm(const std::map<std::string, std::string>& env, ForcedConfig* config, std::string* why) {
+  if (const std::string* algo = find(env, "NCCL_ALGO")) {
+    std::optional<int> a = isList(*algo) ? std::nullopt : telemetry::parseAlgorithm(trim(*algo));
+    if (!a) {
+      *why = "NCCL_ALGO=" + *algo + " is not a single algorithm";
+      return false;
+    }
+    config->algorithm = *a;
+  }
+  return true;
+}
+
+bool readProtocol(const std::map<std::string, std::string>& env, ForcedConfig* config, std::string* why) {
+  if (const std::string* proto = find(env, "NCCL_PROTO")) {
+    std::optional<int> p = isList(*proto) ? std::nullopt : telemetry::parseProtocol(trim(*proto));
+    if (!p) {
+      *why = "NCCL_PROTO=" + *proto + " is not a single protocol";
+      return false;
+    }
+    config->protocol = *p;
+  }
+  return true;
+}
+
+bool readChannels(const std::map<std::string, std::string>& env, ForcedConfig* config, std::string* why) {
+  const std::string* minCh = find(env, "NCCL_MIN_NCHANNELS");
+  const std::string* maxCh = find(env, "NCCL_MAX_NCHANNELS");
+  if (minCh || maxCh) {
+    std::optional<uint64_t> lo = minCh ? parseUnsigned(trim(*minCh)) : std::nullopt;
+    std::optional<uint64_t> hi = maxCh ? parseUnsigned(trim(*maxCh)) : std::nullopt;
+    if (!lo || !hi || *lo != *hi || *lo == 0 || *lo > 64) {
+      *why = "channels are forced only when NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS are the same count (1-64)";
+      return false;
+    }
+    config->channels = static_cast<int>(*lo);
+  }
+  return true;
+}
+
+// Whether NCCL can use config's chunk size for some call of the run, with the run's buffer settings.
+bool chunkUsableInRun(const ForcedConfig& config, const PerfRun& run) {
+  const int collective = telemetry::parseCollective(run.collective).value_or(-1);
+  const policy::NcclBuffers buffers = policy::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
+    const std::string* value = find(run.environment, name);
+    return value ? std::optional<std::string>(*value) : std::nullopt;
+  });
+  bool usable = false;
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
+  return usable;
+}
+
+// The chunk size is ours to force: it applies only through our tuner, on NCCL versions that ask for it.
+bool readChunkSize(const PerfRun& run, bool tunerPlugin, ForcedConfig* config, std::string* why) {
+  const std::string* chunk = find(run.environment, "NCCL_ROCE_CHUNK_SIZE");
+  if (!chunk) return true;
+  StatusOr<telemetry::ChunkSize> parsed = telemetry::parseChunkSize(*chunk);
+  if (!parsed.isOk()) {
+    *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + ": " + parsed.status().message();
+    return false;
+  }
+  if (!tunerPlugin) {
+    *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " without NCCL_TUNER_PLUGIN=roce forces nothing";
+    return false;
+  }
+  if (!asksChunkSize(run.ncclVersion)) {
+    *why = "NCCL " + run.ncclVersion + " has no getChunkSize (2.30.2 and later): NCCL_ROCE_CHUNK_SIZE=" + *chunk +
+           " did not apply";
+    return false;
+  }
+  config->chunk = *parsed;
+  if (config->chunk.kind == telemetry::ChunkSize::Kind::kBytes && !chunkUsableInRun(*config, run)) {
+    *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " is a chunk size NCCL can use for none of this run's calls (" +
+           config->describe() + "), so NCCL kept its own";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string ForcedConfig::describe() const {
@@ -65,72 +146,17 @@ policy::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
 }
 
 std::optional<ForcedConfig> forcedConfigOf(const PerfRun& run, std::string* why) {
-  const auto& env = run.environment;
-  const std::string* plugin = find(env, "NCCL_TUNER_PLUGIN");
-  const std::string* policy = find(env, "NCCL_ROCE_POLICY");
-  if (plugin && !plugin->empty() && policy && *policy != "nccl") {
+  const std::string* plugin = find(run.environment, "NCCL_TUNER_PLUGIN");
+  const std::string* policy = find(run.environment, "NCCL_ROCE_POLICY");
+  const bool tunerPlugin = plugin && !plugin->empty();
+  if (tunerPlugin && policy && *policy != "nccl") {
     *why = "ran under tuner policy '" + *policy + "' (compare policies with sweep compare)";
     return std::nullopt;
   }
   ForcedConfig config;
-  if (const std::string* algo = find(env, "NCCL_ALGO")) {
-    std::optional<int> a = isList(*algo) ? std::nullopt : telemetry::parseAlgorithm(trim(*algo));
-    if (!a) {
-      *why = "NCCL_ALGO=" + *algo + " is not a single algorithm";
-      return std::nullopt;
-    }
-    config.algorithm = *a;
-  }
-  if (const std::string* proto = find(env, "NCCL_PROTO")) {
-    std::optional<int> p = isList(*proto) ? std::nullopt : telemetry::parseProtocol(trim(*proto));
-    if (!p) {
-      *why = "NCCL_PROTO=" + *proto + " is not a single protocol";
-      return std::nullopt;
-    }
-    config.protocol = *p;
-  }
-  const std::string* minCh = find(env, "NCCL_MIN_NCHANNELS");
-  const std::string* maxCh = find(env, "NCCL_MAX_NCHANNELS");
-  if (minCh || maxCh) {
-    std::optional<uint64_t> lo = minCh ? parseUnsigned(trim(*minCh)) : std::nullopt;
-    std::optional<uint64_t> hi = maxCh ? parseUnsigned(trim(*maxCh)) : std::nullopt;
-    if (!lo || !hi || *lo != *hi || *lo == 0 || *lo > 64) {
-      *why = "channels are forced only when NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS are the same count (1-64)";
-      return std::nullopt;
-    }
-    config.channels = static_cast<int>(*lo);
-  }
-  if (const std::string* chunk = find(env, "NCCL_ROCE_CHUNK_SIZE")) {
-    StatusOr<telemetry::ChunkSize> parsed = telemetry::parseChunkSize(*chunk);
-    if (!parsed.isOk()) {
-      *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + ": " + parsed.status().message();
-      return std::nullopt;
-    }
-    if (!plugin || plugin->empty()) {
-      *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " without NCCL_TUNER_PLUGIN=roce forces nothing";
-      return std::nullopt;
-    }
-    if (!asksChunkSize(run.ncclVersion)) {
-      *why = "NCCL " + run.ncclVersion + " has no getChunkSize (2.30.2 and later): NCCL_ROCE_CHUNK_SIZE=" + *chunk +
-             " did not apply";
-      return std::nullopt;
-    }
-    config.chunk = *parsed;
-    if (config.chunk.kind == telemetry::ChunkSize::Kind::kBytes) {
-      const int collective = telemetry::parseCollective(run.collective).value_or(-1);
-      const policy::NcclBuffers buffers =
-          policy::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
-            const std::string* value = find(env, name);
-            return value ? std::optional<std::string>(*value) : std::nullopt;
-          });
-      bool usable = false;
-      for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
-      if (!usable) {
-        *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " is a chunk size NCCL can use for none of this run's calls (" +
-               config.describe() + "), so NCCL kept its own";
-        return std::nullopt;
-      }
-    }
+  if (!readAlgorithm(run.environment, &config, why) || !readProtocol(run.environment, &config, why) ||
+      !readChannels(run.environment, &config, why) || !readChunkSize(run, tunerPlugin, &config, why)) {
+    return std::nullopt;
   }
   return config;
 }

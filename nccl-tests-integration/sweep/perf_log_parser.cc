@@ -135,42 +135,13 @@ class Parser {
 
   // Returns false when the line is not one nccl-tests (or our runner) writes.
   bool headerLine(std::string_view body, const std::vector<std::string_view>& fields) {
-    if (startsWith(body, "nccl-roce-env:") || startsWith(body, "nccl-roce-cmd:")) {
-      if (!open_ || hasStarted(current()) || !current().testsVersion.empty() || !current().collective.empty()) {
-        newRun(false);
-      }
-      std::string_view value = trim(body.substr(14));
-      if (startsWith(body, "nccl-roce-cmd:")) {
-        current().command = std::string(value);
-      } else {
-        size_t eq = value.find('=');
-        if (eq == std::string_view::npos || eq == 0) return false;
-        current().environment[std::string(value.substr(0, eq))] = std::string(value.substr(eq + 1));
-      }
-      return true;
-    }
+    if (startsWith(body, "nccl-roce-env:") || startsWith(body, "nccl-roce-cmd:")) return runnerLine(body);
     if (startsWith(body, "nccl-tests version ")) {
-      if (!open_ || hasStarted(current()) || !current().testsVersion.empty() ||
-          current().collectiveSource == CollectiveSource::kPrinted) {
-        newRun(false);
-      }
-      PerfRun& run = current();
-      std::vector<std::string_view> f = splitFields(body);
-      run.testsVersion = f.size() > 2 ? std::string(f[2]) : "";
-      for (std::string_view word : f) {
-        if (startsWith(word, "nccl-library=") && run.ncclVersion.empty()) {
-          if (auto code = parseSigned(word.substr(13))) run.ncclVersion = ncclVersionFromCode(*code);
-        }
-      }
+      testsVersionLine(body);
       return true;
     }
     if (startsWith(body, "Collective test starting:")) {
-      if (!open_ || hasStarted(current()) || current().collectiveSource == CollectiveSource::kPrinted) {
-        newRun(false);
-      }
-      PerfRun& run = current();
-      run.collective = collectiveFromProgram(trim(body.substr(25)));
-      if (!run.collective.empty()) run.collectiveSource = CollectiveSource::kPrinted;
+      collectiveStartingLine(body);
       return true;
     }
     if (startsWith(body, "Collective test concluded:")) {
@@ -194,34 +165,95 @@ class Parser {
       return true;
     }
     if (std::optional<TableLayout> layout = TableLayout::fromHeader(fields)) {
-      if (!open_ || !current().rows.empty() || current().footer) newRun(true);
-      PerfRun& run = current();
-      run.columns = layout->names;
-      run.cpuTime = layout->cpuTime;
-      layout_ = std::move(layout);
+      tableHeaderLine(std::move(*layout));
       return true;
     }
+    if (footerLine(body)) return true;
+    if (startsWith(body, "error:")) {
+      current().warnings.push_back("nccl-tests reported: " + shorten(body.substr(6)));
+      return true;
+    }
+    return isDecoration(body);
+  }
+
+  // "nccl-roce-env: NAME=value" and "nccl-roce-cmd: ...", which our runner writes before a run's own output: they
+  // open a run unless the open one has nothing of nccl-tests' yet. False when an env line has no NAME=.
+  bool runnerLine(std::string_view body) {
+    if (!open_ || hasStarted(current()) || !current().testsVersion.empty() || !current().collective.empty()) {
+      newRun(false);
+    }
+    std::string_view value = trim(body.substr(14));
+    if (startsWith(body, "nccl-roce-cmd:")) {
+      current().command = std::string(value);
+    } else {
+      size_t eq = value.find('=');
+      if (eq == std::string_view::npos || eq == 0) return false;
+      current().environment[std::string(value.substr(0, eq))] = std::string(value.substr(eq + 1));
+    }
+    return true;
+  }
+
+  // "nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902". An "NCCL version" line, when there is one,
+  // wins over the version nccl-library= encodes.
+  void testsVersionLine(std::string_view body) {
+    if (!open_ || hasStarted(current()) || !current().testsVersion.empty() ||
+        current().collectiveSource == CollectiveSource::kPrinted) {
+      newRun(false);
+    }
+    PerfRun& run = current();
+    std::vector<std::string_view> f = splitFields(body);
+    run.testsVersion = f.size() > 2 ? std::string(f[2]) : "";
+    for (std::string_view word : f) {
+      if (startsWith(word, "nccl-library=") && run.ncclVersion.empty()) {
+        if (auto code = parseSigned(word.substr(13))) run.ncclVersion = ncclVersionFromCode(*code);
+      }
+    }
+  }
+
+  // "Collective test starting: all_reduce_perf": the collective as nccl-tests names it.
+  void collectiveStartingLine(std::string_view body) {
+    if (!open_ || hasStarted(current()) || current().collectiveSource == CollectiveSource::kPrinted) {
+      newRun(false);
+    }
+    PerfRun& run = current();
+    run.collective = collectiveFromProgram(trim(body.substr(25)));
+    if (!run.collective.empty()) run.collectiveSource = CollectiveSource::kPrinted;
+  }
+
+  // A table header after rows or a footer starts the next run, which keeps the previous one's header lines.
+  void tableHeaderLine(TableLayout layout) {
+    if (!open_ || !current().rows.empty() || current().footer) newRun(true);
+    PerfRun& run = current();
+    run.columns = layout.names;
+    run.cpuTime = layout.cpuTime;
+    layout_ = std::move(layout);
+  }
+
+  // "Out of bounds values : 0 OK" and "Avg bus bandwidth : 41.2" after a run's table; false for any other line.
+  bool footerLine(std::string_view body) {
     if (startsWith(body, "Out of bounds values")) {
-      PerfRun& run = current();
-      if (!run.footer) run.footer.emplace();
+      PerfRun& run = runWithFooter();
       std::vector<std::string_view> f = afterColon(body);
       if (!f.empty()) run.footer->outOfBounds = parseSigned(f[0]);
       if (f.size() > 1) run.footer->outOfBoundsOk = f[1] == "OK";
       return true;
     }
     if (startsWith(body, "Avg bus bandwidth")) {
-      PerfRun& run = current();
-      if (!run.footer) run.footer.emplace();
+      PerfRun& run = runWithFooter();
       std::vector<std::string_view> f = afterColon(body);
       if (!f.empty()) run.footer->avgBusBwGBs = parseDecimal(f[0]);
-      if (f.size() > 1 && f[1] == "FAILED") run.warnings.push_back("nccl-tests: average bus bandwidth below NCCL_TESTS_MIN_BW");
+      if (f.size() > 1 && f[1] == "FAILED") {
+        run.warnings.push_back("nccl-tests: average bus bandwidth below NCCL_TESTS_MIN_BW");
+      }
       return true;
     }
-    if (startsWith(body, "error:")) {
-      current().warnings.push_back("nccl-tests reported: " + shorten(body.substr(6)));
-      return true;
-    }
-    return isDecoration(body);
+    return false;
+  }
+
+  PerfRun& runWithFooter() {
+    PerfRun& run = current();
+    if (!run.footer) run.footer.emplace();
+    return run;
   }
 
   void row(std::string_view text, const std::vector<std::string_view>& fields) {
