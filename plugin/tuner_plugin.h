@@ -1,5 +1,5 @@
-// The tuner plugin, implemented once against the newest ABI (v6; v7 differs only in its constants);
-// plugin/exports_tuner.cc adapts v2..v5.
+// The tuner plugin, implemented once against the newest ABI a release declares (v6); plugin/exports_tuner.cc adapts
+// v2..v5 (and, only with NCCL_ROCE_UNRELEASED_ABI, the unreleased v7).
 // Contract with NCCL (docs/tuner.md): init never fails a communicator (a broken policy becomes the `nccl`
 // passthrough with one WARN), getCollInfo never returns an error and never marks an unavailable entry,
 // decisions depend only on what every rank shares.
@@ -16,7 +16,7 @@ class ProcessContext;
 
 // One communicator's tuner, over the policies and statistics of `process` (tests pass their own context).
 // The tuner reads NCCL_ROCE_POLICY, NCCL_ROCE_STATS, NCCL_ROCE_CHUNK_SIZE, NCCL_ALGO and NCCL_PROTO from the
-// context's environment. ncclAsksChunkSize: the table NCCL loaded has getChunkSize (v6, v7); where it has not,
+// context's environment. ncclAsksChunkSize: the table NCCL loaded has getChunkSize (v6); where it has not,
 // chunk sizes are ignored and the first communicator of a policy that sets them says so at INFO.
 ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
                        ncclDebugLogger_t logFunction, bool ncclAsksChunkSize = true) noexcept;
@@ -33,7 +33,7 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
 ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                           int* algorithm, int* protocol, int* nChannels) noexcept;
 
-// NCCL 2.30.2 and later (v6, v7), after getCollInfo, once per channel piece of each collective, with the chunk
+// NCCL 2.30.2 and later (v6), after getCollInfo, once per channel piece of each collective, with the chunk
 // size NCCL computed in *chunkSize: replaced by the chunk size the deciding rule set for the algorithm and
 // protocol NCCL runs, when NCCL can use it (policy/nccl_chunk_limits.h); left as it is otherwise. Never fails.
 ncclResult_t tunerGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,

@@ -1,5 +1,5 @@
 // What chunk sizes NCCL can use, as its source computes them in every release with getChunkSize (2.30.2 -
-// 2.30.7, tuner v6, and 2.31, v7; docs/nccl-versions.md, "Chunk size", cites each line). NCCL calls
+// 2.30.7, tuner v6, and the 2.31 dev line; docs/nccl-versions.md, "Chunk size", cites each line). NCCL calls
 // getChunkSize in calcCollChunking (src/enqueue.cc) with the chunk size it computed, clamps what comes back to
 // the protocol's buffer ceiling, then rounds it down to a multiple of the protocol's grain: a value below one
 // grain becomes 0, and NVLS's buffers are smaller than that ceiling. So the tuner itself keeps every value it

@@ -16,22 +16,21 @@ extern "C" {
 typedef pid_t ncclPid_t;
 
 enum {
-  ncclProfileGroup = (1 << 0),         // a kernel plan: the collectives launched as one kernel
-  ncclProfileColl = (1 << 1),          // a collective, host side: start when enqueued, stop once enqueued
+  ncclProfileGroup = (1 << 0),  // a kernel plan: the collectives launched as one kernel
+  ncclProfileColl = (1 << 1),   // a collective, host side: start when enqueued, stop once enqueued
   ncclProfileP2p = (1 << 2),
   ncclProfileProxyOp = (1 << 3),
   ncclProfileProxyStep = (1 << 4),
   ncclProfileProxyCtrl = (1 << 5),
-  ncclProfileKernelCh = (1 << 6),      // v3+: one channel of a collective's kernel, delivered by the proxy thread
+  ncclProfileKernelCh = (1 << 6),  // v3+: one channel of a collective's kernel, delivered by the proxy thread
   ncclProfileNetPlugin = (1 << 7),
-  ncclProfileGroupApi = (1 << 8),      // v5+
-  ncclProfileCollApi = (1 << 9),       // v5+
-  ncclProfileP2pApi = (1 << 10),       // v5+
-  ncclProfileKernelLaunch = (1 << 11), // v5+
-  ncclProfileCeColl = (1 << 12),       // v6+
-  ncclProfileCeSync = (1 << 13),       // v6+
-  ncclProfileCeBatch = (1 << 14),      // v6+
-  ncclProfileKernelPhase = (1 << 15),  // v7
+  ncclProfileGroupApi = (1 << 8),       // v5+
+  ncclProfileCollApi = (1 << 9),        // v5+
+  ncclProfileP2pApi = (1 << 10),        // v5+
+  ncclProfileKernelLaunch = (1 << 11),  // v5+
+  ncclProfileCeColl = (1 << 12),        // v6+
+  ncclProfileCeSync = (1 << 13),        // v6+
+  ncclProfileCeBatch = (1 << 14),       // v6+: the newest event type a release declares
 };
 
 // Passed as an int: every version's recordEventState takes this enumeration.

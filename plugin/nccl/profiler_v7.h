@@ -1,5 +1,9 @@
-// ncclProfiler_v7_t: NCCL 2.31 (src/include/plugin/profiler/profiler_v7.h). Adds user tags, the collective's
-// kernel variant and symmetric flag, and KernelPhase events (whose stop shares the KernelCh state arguments).
+// UNRELEASED. ncclProfiler_v7_t as a copy of NCCL's 2.31 line had it: no NCCL release tag (through v2.30.7-1) and
+// not the dev branch (2.31.0a7) declares a profiler v7, and the one public profiler_v7.h (NVIDIA/nccl pull request
+// 2045) differs: there bit 15 is a user-tag event. Used only by builds with NCCL_ROCE_UNRELEASED_ABI, which are
+// never packaged (docs/nccl-versions.md); when a release tags v7, check every line against it first.
+// Adds user tags, the collective's kernel variant and symmetric flag, and KernelPhase events (whose stop shares the
+// KernelCh state arguments).
 #pragma once
 
 #include <stdbool.h>
@@ -10,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// The event type this v7 adds (profiler_common.h holds the released ones).
+enum { ncclProfileKernelPhase = (1 << 15) };
 
 typedef struct {
   uint64_t type;

@@ -1,5 +1,8 @@
-// ncclTuner_v7_t: NCCL 2.31. The same entry points as v6; the tuning constants gain a fifth compute capability
-// row (NCCL_NUM_COMPCAPS 5), which moves every table after hwLatencies.
+// UNRELEASED. ncclTuner_v7_t as a copy of NCCL's 2.31 line had it: no NCCL release tag (through v2.30.7-1) and not
+// the dev branch (2.31.0a7) declares a tuner v7. Used only by builds with NCCL_ROCE_UNRELEASED_ABI, which are never
+// packaged (docs/nccl-versions.md); when a release tags v7, check every line against it first.
+// The same entry points as v6; the tuning constants gain a fifth compute capability row (NCCL_NUM_COMPCAPS 5),
+// which moves every table after hwLatencies.
 #pragma once
 
 #include "plugin/nccl/tuner_v6.h"
@@ -37,7 +40,7 @@ typedef struct {
 }
 
 #include <stddef.h>
-static_assert(sizeof(ncclTunerConstants_v7_t) == 1272, "NCCL 2.31's ncclTunerConstants_v7_t: 159 doubles");
+static_assert(sizeof(ncclTunerConstants_v7_t) == 1272, "the 2.31 line's ncclTunerConstants_v7_t: 159 doubles");
 static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == 1152, "five compcap rows before the last");
 static_assert(sizeof(ncclTuner_v7_t) == 5 * sizeof(void*), "name + four entry points");
 #endif

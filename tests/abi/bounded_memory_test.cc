@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/tuner_v7.h"
+#include "plugin/nccl/tuner_v6.h"
 #include "plugin/telemetry_file.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/scoped_env.h"
@@ -41,12 +41,12 @@ size_t heapInUse() {
 #endif
 }
 
-// A communicator as NCCL holds it, in one library copy (NCCL 2.29's tables).
+// A communicator as NCCL holds it, in one library copy (NCCL 2.30's tables).
 class Communicator {
  public:
   Communicator(const PluginLibrary& lib, uint64_t commId)
       : profiler_(lib.table<ncclProfiler_v6_t>("ncclProfiler_v6")),
-        tuner_(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")) {
+        tuner_(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")) {
     int mask = 0;
     profiler_->init(&profilerContext_, commId, &mask, "weight-sync", 2, 16, 3, nullptr);
     tuner_->init(&tunerContext_, commId, 16, 2, nullptr, nullptr, nullptr);
@@ -93,7 +93,7 @@ class Communicator {
 
  private:
   const ncclProfiler_v6_t* profiler_;
-  const ncclTuner_v7_t* tuner_;
+  const ncclTuner_v6_t* tuner_;
   void* profilerContext_ = nullptr;
   void* tunerContext_ = nullptr;
   uint64_t clock_ = 1000000000ull;

@@ -14,7 +14,9 @@
 #include "plugin/nccl/net_v6.h"
 #include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
+#ifdef NCCL_ROCE_UNRELEASED_ABI
 #include "plugin/nccl/tuner_v7.h"
+#endif
 
 static int failures = 0;
 static int warnings = 0;
@@ -81,6 +83,35 @@ static void fillTable(float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]
   }
   table[NCCL_ALGO_RING][NCCL_PROTO_LL] = ringLL;
   table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] = ringSimple;
+}
+
+typedef ncclResult_t (*GetCollInfoFn)(void*, ncclFunc_t, size_t, int, float**, int, int, int, int*);
+typedef ncclResult_t (*GetChunkSizeFn)(void*, ncclFunc_t, size_t, int, int, int, size_t*);
+
+// getChunkSize after getCollInfo, as NCCL 2.30.2+ calls them (tuner v6), on a communicator of a policy whose rule
+// sets 256K for large all-reduces on Ring/Simple.
+static void servesTheRulesChunkSize(const char* version, void* ctx, GetCollInfoFn getCollInfo,
+                                    GetChunkSizeFn getChunkSize) {
+  float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  int channels = 0;
+  // 8M over 16 channels: NCCL asks about each 512K piece with nChannels 1 and its own 2M.
+  fillTable(table, 30.0f, 20.0f);
+  CHECK(getCollInfo(ctx, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
+                    0, &channels) == ncclSuccess,
+        "%s getCollInfo", version);
+  size_t chunk = 2 << 20;
+  CHECK(getChunkSize(ctx, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1, &chunk) == ncclSuccess,
+        "%s getChunkSize", version);
+  CHECK(chunk == 256 << 10, "%s: chunk size %zu, the rule's 262144 expected", version, chunk);
+  // Ring/Simple unavailable: the rule falls back to NCCL's choice (Ring/LL), and NCCL keeps its chunk size.
+  fillTable(table, 30.0f, (float)NCCL_ALGO_PROTO_IGNORE);
+  CHECK(getCollInfo(ctx, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
+                    0, &channels) == ncclSuccess,
+        "%s getCollInfo", version);
+  chunk = 32768;
+  CHECK(getChunkSize(ctx, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_LL, 1, &chunk) == ncclSuccess,
+        "%s getChunkSize", version);
+  CHECK(chunk == 32768, "%s: after a fallback, chunk size %zu, NCCL's own 32768 expected", version, chunk);
 }
 
 static void* openPlugin(const char* dir, const char* kind) {
@@ -159,7 +190,7 @@ int main(int argc, char** argv) {
   CHECK(channels >= 0 && channels <= 64, "nChannels %d", channels);
   CHECK(tuner->finalize(ctx) == ncclSuccess, "tuner finalize");
 
-  // Tuner v6 (NCCL 2.30.2+) and v7 (2.31): getChunkSize after getCollInfo, with the chunk size NCCL computed.
+  // Tuner v6 (NCCL 2.30.2+): getChunkSize after getCollInfo, with the chunk size NCCL computed.
   char policy[4200];
   snprintf(policy, sizeof(policy), "%s/chunks.toml", root);
   writeFile(root, "chunks.toml",
@@ -167,42 +198,26 @@ int main(int argc, char** argv) {
             "algorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"256K\"\n");
   setenv("NCCL_ROCE_POLICY", policy, 1);
   const ncclTuner_v6_t* v6 = (const ncclTuner_v6_t*)dlsym(tunerLib, "ncclTunerPlugin_v6");
+  CHECK(v6 != NULL && v6->getChunkSize != NULL, "v6 getChunkSize");
+  if (v6 != NULL && v6->getChunkSize != NULL) {
+    void* ctx6 = NULL;
+    CHECK(v6->init(&ctx6, 0x66, 16, 2, logger, &nvl, &constants) == ncclSuccess, "v6 init");
+    servesTheRulesChunkSize("v6", ctx6, v6->getCollInfo, v6->getChunkSize);
+    CHECK(v6->finalize(ctx6) == ncclSuccess, "v6 finalize");
+  }
+#ifdef NCCL_ROCE_UNRELEASED_ABI
+  // The unreleased v7, in a build that exports it: the same, with its five-row constants.
   const ncclTuner_v7_t* v7 = (const ncclTuner_v7_t*)dlsym(tunerLib, "ncclTunerPlugin_v7");
-  CHECK(v6 != NULL && v7 != NULL && v6->getChunkSize != NULL && v7->getChunkSize != NULL, "v6/v7 getChunkSize");
-  if (v6 != NULL && v7 != NULL && v6->getChunkSize != NULL && v7->getChunkSize != NULL) {
+  CHECK(v7 != NULL && v7->getChunkSize != NULL, "v7 getChunkSize");
+  if (v7 != NULL && v7->getChunkSize != NULL) {
     ncclTunerConstants_v7_t constants7;
     memset(&constants7, 0, sizeof(constants7));
-    void* ctx6 = NULL;
     void* ctx7 = NULL;
-    CHECK(v6->init(&ctx6, 0x66, 16, 2, logger, &nvl, &constants) == ncclSuccess, "v6 init");
     CHECK(v7->init(&ctx7, 0x77, 16, 2, logger, &nvl, &constants7) == ncclSuccess, "v7 init");
-    for (int version = 6; version <= 7; ++version) {
-      void* c = version == 6 ? ctx6 : ctx7;
-      ncclResult_t (*getCollInfo)(void*, ncclFunc_t, size_t, int, float**, int, int, int, int*) =
-          version == 6 ? v6->getCollInfo : v7->getCollInfo;
-      ncclResult_t (*getChunkSize)(void*, ncclFunc_t, size_t, int, int, int, size_t*) =
-          version == 6 ? v6->getChunkSize : v7->getChunkSize;
-      // 8M over 16 channels: NCCL asks about each 512K piece with nChannels 1 and its own 2M.
-      fillTable(table, 30.0f, 20.0f);
-      CHECK(getCollInfo(c, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
-                        0, &channels) == ncclSuccess,
-            "v%d getCollInfo", version);
-      size_t chunk = 2 << 20;
-      CHECK(getChunkSize(c, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1, &chunk) == ncclSuccess,
-            "v%d getChunkSize", version);
-      CHECK(chunk == 256 << 10, "v%d: chunk size %zu, the rule's 262144 expected", version, chunk);
-      // Ring/Simple unavailable: the rule falls back to NCCL's choice (Ring/LL), and NCCL keeps its chunk size.
-      fillTable(table, 30.0f, (float)NCCL_ALGO_PROTO_IGNORE);
-      CHECK(getCollInfo(c, ncclFuncAllReduce, 8 << 20, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5, NCCL_NUM_PROTOCOLS_V5,
-                        0, &channels) == ncclSuccess,
-            "v%d getCollInfo", version);
-      chunk = 32768;
-      CHECK(getChunkSize(c, ncclFuncAllReduce, 512 << 10, NCCL_ALGO_RING, NCCL_PROTO_LL, 1, &chunk) == ncclSuccess,
-            "v%d getChunkSize", version);
-      CHECK(chunk == 32768, "v%d: after a fallback, chunk size %zu, NCCL's own 32768 expected", version, chunk);
-    }
-    CHECK(v6->finalize(ctx6) == ncclSuccess && v7->finalize(ctx7) == ncclSuccess, "v6/v7 finalize");
+    servesTheRulesChunkSize("v7", ctx7, v7->getCollInfo, v7->getChunkSize);
+    CHECK(v7->finalize(ctx7) == ncclSuccess, "v7 finalize");
   }
+#endif
   CHECK(env->finalize() == ncclSuccess, "env finalize");
 
   CHECK(!mapped("libstdc++"), "libstdc++ mapped: the plugin must carry its own C++ runtime");

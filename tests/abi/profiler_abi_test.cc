@@ -21,12 +21,14 @@
 #include "plugin/nccl/profiler_v4.h"
 #include "plugin/nccl/profiler_v5.h"
 #include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/profiler_v7.h"
-#include "plugin/nccl/tuner_v7.h"
+#include "plugin/nccl/tuner_v6.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
+#ifdef NCCL_ROCE_UNRELEASED_ABI
+#include "plugin/nccl/profiler_v7.h"
+#endif
 
 namespace nccl_roce::testing {
 namespace {
@@ -191,15 +193,17 @@ void timesEveryCollectiveOnTheGpu(const char* symbol) {
   for (const auto& [why, count] : comm["timing"]["dropped"].items()) EXPECT_EQ(count, 0) << why;
 }
 
-TEST(ProfilerAbi, V4ToV7TimeEveryCollectiveFromGpuStampsAcrossTwoThreads) {
+TEST(ProfilerAbi, V4ToV6TimeEveryCollectiveFromGpuStampsAcrossTwoThreads) {
   timesEveryCollectiveOnTheGpu<ncclProfiler_v4_t, ncclProfilerEventDescr_v4_t, ncclProfilerEventStateArgs_v4_t>(
       "ncclProfiler_v4");
   timesEveryCollectiveOnTheGpu<ncclProfiler_v5_t, ncclProfilerEventDescr_v5_t, ncclProfilerEventStateArgs_v5_t>(
       "ncclProfiler_v5");
   timesEveryCollectiveOnTheGpu<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t>(
       "ncclProfiler_v6");
+#ifdef NCCL_ROCE_UNRELEASED_ABI
   timesEveryCollectiveOnTheGpu<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t>(
       "ncclProfiler_v7");
+#endif
 }
 
 // NCCL 2.26 has kernel channel events without stamps: the host clock times them, and says so.
@@ -306,8 +310,8 @@ TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
                                                                 "size = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
                                                                 "chunk_size = \"x2\"\n"));
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
-  const auto* tuner = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
-  const auto* t = lib.table<ncclProfiler_v7_t>("ncclProfiler_v7");
+  const auto* tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  const auto* t = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
   ASSERT_NE(tuner, nullptr);
   const uint64_t commId = 0xabcdef;
   void* tunerCtx = nullptr;
@@ -320,8 +324,8 @@ TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
                      &nChannels);
   ASSERT_EQ(table[1 * 3 + 0], 0.0f) << "Ring/LL chosen";
   {
-    ProxyThread<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t> proxy(t, ctx, 1);
-    ncclProfilerEventDescr_v7_t c = allReduce<ncclProfilerEventDescr_v7_t>(nullptr, 1);
+    ProxyThread<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t> proxy(t, ctx, 1);
+    ncclProfilerEventDescr_v6_t c = allReduce<ncclProfilerEventDescr_v6_t>(nullptr, 1);
     void* coll = nullptr;
     t->startEvent(ctx, &coll, &c);
     proxy.push(coll, 1000, 30000);
@@ -407,6 +411,15 @@ void apiLevelEventsAreNotDrops(const char* symbol) {
     ProxyThread<Table, Descr, Args> proxy(t, ctx, 2);
     for (int i = 0; i < 50; ++i) playApiLevelSequence(t, ctx, proxy, 1'000'000ull + i * 100'000ull);
   }
+#ifdef NCCL_ROCE_UNRELEASED_ABI
+  if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v7_t>) {
+    Descr phase{};
+    phase.type = ncclProfileKernelPhase;  // the unreleased v7's own event type: known, ignored
+    void* ph = &ph;
+    EXPECT_EQ(t->startEvent(ctx, &ph, &phase), ncclSuccess);
+    EXPECT_EQ(ph, nullptr);
+  }
+#endif
   Descr future{};
   future.type = uint64_t{1} << 20;  // no NCCL release has it
   void* h = &h;
@@ -424,8 +437,10 @@ TEST(ProfilerAbi, NcclsApiLevelEventsAreNotCountedAsDrops) {
       "ncclProfiler_v5");
   apiLevelEventsAreNotDrops<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t>(
       "ncclProfiler_v6");
+#ifdef NCCL_ROCE_UNRELEASED_ABI
   apiLevelEventsAreNotDrops<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t>(
       "ncclProfiler_v7");
+#endif
 }
 
 // vLLM's shape: eager collectives from the user's thread while a CUDA graph replays, whose host node starts the

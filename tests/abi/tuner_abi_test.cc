@@ -1,7 +1,7 @@
 // The tuner tables of the built .so, driven as NCCL drives them: the symbol NCCL looks for first, contiguous
 // cost tables passed as float** (7 algorithms, or 6 before NCCL 2.23), concurrent inits, getChunkSize after
-// getCollInfo (v6, v7), finalize; and the property that keeps jobs from hanging: two independent copies (two
-// ranks) always decide the same, chunk sizes included.
+// getCollInfo (v6; and the unreleased v7 where the build exports it), finalize; and the property that keeps jobs from
+// hanging: two independent copies (two ranks) always decide the same, chunk sizes included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,10 +17,12 @@
 #include "plugin/nccl/tuner_v4.h"
 #include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
-#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
+#ifdef NCCL_ROCE_UNRELEASED_ABI
+#include "plugin/nccl/tuner_v7.h"
+#endif
 
 namespace nccl_roce::testing {
 namespace {
@@ -61,9 +63,9 @@ struct GuardedTable {
   return ::testing::AssertionSuccess();
 }
 
-// What NCCL can use (src/enqueue.cc calcCollChunking, NCCL 2.30.2 - 2.31, default buffers): whole grains of the
-// protocol (LL 16, LL128 1920, Simple 512 bytes), at most one buffer step (LL 32K, LL128 576000, Simple 512K, or 2M
-// for Ring all-reduce, all-gather, reduce-scatter; NVLS 128K). Or NCCL's own value, untouched.
+// What NCCL can use (src/enqueue.cc calcCollChunking, NCCL 2.30.2 - 2.30.7 and the 2.31 dev line, default buffers):
+// whole grains of the protocol (LL 16, LL128 1920, Simple 512 bytes), at most one buffer step (LL 32K, LL128 576000,
+// Simple 512K, or 2M for Ring all-reduce, all-gather, reduce-scatter; NVLS 128K). Or NCCL's own value, untouched.
 bool usableOrNcclsOwn(size_t chunk, size_t own, int coll, int algo, int proto) {
   if (chunk == own) return true;
   const size_t grain[] = {16, 1920, 512};
@@ -82,16 +84,21 @@ class ScopedPolicy {
 TEST(TunerAbi, ExportsEveryVersionNcclLooksFor) {
   PluginLibrary lib;
   ASSERT_TRUE(lib.loaded()) << lib.error();
-  for (const char* symbol : {"ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4",
-                             "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}) {
+  for (const char* symbol :
+       {"ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}) {
     EXPECT_NE(lib.table<void>(symbol), nullptr) << symbol;
   }
   const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
-  const auto* v7 = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
   EXPECT_STREQ(v6->name, "nccl-roce");
-  EXPECT_STREQ(v7->name, "nccl-roce");
   EXPECT_NE(v6->getChunkSize, nullptr) << "NCCL 2.30.2+ asks for chunk sizes";
+#ifdef NCCL_ROCE_UNRELEASED_ABI
+  const auto* v7 = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
+  ASSERT_NE(v7, nullptr);
+  EXPECT_STREQ(v7->name, "nccl-roce");
   EXPECT_EQ(v7->getChunkSize, v6->getChunkSize) << "one implementation";
+#else
+  EXPECT_EQ(lib.table<void>("ncclTunerPlugin_v7"), nullptr) << "no NCCL release declares tuner v7";
+#endif
 }
 
 TEST(TunerAbi, V6DrivesTheDefaultPolicyThroughAContiguousTable) {
@@ -176,12 +183,14 @@ void servesTheRulesChunkSizes(const Tuner* tuner) {
   EXPECT_EQ(tuner->finalize(ctx), ncclSuccess);
 }
 
-TEST(TunerAbi, V6AndV7ServeTheRulesChunkSizeAfterGetCollInfoAndNcclsOwnAfterAFallback) {
+TEST(TunerAbi, V6ServesTheRulesChunkSizeAfterGetCollInfoAndNcclsOwnAfterAFallback) {
   TempDir dir;
   ScopedPolicy policy(dir.writeFile("chunks.toml", kChunkPolicy));
   PluginLibrary lib;
   servesTheRulesChunkSizes<ncclTuner_v6_t, ncclTunerConstants_v6_t>(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6"));
+#ifdef NCCL_ROCE_UNRELEASED_ABI
   servesTheRulesChunkSizes<ncclTuner_v7_t, ncclTunerConstants_v7_t>(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7"));
+#endif
 }
 
 TEST(TunerAbi, V5SaysOnceThatChunkSizesAreIgnored) {
