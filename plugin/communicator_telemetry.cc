@@ -32,12 +32,36 @@ void CommunicatorTelemetry::finish(ProfilerReport last) {
   released = std::exchange(profilerNow_, nullptr);
 }
 
+void CommunicatorTelemetry::attachSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan) {
+  SwitchbackSink sink;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switchbackPlan_ = plan;
+    sink = std::exchange(switchbackSink_, nullptr);
+  }
+  if (sink) sink(plan);
+}
+
+void CommunicatorTelemetry::onSwitchback(SwitchbackSink sink) {
+  std::shared_ptr<const telemetry::SwitchbackPlan> plan;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    plan = switchbackPlan_;
+    if (!plan) switchbackSink_ = std::move(sink);
+  }
+  if (plan) sink(plan);
+}
+
 void CommunicatorTelemetry::detach(Producer producer) {
   TunerNow tuner;  // freed outside the lock
   ProfilerNow profiler;
+  SwitchbackSink sink;
   std::lock_guard<std::mutex> lock(mutex_);
   if (producer == Producer::kTuner) tuner = std::exchange(tunerNow_, nullptr);
-  if (producer == Producer::kProfiler) profiler = std::exchange(profilerNow_, nullptr);
+  if (producer == Producer::kProfiler) {
+    profiler = std::exchange(profilerNow_, nullptr);
+    sink = std::exchange(switchbackSink_, nullptr);
+  }
 }
 
 bool CommunicatorTelemetry::hasParts() const {

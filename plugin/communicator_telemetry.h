@@ -12,11 +12,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
 
 #include "telemetry/communicator_snapshot.h"
+#include "telemetry/switchback.h"
 
 namespace nccl_roce::plugin {
 
@@ -40,6 +42,8 @@ struct ProfilerReport {
 
 using TunerNow = std::function<TunerReport()>;
 using ProfilerNow = std::function<ProfilerReport()>;
+// How the profiler takes a switchback's plan (telemetry/switchback.h) from the tuner.
+using SwitchbackSink = std::function<void(std::shared_ptr<const telemetry::SwitchbackPlan>)>;
 
 class CommunicatorTelemetry {
  public:
@@ -54,6 +58,11 @@ class CommunicatorTelemetry {
   // The producer's last report, kept instead of its function (which goes, and with it what it shared).
   void finish(TunerReport last);
   void finish(ProfilerReport last);
+  // A switchback experiment's plan, from the tuner, and the profiler's sink for it: the sink gets the plan once,
+  // on the thread of whichever of the two calls comes second (NCCL initialises the profiler first: the tuner's).
+  void attachSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan);
+  void onSwitchback(SwitchbackSink sink);
+
   // Lets go of the producer's report function, if it is still attached (an init that failed after attaching):
   // its part is what it finished with, or none. The statistics file calls it as the producer finishes.
   void detach(Producer producer);
@@ -69,6 +78,8 @@ class CommunicatorTelemetry {
   ProfilerNow profilerNow_;
   std::optional<TunerReport> tunerLast_;
   std::optional<ProfilerReport> profilerLast_;
+  std::shared_ptr<const telemetry::SwitchbackPlan> switchbackPlan_;
+  SwitchbackSink switchbackSink_;  // until it has the plan
 };
 
 }  // namespace nccl_roce::plugin

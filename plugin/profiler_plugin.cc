@@ -76,6 +76,10 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
     c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
     c->statsEntry = files.claim(c->statsPath, comm.commId, Producer::kProfiler, {comm.nRanks, comm.nNodes});
     c->statsEntry.telemetry->attach(reportNow(*c));
+    // A switchback experiment's plan comes with the tuner, which NCCL initialises after the profiler.
+    c->statsEntry.telemetry->onSwitchback([tracker](std::shared_ptr<const telemetry::SwitchbackPlan> plan) {
+      tracker->enableSwitchback(std::move(plan));
+    });
     process.metrics().add(c->statsEntry.telemetry, env);
     return c.release();
   } catch (...) {

@@ -7,6 +7,10 @@ bool Rule::sameSelectorsAs(const Rule& other) const {
          regBuff == other.regBuff;
 }
 
+const char* designName(ExperimentDesign design) {
+  return design == ExperimentDesign::kSwitchback ? "switchback" : "per-communicator";
+}
+
 uint64_t fnv1a64(const std::string& bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (unsigned char c : bytes) {

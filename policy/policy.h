@@ -116,10 +116,30 @@ struct Exploration {
   std::vector<ExperimentArm> arms;      // arms[i] forces choices[i]; policies filled in by the loader
 };
 
+// How an experiment gives its arms traffic (docs/ab-testing.md, "Switchback experiments").
+enum class ExperimentDesign : uint8_t {
+  kPerCommunicator,  // each communicator runs one arm for its whole life, by a hash of its id
+  kSwitchback,       // every communicator runs every arm, in turns of `block` tuner calls
+};
+const char* designName(ExperimentDesign design);  // "per-communicator", "switchback"
+
+// What a switchback experiment turns arms by.
+struct Switchback {
+  uint32_t block = 0;    // tuner calls of a communicator each turn holds; required (the parser refuses 0)
+  uint32_t washout = 0;  // collectives of a size bucket left out of the timings after its arm changes
+};
+
+// The block a switchback file is advised to start from (docs/ab-testing.md says why), and the most it takes.
+inline constexpr uint32_t kAdvisedSwitchbackBlock = 16;
+inline constexpr uint32_t kMaxSwitchbackBlock = 1u << 20;
+inline constexpr uint32_t kDefaultWashout = 2;
+
 struct Experiment {
   std::string name;
   std::string source;
-  std::string digest;               // its identity: its text and every arm's policy identity (policy/policy_digest.h)
+  std::string digest;  // its identity: its text and every arm's policy identity (policy/policy_digest.h)
+  ExperimentDesign design = ExperimentDesign::kPerCommunicator;
+  Switchback switchback;            // kSwitchback only
   std::vector<ExperimentArm> arms;  // as written, in file order
   std::optional<Exploration> explore;
 };

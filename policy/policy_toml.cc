@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "policy/chunk_size_toml.h"
+#include "policy/design_toml.h"
 #include "policy/explore_toml.h"
 #include "policy/policy_checks.h"
 #include "policy/toml_reader.h"
@@ -161,11 +162,12 @@ void readExperiment(TomlReader& r, const toml::table& root, Experiment& experime
     r.error(root.source(), "[experiment] must be a table");
     return;
   }
-  r.onlyKeys(*header, {"name", "arm", "explore"}, "[experiment]");
+  r.onlyKeys(*header, {"name", "design", "block", "washout", "arm", "explore"}, "[experiment]");
   if (const toml::node* node = header->get("name")) {
     if (auto name = r.string(*node, "name")) experiment.name = *name;
   }
   if (experiment.name.empty()) r.error(header->source(), "[experiment] needs a non-empty name");
+  readDesign(r, *header, experiment);
   const toml::array* arms = header->get("arm") ? header->get("arm")->as_array() : nullptr;
   if (arms == nullptr || !arms->is_array_of_tables() || arms->empty()) {
     r.error(header->source(), "an experiment needs [[experiment.arm]] tables");
@@ -187,6 +189,7 @@ void readExperiment(TomlReader& r, const toml::table& root, Experiment& experime
   } else if (total != 100) {
     r.error(header->source(), "arm weights add up to " + std::to_string(total) + ", not 100");
   }
+  checkDesignArms(r, *header, experiment);
 }
 
 // toml++ 3.3 (Debian 12) asks is_non_ascii_horizontal_whitespace() about non-ASCII code points between tokens

@@ -45,6 +45,7 @@ void* CollectiveTracker::startCollective(const CollEvent& coll) {
   r.entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
   r.channels = static_cast<uint8_t>(std::clamp<int>(coll.channels, 1, kMaskChannels));
   r.stopsLeft = r.channels;
+  if (switchback_ && r.entry != nullptr) r.arm = static_cast<int8_t>(switchback_->armOf(r.entry->key));
   EventHandle h;
   h.kind = HandleKind::kCollective;
   h.tracker = config_.index;
@@ -124,9 +125,17 @@ void CollectiveTracker::stopChannel(const void* channelHandle, uint64_t stampNs)
   r->stopped |= bit;
   r->lastStop = std::max(r->lastStop, stampNs);
   if (--r->stopsLeft == 0) {  // every channel NCCL gave it has stopped
-    table_.record(r->entry, r->lastStop - r->firstStart);
+    int bin = table_.record(r->entry, r->lastStop - r->firstStart);
+    if (switchback_ && bin >= 0) switchback_->record(r->entry->key.collective, r->entry->key.bucket, r->arm, bin);
     r->started = r->stopped = 0;
   }
+}
+
+void CollectiveTracker::enableSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan) {
+  if (!plan || !plan->armMap) return;
+  auto timing = std::make_unique<SwitchbackTiming>(std::move(plan));
+  std::lock_guard<SpinLock> lock(lock_);
+  switchback_ = std::move(timing);
 }
 
 void CollectiveTracker::dropEvent(Drop why) {
@@ -157,7 +166,31 @@ telemetry::Timings CollectiveTracker::timings() const {
   out.keys.erase(std::remove_if(out.keys.begin(), out.keys.end(),
                                 [](const telemetry::KeyTimings& k) { return k.histogram.count() == 0; }),
                  out.keys.end());
+  out.switchback = switchbackTimings();
   return out;
+}
+
+std::optional<telemetry::SwitchbackTimings> CollectiveTracker::switchbackTimings() const {
+  std::vector<SwitchbackTiming::Pair> pairs;
+  pairs.reserve(SwitchbackTiming::kMaxPairs);  // before the lock: copying under it never allocates
+  std::shared_ptr<const telemetry::SwitchbackPlan> plan;
+  uint64_t windows = 0, unattributed = 0;
+  int total = 0;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    if (!switchback_) return std::nullopt;
+    total = switchback_->pairs();
+    windows = switchback_->windowsClosed();
+    unattributed = switchback_->unattributed();
+    plan = switchback_->plan();
+  }
+  // In parts, a lock hold each, as the histograms: the proxy thread waits for at most one part's copy. The
+  // figures of one snapshot may then straddle a window's close: each part is whole, and every part only grows.
+  for (int from = 0; from < total; from += SwitchbackTiming::kPairsPerCopy) {
+    std::lock_guard<SpinLock> lock(lock_);
+    switchback_->copyPairs(from, SwitchbackTiming::kPairsPerCopy, &pairs);
+  }
+  return SwitchbackTiming::timingsOf(*plan, pairs, windows, unattributed);
 }
 
 uint64_t CollectiveTracker::dropped(Drop why) const {

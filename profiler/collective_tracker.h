@@ -28,11 +28,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "common/spin_lock.h"
 #include "profiler/coll_name_cache.h"
 #include "profiler/event_handle.h"
+#include "profiler/switchback_timing.h"
 #include "profiler/timing_table.h"
 #include "telemetry/timings.h"
 
@@ -69,6 +71,9 @@ class CollectiveTracker {
   void stopChannel(const void* channelHandle, uint64_t stampNs);
   // Anything else NCCL hands us that cannot be used (an event type we do not know).
   void dropEvent(Drop why);
+  // From now on, collectives are also timed by arm and window for a switchback experiment (the tuner's plan,
+  // telemetry/switchback.h). Allocates before it takes the lock.
+  void enableSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan);
 
   // Every timed key's histogram and the dropped events so far, in key order (no rules: the tuner's decisions
   // label them, telemetry/communicator_snapshot.h).
@@ -91,9 +96,12 @@ class CollectiveTracker {
     uint32_t generation = 0;              // handles match the record of their generation only
     uint8_t channels = 1;                 // the channels NCCL gave it (0 as 1)
     uint8_t stopsLeft = 1;                // channels of the current round still to stop
+    int8_t arm = -1;                      // a switchback's arm it ran for (telemetry::ArmMap), looked up at start
   };
   static constexpr uint32_t kMaskChannels = 64;  // channels a round can track: NCCL's MAXCHANNELS
 
+  // A switchback's timings (none without a plan), copied as timings() copies the histograms.
+  std::optional<telemetry::SwitchbackTimings> switchbackTimings() const;
   // The live record a handle of this tracker and `kind` names; nullptr for a stale, foreign or odd handle.
   Record* recordOf(const EventHandle& h, HandleKind kind);
   void markBatched(Record& r);
@@ -108,6 +116,7 @@ class CollectiveTracker {
   EventHandle groupFirst_;       // and the handle of that group's first collective
   CollNameCache names_;
   TimingTable table_;
+  std::unique_ptr<SwitchbackTiming> switchback_;  // a switchback experiment's; null otherwise
 };
 
 }  // namespace nccl_roce::profiler

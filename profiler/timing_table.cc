@@ -17,14 +17,16 @@ TimingTable::Entry* TimingTable::entryFor(const telemetry::CellKey& key) {
   return entries_.emplace(key, std::move(entry)).first->second.get();
 }
 
-void TimingTable::record(Entry* entry, uint64_t durationNs) {
+int TimingTable::record(Entry* entry, uint64_t durationNs) {
   if (durationNs > telemetry::LogHistogram::largestNs()) {
     drop(Drop::kTimerWrapped);
-  } else if (entry == nullptr) {
-    drop(Drop::kTooManyKeys);
-  } else {
-    entry->histogram.record(durationNs);
+    return -1;
   }
+  if (entry == nullptr) {
+    drop(Drop::kTooManyKeys);
+    return -1;
+  }
+  return entry->histogram.record(durationNs);
 }
 
 std::vector<TimingTable::Entry> TimingTable::entries() const {

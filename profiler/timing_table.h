@@ -36,8 +36,8 @@ class TimingTable {
   // keys exist (or memory ran out). Entries whose histogram stays empty are not listed by entries().
   Entry* entryFor(const telemetry::CellKey& key);
   // One duration for `entry` (nullptr: dropped as too many keys); past the histogram's range, dropped as a
-  // wrapped timer.
-  void record(Entry* entry, uint64_t durationNs);
+  // wrapped timer. The histogram bin it was counted in; -1 when dropped.
+  int record(Entry* entry, uint64_t durationNs);
   void drop(Drop why, uint64_t count = 1) { drops_[static_cast<size_t>(why)] += count; }
 
   std::vector<Entry> entries() const;  // copies, in key order

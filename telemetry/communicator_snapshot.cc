@@ -25,8 +25,8 @@ const DecisionCount* decidingRule(const CellKey& key, const std::vector<Decision
 }  // namespace
 
 bool PolicyIdentity::operator==(const PolicyIdentity& o) const {
-  return std::tie(experiment, experimentHash, policy, policySource, policyHash, digest, arm) ==
-         std::tie(o.experiment, o.experimentHash, o.policy, o.policySource, o.policyHash, o.digest, o.arm);
+  return std::tie(experiment, experimentHash, policy, policySource, policyHash, digest, arm, design) ==
+         std::tie(o.experiment, o.experimentHash, o.policy, o.policySource, o.policyHash, o.digest, o.arm, o.design);
 }
 
 uint64_t CommunicatorSnapshot::cumulativeCount() const {

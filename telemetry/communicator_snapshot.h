@@ -24,6 +24,7 @@ struct PolicyIdentity {
   std::string policyHash;       // the deciding policy's identity; "" for the passthrough
   std::string digest;           // of what NCCL_ROCE_POLICY(_INLINE) loaded, what a pin names; "" none
   std::string arm;              // "" unless an experiment chose it
+  std::string design;           // "switchback" where every arm decides in turns (no one arm); "" otherwise
 
   bool operator==(const PolicyIdentity& o) const;
 };

@@ -45,14 +45,16 @@ uint64_t LogHistogram::largestNs() {
   return static_cast<uint64_t>(upperBounds()[kBins - 1]);
 }
 
-void LogHistogram::record(uint64_t durationNs) {
-  ++bins_[static_cast<size_t>(binOf(durationNs))];
+int LogHistogram::record(uint64_t durationNs) {
+  const int bin = binOf(durationNs);
+  ++bins_[static_cast<size_t>(bin)];
   ++count_;
   sumNs_ += durationNs;
   minNs_ = std::min(minNs_, durationNs);
   maxNs_ = std::max(maxNs_, durationNs);
   if (static_cast<double>(durationNs) < kMinNs) ++below_;
   if (durationNs > largestNs()) ++above_;
+  return bin;
 }
 
 void LogHistogram::addToBin(int bin, uint64_t n) {

@@ -23,7 +23,8 @@ class LogHistogram {
   static constexpr int kBins = 1024;     // up to 0.1 us x gamma^1023, about 77 s
   static double gamma();                 // (1 + kRelativeError) / (1 - kRelativeError)
 
-  void record(uint64_t durationNs);
+  // Counts one duration; returns the bin it fell in.
+  int record(uint64_t durationNs);
   // Adds `count` observations in bin `bin` (0 .. kBins-1); what merging and reading files use.
   void addToBin(int bin, uint64_t count);
   void merge(const LogHistogram& other);

@@ -1,5 +1,6 @@
 #include "telemetry/stats_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -57,6 +58,7 @@ void writeIdentity(const PolicyIdentity& id, ordered_json& out) {
   out["policy_hash"] = id.policyHash;
   out["digest"] = stringOrNull(id.digest);
   out["arm"] = stringOrNull(id.arm);
+  if (!id.design.empty()) out["design"] = id.design;
 }
 
 void writeDecisions(const std::vector<DecisionCount>& decisions, ordered_json& out) {
@@ -96,6 +98,35 @@ ordered_json keyTimings(const KeyTimings& k) {
   return out;
 }
 
+ordered_json switchbackCellJson(const SwitchbackCell& c, const std::vector<std::string>& arms) {
+  ordered_json out;
+  out["collective"] = collectiveName(c.collective);
+  out["bucket"] = bucketLabel(c.bucket);
+  out["size_min"] = bucketMinBytes(c.bucket);
+  out["size_max"] = bucketMaxBytes(c.bucket);
+  out["arm"] = c.arm >= 0 && static_cast<size_t>(c.arm) < arms.size() ? arms[static_cast<size_t>(c.arm)] : "";
+  out["count"] = c.count;
+  out["bin_sum"] = c.binSum;
+  out["washed_out"] = c.washedOut;
+  out["windows"] = c.windows;
+  out["diff_sum"] = c.diffSum;
+  out["diff_sum_sq"] = c.diffSumSq;
+  return out;
+}
+
+ordered_json switchbackJson(const SwitchbackTimings& s) {
+  ordered_json out;
+  out["arms"] = s.arms;
+  out["block"] = s.block;
+  out["washout"] = s.washout;
+  out["window"] = s.window;
+  out["windows"] = s.windowsClosed;
+  out["unattributed"] = s.unattributed;
+  out["cells"] = ordered_json::array();
+  for (const SwitchbackCell& c : s.cells) out["cells"].push_back(switchbackCellJson(c, s.arms));
+  return out;
+}
+
 ordered_json timingsJson(const Timings& timings) {
   ordered_json out;
   out["histogram"] = {{"scheme", "log"},
@@ -107,6 +138,7 @@ ordered_json timingsJson(const Timings& timings) {
   out["dropped"] = std::move(dropped);
   out["collectives"] = ordered_json::array();
   for (const KeyTimings& k : timings.keys) out["collectives"].push_back(keyTimings(k));
+  if (timings.switchback) out["switchback"] = switchbackJson(*timings.switchback);
   return out;
 }
 
@@ -259,6 +291,69 @@ Status readKeyTimings(const json& line, const std::string& where, KeyTimings* k)
   return Status::ok();
 }
 
+bool finiteNumber(const json& object, const char* name, double* out) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_number() || !std::isfinite(it->get<double>())) return false;
+  *out = it->get<double>();
+  return true;
+}
+
+Status readSwitchbackCell(const json& line, const std::string& where, const std::vector<std::string>& arms,
+                          SwitchbackCell* c) {
+  if (!line.is_object()) return invalid(where, "not an object");
+  std::string name, arm;
+  std::optional<int> collective = stringField(line, "collective", &name, false) ? parseCollective(name) : std::nullopt;
+  uint64_t sizeMin = 0;
+  if (!collective || !unsignedAtMost(line, "size_min", UINT64_MAX, &sizeMin)) {
+    return invalid(where, "collective or size_min is not what the plugin writes");
+  }
+  c->collective = *collective;
+  c->bucket = sizeBucket(sizeMin);
+  auto named = std::find(arms.begin(), arms.end(), stringField(line, "arm", &arm, false) ? arm : std::string());
+  if (named == arms.end()) return invalid(where, "arm is not one of the switchback's arms");
+  c->arm = static_cast<int>(named - arms.begin());
+  if (!unsignedAtMost(line, "count", kMaxExactCount, &c->count) ||
+      !unsignedAtMost(line, "bin_sum", UINT64_MAX, &c->binSum) ||
+      !unsignedAtMost(line, "washed_out", kMaxExactCount, &c->washedOut) ||
+      !unsignedAtMost(line, "windows", kMaxExactCount, &c->windows) || !finiteNumber(line, "diff_sum", &c->diffSum) ||
+      !finiteNumber(line, "diff_sum_sq", &c->diffSumSq) || c->diffSumSq < 0) {
+    return invalid(where,
+                   "count, bin_sum, washed_out and windows are not counts, or diff_sum and diff_sum_sq are not "
+                   "finite sums (the latter of squares)");
+  }
+  return Status::ok();
+}
+
+Status readSwitchback(const json& sb, const std::string& where, SwitchbackTimings* s) {
+  int64_t block = 0, washout = 0, window = 0;
+  if (!sb.is_object() || !sb.contains("arms") || !sb["arms"].is_array() || sb["arms"].size() < 2 ||
+      !intField(sb, "block", 1, UINT32_MAX, &block) || !intField(sb, "washout", 0, UINT32_MAX, &washout) ||
+      !intField(sb, "window", 1, UINT32_MAX, &window) ||
+      !unsignedAtMost(sb, "windows", kMaxExactCount, &s->windowsClosed) ||
+      !unsignedAtMost(sb, "unattributed", kMaxExactCount, &s->unattributed)) {
+    return invalid(where,
+                   "timing.switchback is not {arms (two or more), block, washout, window, windows, "
+                   "unattributed, cells}");
+  }
+  s->block = static_cast<uint32_t>(block);
+  s->washout = static_cast<uint32_t>(washout);
+  s->window = static_cast<uint32_t>(window);
+  for (const json& name : sb["arms"]) {
+    if (!name.is_string()) return invalid(where, "timing.switchback.arms are not names");
+    s->arms.push_back(name.get<std::string>());
+  }
+  auto cells = sb.find("cells");
+  if (cells == sb.end() || !cells->is_array()) return invalid(where, "timing.switchback.cells is not a list");
+  for (size_t i = 0; i < cells->size(); ++i) {
+    SwitchbackCell c;
+    Status read =
+        readSwitchbackCell((*cells)[i], where + " timing.switchback.cells[" + std::to_string(i) + "]", s->arms, &c);
+    if (!read.isOk()) return read;
+    s->cells.push_back(c);
+  }
+  return Status::ok();
+}
+
 Status readTimings(const json& timing, const std::string& where, Timings* t) {
   if (!timing.is_object()) return invalid(where, "timing is not an object");
   auto histogram = timing.find("histogram");
@@ -281,6 +376,10 @@ Status readTimings(const json& timing, const std::string& where, Timings* t) {
     Status read = readKeyTimings((*keys)[i], where + " timing.collectives[" + std::to_string(i) + "]", &k);
     if (!read.isOk()) return read;
     t->keys.push_back(std::move(k));
+  }
+  if (auto sb = timing.find("switchback"); sb != timing.end()) {
+    t->switchback.emplace();
+    return readSwitchback(*sb, where, &*t->switchback);
   }
   return Status::ok();
 }
@@ -313,7 +412,8 @@ Status readIdentity(const json& comm, const std::string& where, CommunicatorSnap
                            {"policy_source", &id.policySource},
                            {"policy_hash", &id.policyHash},
                            {"digest", &id.digest},
-                           {"arm", &id.arm}}) {
+                           {"arm", &id.arm},
+                           {"design", &id.design}}) {
     if (!stringField(comm, name, out)) return invalid(where, std::string(name) + " is not a string");
   }
   s.identity = std::move(id);

@@ -11,6 +11,7 @@
 
 #include "telemetry/cell_key.h"
 #include "telemetry/log_histogram.h"
+#include "telemetry/switchback.h"
 
 namespace nccl_roce::telemetry {
 
@@ -36,7 +37,8 @@ struct KeyTimings {
 
 struct Timings {
   std::array<uint64_t, kNumDrops> dropped{};
-  std::vector<KeyTimings> keys;  // in key order, non-empty histograms only
+  std::vector<KeyTimings> keys;                 // in key order, non-empty histograms only
+  std::optional<SwitchbackTimings> switchback;  // a switchback experiment's windows and arms (telemetry/switchback.h)
 
   uint64_t timed() const;  // collectives over every key
 };

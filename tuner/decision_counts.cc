@@ -10,16 +10,17 @@ using telemetry::DecisionSource;
 
 size_t DecisionCounts::DecidedHash::operator()(const Decided& d) const noexcept {
   // Within one key, decisions differ by who decided and by rule: small numbers, put past the key's fields.
-  return telemetry::CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48;
+  return telemetry::CellKeyHash{}(d.key) ^ static_cast<size_t>(d.rule * 4 + static_cast<int>(d.source)) << 48 ^
+         static_cast<size_t>(d.arm + 1) << 40;
 }
 
-void DecisionCounts::record(const telemetry::CellKey& key, DecisionSource source, int rule) {
+void DecisionCounts::record(const telemetry::CellKey& key, DecisionSource source, int rule, int arm) {
   std::lock_guard<SpinLock> lock(lock_);
-  ++counts_[Decided{key, source, rule}];
+  ++counts_[Decided{key, source, rule, arm}];
 }
 
 void DecisionCounts::record(const CallInputs& call, const Decision& decision, const CostTable& table,
-                            uint32_t chunkSize) {
+                            uint32_t chunkSize, int arm) {
   const bool byRule = decision.byRule();
   DecisionSource source = byRule                                                ? DecisionSource::kRule
                           : decision.outcome == Decision::Outcome::kUnavailable ? DecisionSource::kUnavailable
@@ -30,7 +31,7 @@ void DecisionCounts::record(const CallInputs& call, const Decision& decision, co
   }
   record(telemetry::cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
                             byRule ? chunkSize : 0),
-         source, source == DecisionSource::kNccl ? -1 : decision.rule);
+         source, source == DecisionSource::kNccl ? -1 : decision.rule, arm);
 }
 
 std::string ruleName(const policy::Policy& policy, int rule) {
@@ -50,7 +51,7 @@ telemetry::DecisionTotals DecisionCounts::totals() const {
   return t;
 }
 
-std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const policy::Policy* policy) const {
+std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const DecidingPolicies& deciding) const {
   std::vector<std::pair<Decided, uint64_t>> counted;
   counted.reserve(64);  // what a communicator's few collectives and sizes make; more only allocates again
   {
@@ -60,7 +61,11 @@ std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const policy::Pol
   std::vector<telemetry::DecisionCount> out;
   out.reserve(counted.size());
   for (const auto& [d, count] : counted) {
-    out.push_back({d.key, d.source, policy != nullptr ? ruleName(*policy, d.rule) : std::string(), "", count});
+    const bool armed = d.arm >= 0 && static_cast<size_t>(d.arm) < deciding.arms.size();
+    const policy::Policy* policy =
+        armed ? deciding.arms[static_cast<size_t>(d.arm)].second.get() : deciding.policy.get();
+    out.push_back({d.key, d.source, policy != nullptr ? ruleName(*policy, d.rule) : std::string(),
+                   armed ? deciding.arms[static_cast<size_t>(d.arm)].first : std::string(), count});
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,25 +21,41 @@ namespace nccl_roce::tuner {
 // A rule's name in telemetry: its `name`, or "line N" of its policy file; "" for -1 or out of range.
 std::string ruleName(const policy::Policy& policy, int rule);
 
+// Whose rules decide a communicator's calls: its policy, or in a switchback experiment each arm's (by arm index),
+// with the arm's name.
+struct DecidingPolicies {
+  std::shared_ptr<const policy::Policy> policy;
+  std::vector<std::pair<std::string, std::shared_ptr<const policy::Policy>>> arms;
+};
+
 class DecisionCounts {
  public:
   // Runs on every getCollInfo when statistics are on: a hash-map increment under the communicator's own lock
-  // (NCCL serialises a communicator's calls, so it is only contended by a snapshot). rule -1: none.
-  void record(const telemetry::CellKey& key, telemetry::DecisionSource source, int rule);
+  // (NCCL serialises a communicator's calls, so it is only contended by a snapshot). rule -1: none; arm -1: the
+  // communicator's own policy decided (no switchback).
+  void record(const telemetry::CellKey& key, telemetry::DecisionSource source, int rule, int arm = -1);
   // Counts one getCollInfo call: who decided, and what ran (where NCCL chose, its pick read from `table`,
   // which must be as NCCL passed it), with the chunk size the deciding rule set (ChunkSize::code(); 0: NCCL's).
-  void record(const CallInputs& call, const Decision& decision, const CostTable& table, uint32_t chunkSize = 0);
+  void record(const CallInputs& call, const Decision& decision, const CostTable& table, uint32_t chunkSize = 0,
+              int arm = -1);
 
   telemetry::DecisionTotals totals() const;
-  // Every decision so far, rules named from `policy` (null: none), in key order.
-  std::vector<telemetry::DecisionCount> snapshot(const policy::Policy* policy) const;
+  // Every decision so far, rules and arms named from `deciding`, in key order.
+  std::vector<telemetry::DecisionCount> snapshot(const DecidingPolicies& deciding) const;
+  // The same for a communicator one policy decides for (null: none), which the caller keeps alive.
+  std::vector<telemetry::DecisionCount> snapshot(const policy::Policy* policy) const {
+    return snapshot({std::shared_ptr<const policy::Policy>(std::shared_ptr<const policy::Policy>(), policy), {}});
+  }
 
  private:
   struct Decided {
     telemetry::CellKey key;
     telemetry::DecisionSource source = telemetry::DecisionSource::kNccl;
     int rule = -1;
-    bool operator==(const Decided& o) const { return key == o.key && source == o.source && rule == o.rule; }
+    int arm = -1;
+    bool operator==(const Decided& o) const {
+      return key == o.key && source == o.source && rule == o.rule && arm == o.arm;
+    }
   };
   struct DecidedHash {
     size_t operator()(const Decided& d) const noexcept;

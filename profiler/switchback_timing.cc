@@ -1,0 +1,103 @@
+#include "profiler/switchback_timing.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace nccl_roce::profiler {
+
+SwitchbackTiming::SwitchbackTiming(std::shared_ptr<const telemetry::SwitchbackPlan> plan) : plan_(std::move(plan)) {
+  index_.fill(-1);
+  lastArm_.fill(-1);
+  referencePair_.fill(-1);
+}
+
+SwitchbackTiming::Pair* SwitchbackTiming::pairFor(int cell, int arm) {
+  const uint32_t key = static_cast<uint32_t>(cell) << 8 | static_cast<uint32_t>(arm);
+  for (uint32_t probe = key * 2654435761u % kIndexSize;; probe = (probe + 1) % kIndexSize) {
+    int16_t at = index_[probe];
+    if (at >= 0 && pairs_[static_cast<size_t>(at)].cell == cell && pairs_[static_cast<size_t>(at)].arm == arm) {
+      return &pairs_[static_cast<size_t>(at)];
+    }
+    if (at >= 0) continue;
+    if (used_ == kMaxPairs) return nullptr;
+    Pair& fresh = pairs_[static_cast<size_t>(used_)];
+    fresh.cell = static_cast<int16_t>(cell);
+    fresh.arm = static_cast<int16_t>(arm);
+    index_[probe] = static_cast<int16_t>(used_);
+    if (arm == 0) referencePair_[static_cast<size_t>(cell)] = static_cast<int16_t>(used_);
+    ++used_;
+    return &fresh;
+  }
+}
+
+void SwitchbackTiming::record(int collective, int bucket, int arm, int bin) {
+  if (arm < 0 || collective < 0 || collective >= 5 || bucket < 0 || bucket >= 64) {
+    ++unattributed_;  // no single arm decided what it ran (an A/A), or nothing we time
+    return;
+  }
+  const int cell = collective * 64 + bucket;
+  Pair* pair = pairFor(cell, arm);
+  if (pair == nullptr) {
+    ++unattributed_;
+    return;
+  }
+  if (lastArm_[static_cast<size_t>(cell)] != arm) {  // a change of arm, or the cell's first collective
+    lastArm_[static_cast<size_t>(cell)] = static_cast<int16_t>(arm);
+    washoutLeft_[static_cast<size_t>(cell)] = plan_->washout;
+  }
+  if (washoutLeft_[static_cast<size_t>(cell)] > 0) {
+    --washoutLeft_[static_cast<size_t>(cell)];
+    ++pair->washedOut;
+    return;
+  }
+  ++pair->count;
+  pair->binSum += static_cast<uint64_t>(bin);
+  ++pair->windowCount;
+  pair->windowBinSum += static_cast<uint64_t>(bin);
+  if (++inWindow_ >= plan_->window) closeWindow();
+}
+
+// Each arm's mean bin in each cell where the reference arm ran too, minus the reference's: one paired difference.
+void SwitchbackTiming::closeWindow() {
+  for (int i = 0; i < used_; ++i) {
+    Pair& p = pairs_[static_cast<size_t>(i)];
+    int16_t ref = referencePair_[static_cast<size_t>(p.cell)];
+    if (p.arm == 0 || p.windowCount == 0 || ref < 0 || pairs_[static_cast<size_t>(ref)].windowCount == 0) continue;
+    const Pair& r = pairs_[static_cast<size_t>(ref)];
+    double d = static_cast<double>(p.windowBinSum) / static_cast<double>(p.windowCount) -
+               static_cast<double>(r.windowBinSum) / static_cast<double>(r.windowCount);
+    ++p.windows;
+    p.diffSum += d;
+    p.diffSumSq += d * d;
+  }
+  for (int i = 0; i < used_; ++i)
+    pairs_[static_cast<size_t>(i)].windowCount = pairs_[static_cast<size_t>(i)].windowBinSum = 0;
+  inWindow_ = 0;
+  ++windowsClosed_;
+}
+
+void SwitchbackTiming::copyPairs(int from, int n, std::vector<Pair>* out) const {
+  for (int i = from; i < std::min(from + n, used_); ++i) out->push_back(pairs_[static_cast<size_t>(i)]);
+}
+
+telemetry::SwitchbackTimings SwitchbackTiming::timingsOf(const telemetry::SwitchbackPlan& plan,
+                                                         const std::vector<Pair>& pairs, uint64_t windowsClosed,
+                                                         uint64_t unattributed) {
+  telemetry::SwitchbackTimings t;
+  t.arms = plan.arms;
+  t.block = plan.block;
+  t.washout = plan.washout;
+  t.window = plan.window;
+  t.windowsClosed = windowsClosed;
+  t.unattributed = unattributed;
+  for (const Pair& p : pairs) {
+    t.cells.push_back(
+        {p.cell / 64, p.cell % 64, p.arm, p.count, p.binSum, p.washedOut, p.windows, p.diffSum, p.diffSumSq});
+  }
+  std::sort(t.cells.begin(), t.cells.end(), [](const telemetry::SwitchbackCell& a, const telemetry::SwitchbackCell& b) {
+    return std::tie(a.collective, a.bucket, a.arm) < std::tie(b.collective, b.bucket, b.arm);
+  });
+  return t;
+}
+
+}  // namespace nccl_roce::profiler

@@ -1,0 +1,73 @@
+// One communicator's timings in a switchback experiment (telemetry/switchback.h), by size bucket and arm: every
+// timed collective's arm comes from the tuner's ArmMap at its Coll event; after a bucket's arm changes its next
+// `washout` collectives are left out; windows of `window` collectives give one paired difference per bucket and
+// arm against the reference arm (arm 0). Fed by the tracker under its lock on NCCL's threads; fixed size, nothing
+// allocates after construction. Not thread safe: the tracker locks for it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "telemetry/cell_key.h"
+#include "telemetry/switchback.h"
+
+namespace nccl_roce::profiler {
+
+class SwitchbackTiming {
+ public:
+  // (bucket, arm) pairs a communicator can hold; past them collectives are counted as unattributed.
+  static constexpr int kMaxPairs = 512;
+  // What snapshot() copies per hold of the tracker's lock (telemetry/../profiler/collective_tracker.h).
+  static constexpr int kPairsPerCopy = 64;
+
+  explicit SwitchbackTiming(std::shared_ptr<const telemetry::SwitchbackPlan> plan);
+
+  // The arm a collective of `key` (its choice and channels) ran for, or ArmMap::kNoArm / kShared.
+  int armOf(const telemetry::CellKey& key) const {
+    return plan_->armMap->armOf(key.collective, key.bucket, key.algorithm, key.protocol, key.channels);
+  }
+  // One timed collective of `collective` in `bucket`, decided by `arm`, whose duration fell in histogram bin `bin`.
+  void record(int collective, int bucket, int arm, int bin);
+
+  // The fixed-size state, copied in parts: what the snapshot's parts are.
+  struct Pair {
+    int16_t cell = -1;  // collective x 64 + bucket
+    int16_t arm = 0;
+    uint64_t count = 0, binSum = 0, washedOut = 0;
+    uint64_t windows = 0;
+    double diffSum = 0, diffSumSq = 0;
+    uint64_t windowCount = 0, windowBinSum = 0;  // the window being filled
+  };
+  int pairs() const { return used_; }
+  // Copies pairs [from, from + n) into `out` (room for them reserved by the caller).
+  void copyPairs(int from, int n, std::vector<Pair>* out) const;
+  uint64_t windowsClosed() const { return windowsClosed_; }
+  uint64_t unattributed() const { return unattributed_; }
+  const std::shared_ptr<const telemetry::SwitchbackPlan>& plan() const { return plan_; }
+
+  // The plan's figures and the pairs copied, as telemetry.
+  static telemetry::SwitchbackTimings timingsOf(const telemetry::SwitchbackPlan& plan, const std::vector<Pair>& pairs,
+                                                uint64_t windowsClosed, uint64_t unattributed);
+
+ private:
+  static constexpr int kCells = 5 * 64;
+  static constexpr int kIndexSize = 2048;  // open addressing over (cell, arm), a quarter full at most
+
+  Pair* pairFor(int cell, int arm);
+  void closeWindow();
+
+  std::shared_ptr<const telemetry::SwitchbackPlan> plan_;
+  std::array<Pair, kMaxPairs> pairs_{};
+  std::array<int16_t, kIndexSize> index_;  // -1 empty, else a pairs_ index
+  int used_ = 0;
+  std::array<int16_t, kCells> lastArm_;         // the arm of the cell's latest collective; -1 none yet
+  std::array<uint32_t, kCells> washoutLeft_{};  // collectives of the cell still to leave out
+  std::array<int16_t, kCells> referencePair_;   // the cell's pair of arm 0, -1 none
+  uint32_t inWindow_ = 0;
+  uint64_t windowsClosed_ = 0;
+  uint64_t unattributed_ = 0;
+};
+
+}  // namespace nccl_roce::profiler

@@ -1,0 +1,89 @@
+// What a switchback experiment (docs/ab-testing.md, "Switchback experiments") needs the tuner and the profiler of
+// one communicator to share, and what the profiler measures for it.
+//
+// Every communicator runs every arm, in turns of `block` tuner calls. Which arm a collective ran is known exactly
+// from what it ran: the tuner notes, in the communicator's ArmMap, which arm decided each choice (algorithm,
+// protocol, channels) in each size bucket; the profiler looks the choice of each timed collective up there, eager
+// or replayed from a CUDA graph (a captured collective runs its capture-time choice at every replay). A choice
+// that several arms decided in a bucket belongs to none: that bucket compares nothing (an A/A), and says so.
+//
+// The profiler cuts a communicator's timed collectives into windows of `window` collectives, which each hold
+// several turns of every arm; in each window and size bucket, each arm's mean log duration minus the reference
+// arm's is one paired difference. Windows are the units of every switchback verdict: both arms of a window ran
+// against the same load at the same time, so drift cancels, and a window spans many collectives, so neighbouring
+// collectives' correlation stays inside it. After its arm changes, a size bucket's next `washout` collectives are
+// left out (the carry-over of the switch).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nccl_roce::telemetry {
+
+// Which arm decided each choice, per (collective, size bucket). The tuner notes, the profiler looks up, on their
+// own threads at once: lock-free, fixed size (20 KiB), never allocates after construction.
+class ArmMap {
+ public:
+  static constexpr int kNoArm = -1;   // no arm decided this choice (yet)
+  static constexpr int kShared = -2;  // several arms decided it: its timings belong to none
+  static constexpr int kMaxArms = 128;
+
+  // `arm` decided `algorithm` x `protocol` (NCCL's indices) with `channels` asked for (0: NCCL's count) for a
+  // call of `collective` in `bucket`.
+  void note(int collective, int bucket, int algorithm, int protocol, int channels, int arm);
+  // The arm whose choice a collective that ran `algorithm` x `protocol` on `channels` channels was: a choice
+  // noted with channels 0 matches any count, one with a count only that count.
+  int armOf(int collective, int bucket, int algorithm, int protocol, int channels) const;
+
+ private:
+  static constexpr int kSlots = 8;  // distinct choices per (collective, bucket); more are shared
+  static constexpr int kCells = 5 * 64;
+  // A slot: bit 31 used, then algorithm (4 bits), protocol (2), channels (8), arm (8), bit 0 shared.
+  std::array<std::atomic<uint32_t>, kCells * kSlots> slots_{};
+  std::array<std::atomic<bool>, kCells> overflowed_{};
+};
+
+// How a communicator's switchback runs: its arms (index order: the written arms, then the explored ones; arm 0 is
+// the reference the others are compared with), the turn, the washout and the analysis window.
+struct SwitchbackPlan {
+  std::vector<std::string> arms;
+  uint32_t block = 0;
+  uint32_t washout = 0;
+  uint32_t window = 0;  // timed collectives per analysis window
+  std::shared_ptr<ArmMap> armMap;
+};
+
+// A communicator rank's switchback timings in one (collective, size bucket) for one arm.
+struct SwitchbackCell {
+  int collective = 0, bucket = 0;
+  int arm = 0;             // index into the plan's arms
+  uint64_t count = 0;      // collectives timed (after the washout)
+  uint64_t binSum = 0;     // the sum of their log-histogram bins (telemetry/log_histogram.h)
+  uint64_t washedOut = 0;  // collectives left out after a change of arm
+  // Against the reference arm, over the windows where both timed this cell: how many, and the sums of the
+  // differences of mean bins (this arm's minus the reference's) and of their squares. None for the reference.
+  uint64_t windows = 0;
+  double diffSum = 0, diffSumSq = 0;
+
+  bool operator==(const SwitchbackCell& o) const;
+};
+
+struct SwitchbackTimings {
+  std::vector<std::string> arms;  // names, by index; arm 0 is the reference
+  uint32_t block = 0, washout = 0, window = 0;
+  uint64_t windowsClosed = 0;
+  uint64_t unattributed = 0;          // timed collectives whose choice no single arm decided
+  std::vector<SwitchbackCell> cells;  // by collective, bucket, arm
+
+  bool operator==(const SwitchbackTimings& o) const;
+};
+
+// The analysis window for a switchback of `blocksPerRound` turns of `block` calls: four rounds (each holds every
+// arm), within 64 and 16,384 collectives.
+uint32_t switchbackWindow(uint32_t block, uint32_t blocksPerRound);
+
+}  // namespace nccl_roce::telemetry

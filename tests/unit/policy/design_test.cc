@@ -1,0 +1,91 @@
+// How an experiment file says how its arms get traffic: per communicator (the default) or switchback, with the
+// turn's length and the washout, and the errors that say what to write instead.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "policy/policy_toml.h"
+
+namespace nccl_roce::policy {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+const char* kArms = R"(
+[[experiment.arm]]
+name = "control"
+policy = "nccl"
+weight = 50
+[[experiment.arm]]
+name = "candidate"
+policy = "inference"
+weight = 50
+)";
+
+PolicyDocument experiment(const std::string& header, const std::string& arms = kArms) {
+  return parsePolicyToml("[experiment]\nname = \"decode\"\n" + header + arms, "e.toml");
+}
+
+std::vector<std::string> errorsOf(const PolicyDocument& doc) {
+  std::vector<std::string> out;
+  for (const PolicyError& e : doc.errors) out.push_back(e.toString());
+  return out;
+}
+
+TEST(ExperimentDesign, PerCommunicatorUnlessTheFileSaysSwitchback) {
+  PolicyDocument plain = experiment("");
+  ASSERT_TRUE(plain.ok()) << joinErrors(plain.errors);
+  EXPECT_EQ(plain.experiment->design, ExperimentDesign::kPerCommunicator);
+  PolicyDocument named = experiment("design = \"per-communicator\"\n");
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named.experiment->design, ExperimentDesign::kPerCommunicator);
+  PolicyDocument switchback = experiment("design = \"switchback\"\nblock = 64\n");
+  ASSERT_TRUE(switchback.ok()) << joinErrors(switchback.errors);
+  EXPECT_EQ(switchback.experiment->design, ExperimentDesign::kSwitchback);
+  EXPECT_EQ(switchback.experiment->switchback.block, 64u);
+  EXPECT_EQ(switchback.experiment->switchback.washout, kDefaultWashout);
+  PolicyDocument washout = experiment("design = \"switchback\"\nblock = 32\nwashout = 0\n");
+  ASSERT_TRUE(washout.ok());
+  EXPECT_EQ(washout.experiment->switchback.washout, 0u);
+}
+
+TEST(ExperimentDesign, ABlockThatIsMissingOrNotAPositiveWholeNumberSaysWhatToWrite) {
+  EXPECT_THAT(errorsOf(experiment("design = \"switchback\"\n")),
+              ElementsAre("e.toml:1:1: design = \"switchback\" needs the turn's length: write block = 16 (tuner calls "
+                          "per turn; docs/ab-testing.md, \"Choosing the block\")"));
+  for (const char* block : {"0", "-8", "\"64\"", "6.5", "true", "2000000"}) {
+    std::vector<std::string> errors =
+        errorsOf(experiment(std::string("design = \"switchback\"\nblock = ") + block + "\n"));
+    ASSERT_EQ(errors.size(), 1u) << block;
+    EXPECT_THAT(errors[0], HasSubstr("e.toml:4:9: block must be a whole number from 1 to 1048576: write block = 16"))
+        << block;
+  }
+}
+
+TEST(ExperimentDesign, UnknownDesignsAndSwitchbackKeysWithoutItAreErrors) {
+  EXPECT_THAT(errorsOf(experiment("design = \"alternate\"\n")),
+              ElementsAre(HasSubstr("e.toml:3:10: design 'alternate' is not one this version knows: write design = "
+                                    "\"switchback\"")));
+  EXPECT_THAT(
+      errorsOf(experiment("block = 64\n")),
+      ElementsAre("e.toml:3:9: block applies to design = \"switchback\" only: add that line, or remove this one"));
+  EXPECT_THAT(errorsOf(experiment("design = \"switchback\"\nblock = 8\nwashout = 8\n")),
+              ElementsAre(HasSubstr("e.toml:5:11: washout must be a whole number from 0 to 7")));
+}
+
+TEST(ExperimentDesign, ASwitchbackNeedsTwoArmsToTurnBetween) {
+  const char* oneArm = R"(
+[[experiment.arm]]
+name = "only"
+policy = "inference"
+weight = 100
+)";
+  EXPECT_THAT(errorsOf(experiment("design = \"switchback\"\nblock = 16\n", oneArm)),
+              ElementsAre(HasSubstr("a switchback experiment turns between arms, and this one has 1: add an "
+                                    "[[experiment.arm]], or name the policy itself in NCCL_ROCE_POLICY")));
+  EXPECT_THAT(errorsOf(experiment("", oneArm)), IsEmpty()) << "a one-arm per-communicator experiment is a rollout";
+}
+
+}  // namespace
+}  // namespace nccl_roce::policy
