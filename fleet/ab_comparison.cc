@@ -6,6 +6,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "fleet/arm_census.h"
+#include "fleet/same_choice.h"
+#include "fleet/switchback_comparison.h"
 #include "telemetry/size_bucket.h"
 
 namespace nccl_roce::fleet {
@@ -95,6 +97,7 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collect
   c.collectivesControl = control.collectives;
   c.collectivesArm = candidate.collectives;
   c.cells = verdicts::compareUnits(control.units, candidate.units, lo, hi, o.settings);
+  c.decidedAlike = cellsDecidedAlike(fleet, o.control, arm);
   std::vector<uint64_t> cells = summaryCells(control, candidate, lo, hi);
   std::vector<verdicts::Unit> a = withAll(control.units, cells), b = withAll(candidate.units, cells);
   c.summaryControl = static_cast<int>(a.size());
@@ -117,6 +120,7 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& arm, int collect
 }  // namespace
 
 StatusOr<AbReport> compareArms(const Fleet& fleet, const AbOptions& options) {
+  if (isSwitchbackFleet(fleet)) return compareSwitchback(fleet, options);
   AbReport report;
   report.experiment = fleet.experiment;
   report.control = options.control;

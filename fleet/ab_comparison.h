@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct AbOptions {
 
 struct ArmComparison {
   std::string arm;
+  // Cells where the arm and the control decided exactly the same (fleet/same_choice.h): an A/A comparison.
+  std::set<uint64_t> decidedAlike;
   int collective = 0;
   TimingClock clock = TimingClock::kGpu;
   int communicatorsControl = 0, communicatorsArm = 0;
@@ -45,6 +48,9 @@ struct ArmComparison {
 
 struct AbReport {
   std::string experiment, control;
+  // "per-communicator": each communicator ran one arm and is the unit; "switchback": every communicator ran every
+  // arm in turns, and the unit is a window inside a communicator (fleet/switchback_comparison.h).
+  std::string design = "per-communicator";
   std::map<std::string, int> communicatorsPerArm;
   std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective and clock
   std::vector<std::string> errors;         // from the fleet: communicators left out, named

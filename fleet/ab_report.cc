@@ -22,6 +22,12 @@ std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const 
 
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
   const verdicts::RangeComparison& s = c.summary;
+  if (r.design == "switchback") {
+    return format("**Summary %s-%s** (%zu size buckets with windows of both arms, over %d communicators): ",
+                  formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
+                  c.communicatorsArm) +
+           intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
+  }
   return format("**Summary %s-%s** (%zu size buckets, measured by %d of %d control and %d of %d arm communicators): ",
                 formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
                 c.summaryControl, c.communicatorsControl, c.summaryArm, c.communicatorsArm) +
@@ -64,28 +70,51 @@ uint64_t countAt(const std::map<uint64_t, uint64_t>& counts, uint64_t cell) {
 
 }  // namespace
 
+namespace {
+
+// The line that says what was compared and how.
+std::string methodLine(const AbReport& r) {
+  std::string out = "Timed communicators per arm:";
+  for (const auto& [arm, n] : r.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";
+  if (r.design == "switchback") {
+    return out + format(
+                     " switchback: every communicator ran every arm in turns; unit: a window inside a "
+                     "communicator, paired with the reference arm; confidence %.0f%%, minimum effect %.1f%%.\n",
+                     r.options.settings.confidence * 100, r.options.settings.minEffect * 100);
+  }
+  return out + format(
+                   " unit: the communicator; confidence %.0f%%, minimum effect %.1f%%, at least %llu collectives "
+                   "per communicator and bucket.\n",
+                   r.options.settings.confidence * 100, r.options.settings.minEffect * 100,
+                   static_cast<unsigned long long>(r.options.minCollectives));
+}
+
+std::string verdictText(const ArmComparison& c, const verdicts::CellComparison& cell) {
+  std::string verdict = verdicts::verdictName(cell.verdict);
+  return c.decidedAlike.count(cell.cell) > 0 ? verdict + " (A/A: both decided the same)" : verdict;
+}
+
+}  // namespace
+
 std::string abToMarkdown(const AbReport& r) {
   std::string out = "# nccl-roce ab: " + (r.experiment.empty() ? std::string("arms") : "experiment '" + r.experiment + "'") +
                     " against '" + r.control + "'\n\n";
-  out += "Timed communicators per arm:";
-  for (const auto& [arm, n] : r.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";
-  out += format(" unit: the communicator; confidence %.0f%%, minimum effect %.1f%%, at least %llu collectives per "
-                "communicator and bucket.\n",
-                r.options.settings.confidence * 100, r.options.settings.minEffect * 100,
-                static_cast<unsigned long long>(r.options.minCollectives));
+  out += methodLine(r);
   out += "Ratio = arm / control of geometric-mean durations: below 1 means the arm is faster.\n\n";
   for (const std::string& e : r.errors) out += "- **error**: " + e + "\n";
   for (const SkippedInput& s : r.skipped) out += "- skipped: " + s.file + ": " + s.why + "\n";
   for (const std::string& n : r.notes) out += "- note: " + n + "\n";
   for (const ArmComparison& c : r.comparisons) {
     out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + comparedWhat(c) + "\n\n";
-    out += "| size bucket | communicators (control / arm) | collectives (control / arm) | ratio [interval] | verdict |\n"
-           "|---|---|---|---|---|\n";
+    const bool windows = r.design == "switchback";
+    out += std::string("| size bucket | ") + (windows ? "windows" : "communicators (control / arm)") +
+           " | collectives (control / arm) | ratio [interval] | verdict |\n|---|---|---|---|---|\n";
     for (const verdicts::CellComparison& cell : c.cells.cells) {
-      out += "| " + bucketName(cell.cell) + " | " + std::to_string(cell.nA) + " / " + std::to_string(cell.nB) + " | " +
+      std::string units = windows ? std::to_string(cell.nB) : std::to_string(cell.nA) + " / " + std::to_string(cell.nB);
+      out += "| " + bucketName(cell.cell) + " | " + units + " | " +
              std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
              std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
-             intervalText(cell.interval, cell.whyNoInterval) + " | " + verdicts::verdictName(cell.verdict) + " |\n";
+             intervalText(cell.interval, cell.whyNoInterval) + " | " + verdictText(c, cell) + " |\n";
     }
     out += "\n" + summaryLine(r, c);
   }
@@ -96,6 +125,7 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
   nlohmann::ordered_json j;
   j["schema"] = "nccl-roce.ab/1";
   j["experiment"] = r.experiment;
+  j["design"] = r.design;
   j["control"] = r.control;
   j["confidence"] = r.options.settings.confidence;
   j["min_effect"] = r.options.settings.minEffect;
@@ -115,8 +145,13 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
     for (const verdicts::CellComparison& cell : c.cells.cells) {
       nlohmann::ordered_json b = intervalJson(cell.interval, cell.verdict, cell.whyNoInterval);
       b["bucket"] = bucketName(cell.cell);
-      b["communicators_control"] = cell.nA;
-      b["communicators_arm"] = cell.nB;
+      b["decided_alike"] = c.decidedAlike.count(cell.cell) > 0;
+      if (r.design == "switchback") {
+        b["windows"] = cell.nB;
+      } else {
+        b["communicators_control"] = cell.nA;
+        b["communicators_arm"] = cell.nB;
+      }
       b["collectives_control"] = countAt(c.collectivesControl, cell.cell);
       b["collectives_arm"] = countAt(c.collectivesArm, cell.cell);
       cj["buckets"].push_back(std::move(b));

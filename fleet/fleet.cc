@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "fleet/switchback_ranks.h"
 
 namespace nccl_roce::fleet {
 
@@ -221,7 +222,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
     FleetCommunicator& c = byId[r.commId];
     c.commId = r.commId;
     std::string why;
-    if (!mergeIdentity(c, r, &why)) {
+    if (!mergeIdentity(c, r, &why) || (r.design == "switchback" && !mergeSwitchbackRank(c, r, &why))) {
       if (disagreeing.insert(r.commId).second) fleet.errors.push_back(why);
       continue;
     }
@@ -248,6 +249,7 @@ StatusOr<Fleet> assembleFleet(const std::vector<CommunicatorRecord>& statistics,
   fleet.withoutArm = static_cast<int>(withoutArm.size());
   for (auto& [id, c] : byId) {
     if (disagreeing.count(id) != 0) continue;
+    finishSwitchbackRanks(c);
     chooseTimings(c, std::move(ours[id]), std::move(theirs[id]), tally);
     fleet.communicators.push_back(std::move(c));
   }

@@ -12,6 +12,8 @@
 // nothing is dropped without being counted in `notes`.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +42,10 @@ struct FleetCommunicator {
   std::map<TimingClock, std::map<uint64_t, CellTiming>> timings;  // per clock and cell, over every rank
   std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
   bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
+  // A switchback's: every arm ran here; per (cell, arm), its ranks' timings merged (fleet/switchback_ranks.h).
+  std::optional<SwitchbackRecord> switchback;
+  int switchbackRanks = 0;
+  std::map<std::string, uint64_t> callsPerArm;  // the first rank's tuner calls by arm, which every rank must match
 };
 
 // An input file, or its cut-short last record, that was not read, and why.

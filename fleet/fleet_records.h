@@ -14,6 +14,7 @@
 #include "telemetry/cell_key.h"
 #include "telemetry/decisions.h"
 #include "telemetry/log_histogram.h"
+#include "verdicts/paired_ratio.h"
 
 namespace nccl_roce::fleet {
 
@@ -70,13 +71,28 @@ struct TunerDecision {
   DecisionSource source = DecisionSource::kNccl;
   std::string rule;        // the deciding rule's name; "" where NCCL decided
   uint32_t chunkSize = 0;  // bytes; 0: NCCL's own
+  std::string arm{};       // a switchback's arm that decided; "" where one policy decides the communicator
 
   bool operator<(const TunerDecision& o) const {
-    return std::tie(algorithm, protocol, channels, chunkSize, source, rule) <
-           std::tie(o.algorithm, o.protocol, o.channels, o.chunkSize, o.source, o.rule);
+    return std::tie(algorithm, protocol, channels, chunkSize, source, rule, arm) <
+           std::tie(o.algorithm, o.protocol, o.channels, o.chunkSize, o.source, o.rule, o.arm);
   }
 };
 using DecisionCounts = std::map<TunerDecision, uint64_t>;  // calls per decision
+
+// A switchback communicator's timings per (cell, arm) (telemetry/switchback.h), for one rank or, merged by
+// fleet.h, for the communicator: its ranks timed the same collectives, so their windows are averaged, not added.
+struct SwitchbackArmCell {
+  uint64_t count = 0, binSum = 0, washedOut = 0;  // collectives timed, their bin sum, and those washed out
+  verdicts::PairedSums paired;                    // against the reference arm, in log-histogram bins
+};
+
+struct SwitchbackRecord {
+  std::vector<std::string> arms;  // arm 0 is the reference
+  uint32_t block = 0, window = 0;
+  uint64_t windows = 0, unattributed = 0;
+  std::map<std::pair<uint64_t, std::string>, SwitchbackArmCell> cells;  // (cell, arm)
+};
 
 struct CommunicatorRecord {
   std::string file;
@@ -102,6 +118,9 @@ struct CommunicatorRecord {
   int64_t updatedMs = 0;
   // Decisions counted plus collectives timed in this state: what only grows while the communicator lives.
   uint64_t cumulativeCount = 0;
+  // A switchback experiment's (design "switchback"): every arm ran in this communicator, in turns.
+  std::string design;
+  std::optional<SwitchbackRecord> switchback;
 };
 
 }  // namespace nccl_roce::fleet

@@ -20,8 +20,25 @@ void addKey(const telemetry::KeyTimings& k, CommunicatorRecord& r) {
 }
 
 void addDecision(const telemetry::DecisionCount& d, CommunicatorRecord& r) {
-  TunerDecision decision{d.key.algorithm, d.key.protocol, d.key.channels, d.source, d.rule, d.key.chunkSize};
+  TunerDecision decision{d.key.algorithm, d.key.protocol, d.key.channels, d.source, d.rule, d.key.chunkSize, d.arm};
   r.decisions[cellOf(d.key.collective, d.key.bucket)][decision] += d.count;
+}
+
+SwitchbackRecord switchbackOf(const telemetry::SwitchbackTimings& t) {
+  SwitchbackRecord out;
+  out.arms = t.arms;
+  out.block = t.block;
+  out.window = t.window;
+  out.windows = t.windowsClosed;
+  out.unattributed = t.unattributed;
+  for (const telemetry::SwitchbackCell& c : t.cells) {
+    SwitchbackArmCell& cell = out.cells[{cellOf(c.collective, c.bucket), t.arms.at(static_cast<size_t>(c.arm))}];
+    cell.count = c.count;
+    cell.binSum = c.binSum;
+    cell.washedOut = c.washedOut;
+    cell.paired = {static_cast<double>(c.windows), c.diffSum, c.diffSumSq};
+  }
+  return out;
 }
 
 // `process`: "host/pid" in schema /3, "" in /2 (whose entries are all final and never taken for one another).
@@ -40,9 +57,11 @@ CommunicatorRecord recordOf(const telemetry::StatsEntry& e, const std::string& f
     r.arm = s.identity->arm;
     r.policy = s.identity->policy;
     r.policyHash = s.identity->policyHash;
+    r.design = s.identity->design;
   }
   if (s.timings) {
     for (const telemetry::KeyTimings& k : s.timings->keys) addKey(k, r);
+    if (s.timings->switchback) r.switchback = switchbackOf(*s.timings->switchback);
   }
   if (s.decisions) {
     for (const telemetry::DecisionCount& d : *s.decisions) addDecision(d, r);

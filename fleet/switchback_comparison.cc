@@ -1,0 +1,174 @@
+#include "fleet/switchback_comparison.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "common/log.h"
+#include "fleet/same_choice.h"
+#include "telemetry/log_histogram.h"
+#include "telemetry/size_bucket.h"
+#include "verdicts/paired_ratio.h"
+#include "verdicts/verdict.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+// One arm's timings and pairs in one cell, over every switchback communicator.
+struct Pooled {
+  uint64_t count = 0, binSum = 0;
+  verdicts::PairedSums paired;
+};
+
+std::map<uint64_t, Pooled> pooledCells(const Fleet& fleet, const std::string& arm, int collective) {
+  std::map<uint64_t, Pooled> out;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (!c.switchback) continue;
+    for (const auto& [key, cell] : c.switchback->cells) {
+      if (key.second != arm || collectiveOfCell(key.first) != collective) continue;
+      Pooled& p = out[key.first];
+      p.count += cell.count;
+      p.binSum += cell.binSum;
+      p.paired.add(cell.paired);
+    }
+  }
+  return out;
+}
+
+double geometricMeanUs(const Pooled& p) {
+  std::optional<double> ns = telemetry::LogHistogram::geometricMeanNs(p.count, p.binSum);
+  return ns ? *ns / 1000.0 : 0;
+}
+
+verdicts::CellComparison compareCell(uint64_t cell, const Pooled& reference, const Pooled& arm, bool alike,
+                                     const verdicts::Settings& settings) {
+  verdicts::CellComparison c;
+  c.cell = cell;
+  c.nA = c.nB = static_cast<int>(arm.paired.windows);
+  c.geomeanA = geometricMeanUs(reference);
+  c.geomeanB = geometricMeanUs(arm);
+  c.ratio = c.geomeanA > 0 ? c.geomeanB / c.geomeanA : 1;
+  if (alike && arm.paired.windows < 2) {
+    c.whyNoInterval = "A/A: both arms ran the same choice here, so no collective belongs to either";
+    return c;
+  }
+  StatusOr<verdicts::RatioInterval> interval = verdicts::pairedRatio(arm.paired, logBinWidth(), settings.confidence);
+  if (!interval.isOk()) {
+    c.whyNoInterval = interval.status().message();
+  } else if (arm.paired.windows < settings.minUnits) {
+    c.whyNoInterval = "fewer than " + std::to_string(settings.minUnits) + " windows";
+  } else {
+    c.interval = *interval;
+    c.ratio = interval->ratio;
+    c.verdict = verdicts::verdictFor(*interval, settings.minEffect);
+  }
+  return c;
+}
+
+// The summary over [lo, hi]: every bucket with an interval that is not an A/A.
+void summarise(ArmComparison& c, const std::map<uint64_t, Pooled>& arm, const AbOptions& o) {
+  verdicts::RangeComparison& s = c.summary;
+  s.lo = cellOf(c.collective, telemetry::sizeBucket(o.rangeLo));
+  s.hi = cellOf(c.collective, telemetry::sizeBucket(o.rangeHi));
+  std::vector<verdicts::PairedSums> cells;
+  for (const verdicts::CellComparison& cell : c.cells.cells) {
+    if (cell.cell < s.lo || cell.cell > s.hi) continue;
+    switch (cell.verdict) {
+      case verdicts::Verdict::kFaster:
+        ++s.faster;
+        break;
+      case verdicts::Verdict::kSlower:
+        ++s.slower;
+        break;
+      case verdicts::Verdict::kNoDifference:
+        ++s.noDifference;
+        break;
+      case verdicts::Verdict::kInsufficient:
+        ++s.insufficient;
+        break;
+    }
+    if (!cell.interval) continue;
+    s.cells.push_back(cell.cell);
+    cells.push_back(arm.at(cell.cell).paired);
+  }
+  StatusOr<verdicts::RatioInterval> interval =
+      verdicts::meanOfPairedRatios(cells, logBinWidth(), o.settings.confidence);
+  if (!interval.isOk()) {
+    s.whyNoInterval = cells.empty() ? "no size bucket in range has windows of both arms" : interval.status().message();
+    return;
+  }
+  s.interval = *interval;
+  s.verdict = verdicts::verdictFor(*interval, o.settings.minEffect);
+}
+
+ArmComparison compareArm(const Fleet& fleet, const std::string& reference, const std::string& arm, int collective,
+                         const AbOptions& o) {
+  ArmComparison c;
+  c.arm = arm;
+  c.collective = collective;
+  c.decidedAlike = cellsDecidedAlike(fleet, reference, arm);
+  std::map<uint64_t, Pooled> ref = pooledCells(fleet, reference, collective),
+                             mine = pooledCells(fleet, arm, collective);
+  for (const auto& [cell, pooled] : mine) {
+    auto r = ref.find(cell);
+    if (r == ref.end()) continue;
+    c.cells.cells.push_back(compareCell(cell, r->second, pooled, c.decidedAlike.count(cell) > 0, o.settings));
+    c.collectivesControl[cell] = r->second.count;
+    c.collectivesArm[cell] = pooled.count;
+  }
+  for (const FleetCommunicator& comm : fleet.communicators) c.communicatorsArm += comm.switchback ? 1 : 0;
+  c.communicatorsControl = c.summaryControl = c.summaryArm = c.communicatorsArm;
+  summarise(c, mine, o);
+  return c;
+}
+
+const FleetCommunicator* firstSwitchback(const Fleet& fleet) {
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (c.switchback && !c.switchback->arms.empty()) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+double logBinWidth() {
+  return std::log(telemetry::LogHistogram::gamma());
+}
+
+bool isSwitchbackFleet(const Fleet& fleet) {
+  return firstSwitchback(fleet) != nullptr;
+}
+
+StatusOr<AbReport> compareSwitchback(const Fleet& fleet, const AbOptions& options) {
+  const FleetCommunicator* first = firstSwitchback(fleet);
+  if (first == nullptr) return Status(StatusCode::kFailedPrecondition, "no communicator has switchback timings");
+  const std::vector<std::string>& arms = first->switchback->arms;
+  if (options.control != arms[0] && options.control != AbOptions().control) {
+    return Status(StatusCode::kInvalidArgument,
+                  "a switchback's windows pair every arm with its reference, '" + arms[0] +
+                      "' (the experiment's first arm): --control must name it, or be left out");
+  }
+  AbReport report;
+  report.design = "switchback";
+  report.experiment = fleet.experiment;
+  report.control = arms[0];
+  report.options = options;
+  report.options.control = arms[0];
+  report.errors = fleet.errors;
+  report.skipped = fleet.skipped;
+  report.notes = fleet.notes;
+  std::set<int> collectives;
+  for (const FleetCommunicator& c : fleet.communicators) {
+    if (!c.switchback) continue;
+    for (const std::string& arm : arms) ++report.communicatorsPerArm[arm];
+    for (const auto& [key, cell] : c.switchback->cells) collectives.insert(collectiveOfCell(key.first));
+  }
+  for (size_t a = 1; a < arms.size(); ++a) {
+    for (int collective : collectives)
+      report.comparisons.push_back(compareArm(fleet, arms[0], arms[a], collective, options));
+  }
+  return report;
+}
+
+}  // namespace nccl_roce::fleet

@@ -1,0 +1,63 @@
+#include "fleet/switchback_ranks.h"
+
+#include "common/strings.h"
+
+namespace nccl_roce::fleet {
+
+namespace {
+
+std::map<std::string, uint64_t> callsPerArm(const CommunicatorRecord& r) {
+  std::map<std::string, uint64_t> calls;
+  for (const auto& [cell, decisions] : r.decisions) {
+    for (const auto& [decision, count] : decisions) calls[decision.arm] += count;
+  }
+  return calls;
+}
+
+std::string described(const std::map<std::string, uint64_t>& calls) {
+  std::string out;
+  for (const auto& [arm, n] : calls) out += (out.empty() ? "" : ", ") + arm + " " + std::to_string(n);
+  return out;
+}
+
+}  // namespace
+
+bool mergeSwitchbackRank(FleetCommunicator& c, const CommunicatorRecord& r, std::string* why) {
+  std::map<std::string, uint64_t> calls = callsPerArm(r);
+  if (c.switchbackRanks == 0) {
+    c.switchback = r.switchback;
+    if (c.switchback) c.switchback->cells.clear();
+    c.callsPerArm = calls;
+  } else if (!r.switchback || !c.switchback || r.switchback->arms != c.switchback->arms ||
+             (!calls.empty() && calls != c.callsPerArm)) {
+    *why = "communicator " + formatHexId(r.commId) +
+           ": its ranks' switchback turns disagree (tuner calls by arm: " + described(c.callsPerArm) + " in " +
+           *c.files.begin() + "; " + described(calls) + " in " + r.file +
+           "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out";
+    return false;
+  }
+  if (!r.switchback) return true;
+  for (const auto& [key, cell] : r.switchback->cells) {
+    SwitchbackArmCell& into = c.switchback->cells[key];
+    into.count += cell.count;
+    into.binSum += cell.binSum;
+    into.washedOut += cell.washedOut;
+    into.paired.add(cell.paired);
+  }
+  c.switchback->windows = std::max(c.switchback->windows, r.switchback->windows);
+  c.switchback->unattributed += r.switchback->unattributed;
+  ++c.switchbackRanks;
+  return true;
+}
+
+void finishSwitchbackRanks(FleetCommunicator& c) {
+  if (!c.switchback || c.switchbackRanks <= 1) return;
+  const double ranks = c.switchbackRanks;
+  for (auto& [key, cell] : c.switchback->cells) {
+    cell.paired.windows /= ranks;
+    cell.paired.sum /= ranks;
+    cell.paired.sumSq /= ranks;
+  }
+}
+
+}  // namespace nccl_roce::fleet
