@@ -39,9 +39,8 @@ void setUpSwitchback(CommunicatorTuner& c, PolicyRegistry& policies) {
   const policy::Experiment& experiment = *c.active->experiment();
   c.experiment = experiment.name;
   std::vector<std::shared_ptr<const CompiledPolicy>> compiled;
-  for (const policy::ExperimentArm* arm : tuner::SwitchbackSchedule(experiment, c.commId).arms()) {
-    compiled.push_back(compiledFor(c, policies, arm->policy));
-  }
+  const tuner::SwitchbackSchedule order(experiment, c.commId);  // the arms' index order
+  for (const policy::ExperimentArm* arm : order.arms()) compiled.push_back(compiledFor(c, policies, arm->policy));
   c.switchback = std::make_unique<tuner::SwitchbackTurns>(experiment, c.commId, std::move(compiled));
 }
 

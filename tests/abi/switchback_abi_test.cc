@@ -1,0 +1,220 @@
+// A switchback experiment through the built library, driven as NCCL drives it: two ranks of one communicator
+// (two copies of the library, as two processes), each collective a tuner call and then the profiler's Group, Coll
+// and kernel-channel events with GPU stamps; the statistics files read back with `nccl-roce ab --json`. Every
+// decision agrees across the ranks, both arms run inside the one communicator, a slowdown of one arm is found
+// from that single communicator through noise and load drift, and an A/A run gives no verdict.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plugin/nccl/profiler_v6.h"
+#include "plugin/nccl/tuner_v6.h"
+#include "tests/abi/plugin_library.h"
+#include "tests/support/nccl_log_capture.h"
+#include "tests/support/run_command.h"
+#include "tests/support/scoped_env.h"
+#include "tests/support/temp_dir.h"
+
+namespace nccl_roce::testing {
+
+namespace {
+
+constexpr uint64_t kCommId = 0x7a3e19c2d4b5f601ull;
+constexpr int kAlgoRing = 1, kProtoLL = 0, kProtoLL128 = 1;
+
+// Two arms that decide differently for every all-reduce (so each timed collective says whose it was).
+const char* kControl =
+    "[policy]\nname = \"ll128\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+    "protocol = \"ll128\"\n";
+const char* kCandidate =
+    "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+    "protocol = \"ll\"\n";
+
+std::string experimentText(int block) {
+  return "[experiment]\nname = \"decode-ll\"\ndesign = \"switchback\"\nblock = " + std::to_string(block) +
+         "\n[[experiment.arm]]\nname = \"control\"\npolicy = \"control.toml\"\nweight = 50\n"
+         "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 50\n";
+}
+
+// One rank: its own copy of the library (its own process state), its tuner and profiler contexts.
+struct Rank {
+  Rank(const TempDir& dir, int rank) : lib(PluginLibrary::copy(dir.path(), "rank" + std::to_string(rank) + ".so")) {
+    ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats/rank" + std::to_string(rank)));
+    tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+    profiler = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
+    int mask = 0;
+    // NCCL's order: the profiler, then the tuner, on the thread that initialises the communicator.
+    EXPECT_EQ(profiler->init(&profilerCtx, kCommId, &mask, "tp", 2, 2, rank, captureNcclLog), ncclSuccess);
+    EXPECT_EQ(tuner->init(&tunerCtx, kCommId, 2, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  }
+  ~Rank() {
+    tuner->finalize(tunerCtx);  // the tuner first, as NCCL finalizes
+    profiler->finalize(profilerCtx);
+  }
+
+  // What the tuner decides for an all-reduce of `bytes`: the (algorithm, protocol) it marks in NCCL's table.
+  std::pair<int, int> decide(size_t bytes) const {
+    float table[7][3];
+    for (int a = 0; a < 7; ++a) {
+      for (int p = 0; p < 3; ++p) table[a][p] = 10.0f + static_cast<float>(a * 3 + p);  // NCCL would pick Tree/LL
+    }
+    int channels = 0;
+    tuner->getCollInfo(tunerCtx, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table), 7, 3, 0, &channels);
+    for (int a = 0; a < 7; ++a) {
+      for (int p = 0; p < 3; ++p) {
+        if (table[a][p] == 0.0f) return {a, p};
+      }
+    }
+    return {-1, -1};
+  }
+
+  // The profiler's events for one collective of `bytes` that ran `algorithm` x `protocol` on two channels from
+  // startNs for durationNs.
+  void time(size_t bytes, int algorithm, int protocol, uint64_t startNs, uint64_t durationNs) const {
+    static const char* const kAlgo[] = {"TREE", "RING"};
+    static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
+    ncclProfilerEventDescr_v6_t g{};
+    g.type = ncclProfileGroup;
+    void* group = nullptr;
+    profiler->startEvent(profilerCtx, &group, &g);
+    ncclProfilerEventDescr_v6_t c{};
+    c.type = ncclProfileColl;
+    c.coll.func = "AllReduce";
+    c.coll.count = bytes / 2;
+    c.coll.datatype = "ncclBfloat16";
+    c.coll.algo = kAlgo[algorithm];
+    c.coll.proto = kProto[protocol];
+    c.coll.parentGroup = group;
+    c.coll.nChannels = 2;
+    void* coll = nullptr;
+    profiler->startEvent(profilerCtx, &coll, &c);
+    profiler->stopEvent(coll);
+    profiler->stopEvent(group);
+    for (int ch = 0; ch < 2; ++ch) {
+      ncclProfilerEventDescr_v6_t k{};
+      k.type = ncclProfileKernelCh;
+      k.parentObj = coll;
+      k.kernelCh.channelId = static_cast<uint8_t>(ch);
+      k.kernelCh.pTimer = startNs;
+      void* channel = nullptr;
+      profiler->startEvent(profilerCtx, &channel, &k);
+      ncclProfilerEventStateArgs_v6_t stop{};
+      stop.kernelCh.pTimer = startNs + durationNs;
+      profiler->recordEventState(channel, ncclProfilerKernelChStop, &stop);
+      profiler->stopEvent(channel);
+    }
+  }
+
+  PluginLibrary lib;
+  const ncclTuner_v6_t* tuner = nullptr;
+  const ncclProfiler_v6_t* profiler = nullptr;
+  void* tunerCtx = nullptr;
+  void* profilerCtx = nullptr;
+};
+
+struct Outcome {
+  nlohmann::json report;                                    // `nccl-roce ab --json`
+  std::vector<std::vector<std::pair<int, int>>> decisions;  // per rank, per call
+};
+
+// A decode loop's all-reduces of three sizes, each timed by both ranks: durations drift by +-30% over the run
+// (load), carry autocorrelated noise (10%) and rare stragglers (x3), and the candidate's (LL) take `slowdown`
+// longer. The first collectives after a switch of protocol pay 20% more (carry-over).
+Outcome run(double slowdown, int block, int collectives, uint64_t seed) {
+  TempDir dir;
+  dir.writeFile("control.toml", kControl);
+  dir.writeFile("candidate.toml", kCandidate);
+  std::string experiment = dir.writeFile("experiment.toml", experimentText(block));
+  std::filesystem::create_directories(dir.join("stats"));
+  ScopedEnv policy("NCCL_ROCE_POLICY", experiment);
+  ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
+  Outcome out;
+  {
+    std::vector<std::unique_ptr<Rank>> ranks;
+    for (int r = 0; r < 2; ++r) ranks.push_back(std::make_unique<Rank>(dir, r));
+    out.decisions.resize(2);
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> normal;
+    double noise = 0;
+    int lastProtocol = -1;
+    uint64_t clock = 1'000'000'000ull;
+    for (int i = 0; i < collectives; ++i) {
+      size_t bytes = size_t{65536} << (i % 3 * 2);  // 64K, 256K, 1M
+      std::vector<std::pair<int, int>> chosen;
+      for (int r = 0; r < 2; ++r) {
+        chosen.push_back(ranks[static_cast<size_t>(r)]->decide(bytes));
+        out.decisions[static_cast<size_t>(r)].push_back(chosen.back());
+      }
+      double drift = 1 + 0.3 * std::sin(2 * M_PI * i / collectives * 3);
+      noise = 0.6 * noise + 0.08 * normal(random);
+      double straggler = random() % 500 == 0 ? 3.0 : 1.0;
+      double carryOver = chosen[0].second != lastProtocol && lastProtocol >= 0 ? 1.2 : 1.0;
+      lastProtocol = chosen[0].second;
+      double arm = chosen[0].second == kProtoLL ? 1 + slowdown : 1.0;
+      double us = (20 + 10.0 * static_cast<double>(i % 3)) * drift * std::exp(noise) * straggler * carryOver * arm;
+      for (int r = 0; r < 2; ++r) {
+        double rankNoise = std::exp(0.02 * normal(random));
+        ranks[static_cast<size_t>(r)]->time(bytes, chosen[static_cast<size_t>(r)].first,
+                                            chosen[static_cast<size_t>(r)].second, clock,
+                                            static_cast<uint64_t>(us * rankNoise * 1000));
+      }
+      clock += 100'000;
+    }
+  }
+  CommandResult ab =
+      runCommand(cliPath() + " ab --json " + dir.join("report.json") + " " + dir.join("stats") + " > /dev/null");
+  EXPECT_EQ(ab.exitCode, 0) << ab.err;
+  CommandResult report = runCommand("cat " + dir.join("report.json"));
+  out.report = nlohmann::json::parse(report.out, nullptr, /*allow_exceptions=*/false);
+  if (std::getenv("NCCL_ROCE_TEST_SHOW")) std::printf("%s\n", out.report.dump(1).c_str());
+  return out;
+}
+
+const nlohmann::json& comparison(const nlohmann::json& report) {
+  static const nlohmann::json none;
+  for (const nlohmann::json& c : report["comparisons"]) {
+    if (c["arm"] == "candidate" && c["collective"] == "AllReduce") return c;
+  }
+  return none;
+}
+
+TEST(SwitchbackAbi, ASlowerArmIsFoundInsideOneCommunicatorThroughNoiseAndDrift) {
+  Outcome o = run(0.08, 64, 24000, 2026);
+  EXPECT_EQ(o.decisions[0], o.decisions[1]) << "every decision agrees across the ranks";
+  std::set<std::pair<int, int>> both(o.decisions[0].begin(), o.decisions[0].end());
+  EXPECT_EQ(both, (std::set<std::pair<int, int>>{{kAlgoRing, kProtoLL}, {kAlgoRing, kProtoLL128}}))
+      << "both arms ran inside the one communicator";
+  ASSERT_TRUE(o.report.is_object());
+  EXPECT_EQ(o.report["design"], "switchback");
+  EXPECT_EQ(o.report["communicators_per_arm"]["candidate"], 1);
+  const nlohmann::json& c = comparison(o.report);
+  ASSERT_TRUE(c.is_object()) << o.report.dump(1);
+  ASSERT_EQ(c["buckets"].size(), 3u);
+  for (const nlohmann::json& b : c["buckets"]) {
+    EXPECT_EQ(b["verdict"], "slower") << b.dump();
+    EXPECT_LT(b["low"].get<double>(), 1.08) << "the interval holds the truth: " << b.dump();
+    EXPECT_GT(b["high"].get<double>(), 1.08) << b.dump();
+  }
+  EXPECT_EQ(c["summary"]["verdict"], "slower") << c["summary"].dump();
+}
+
+TEST(SwitchbackAbi, AnAaRunGivesNoVerdict) {
+  Outcome o = run(0.0, 64, 24000, 7);
+  EXPECT_EQ(o.decisions[0], o.decisions[1]);
+  const nlohmann::json& c = comparison(o.report);
+  ASSERT_TRUE(c.is_object()) << o.report.dump(1);
+  for (const nlohmann::json& b : c["buckets"]) EXPECT_EQ(b["verdict"], "no difference") << b.dump();
+  EXPECT_EQ(c["summary"]["verdict"], "no difference") << c["summary"].dump();
+}
+
+}  // namespace
+}  // namespace nccl_roce::testing
