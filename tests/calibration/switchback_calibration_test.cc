@@ -1,0 +1,121 @@
+// Switchback verdicts, calibrated on simulated fleets with a known truth (tests/calibration/switchback_simulation.h):
+// with no effect, "faster" or "slower" come no more often than 1 - confidence per bucket and per summary, with 1, 2,
+// 5 and 20 communicators, through load drift, correlated neighbours, stragglers and an asymmetric carry-over after
+// each switch that the washout absorbs; intervals cover the truth at their nominal rate; without the washout the
+// carry-over does cry wolf (so the simulation's carry-over is real); and at the same traffic a switchback finds
+// an effect the per-communicator design cannot.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "fleet/ab_comparison.h"
+#include "fleet/fleet.h"
+#include "tests/calibration/switchback_simulation.h"
+
+namespace nccl_roce::fleet::calibration {
+namespace {
+
+// The most a rate observed over n trials may exceed p by before it is more than chance: 3 binomial sigmas.
+double slack(double p, int n) {
+  return 3 * std::sqrt(p * (1 - p) / n);
+}
+
+struct Tally {
+  int cells = 0, falseCells = 0, summaries = 0, falseSummaries = 0, intervals = 0, covered = 0, found = 0;
+  double cellRate() const { return cells ? static_cast<double>(falseCells) / cells : 0; }
+  double summaryRate() const { return summaries ? static_cast<double>(falseSummaries) / summaries : 0; }
+  double coverage() const { return intervals ? static_cast<double>(covered) / intervals : 1; }
+};
+
+bool differs(verdicts::Verdict v) {
+  return v == verdicts::Verdict::kFaster || v == verdicts::Verdict::kSlower;
+}
+
+Tally run(SwitchbackSpec spec, int fleets) {
+  Tally t;
+  for (int i = 0; i < fleets; ++i) {
+    spec.seed = 7000 + static_cast<uint64_t>(i);
+    StatusOr<Fleet> fleet = assembleFleet(simulateSwitchbackFleet(spec), {});
+    StatusOr<AbReport> report = fleet.isOk() ? compareArms(*fleet, AbOptions{}) : fleet.status();
+    if (!report.isOk()) continue;  // a per-communicator fleet of one communicator has no second arm
+    for (const ArmComparison& c : report->comparisons) {
+      for (const verdicts::CellComparison& cell : c.cells.cells) {
+        ++t.cells;
+        t.falseCells += spec.candidateEffect == 1.0 && differs(cell.verdict);
+        t.found += spec.candidateEffect > 1.0 && cell.verdict == verdicts::Verdict::kSlower;
+        if (!cell.interval) continue;
+        ++t.intervals;
+        t.covered += cell.interval->low <= spec.candidateEffect && spec.candidateEffect <= cell.interval->high;
+      }
+      ++t.summaries;
+      t.falseSummaries += spec.candidateEffect == 1.0 && differs(c.summary.verdict);
+    }
+  }
+  return t;
+}
+
+void print(const char* what, const Tally& t) {
+  std::printf(
+      "%s: false verdicts %d of %d buckets (%.1f%%), %d of %d summaries (%.1f%%), effect found in %d buckets, "
+      "coverage %.1f%% of %d\n",
+      what, t.falseCells, t.cells, 100 * t.cellRate(), t.falseSummaries, t.summaries, 100 * t.summaryRate(), t.found,
+      100 * t.coverage(), t.intervals);
+}
+
+class AnAaSwitchback : public ::testing::TestWithParam<int> {};
+
+TEST_P(AnAaSwitchback, CriesWolfNoMoreThanTheConfidenceAllows) {
+  SwitchbackSpec spec;
+  spec.communicators = GetParam();
+  const int fleets = spec.communicators >= 20 ? 60 : spec.communicators >= 5 ? 150 : 300;
+  Tally t = run(spec, fleets);
+  print(("A/A, " + std::to_string(spec.communicators) + " communicator(s)").c_str(), t);
+  ASSERT_GT(t.cells, 0);
+  EXPECT_LE(t.cellRate(), 0.05 + slack(0.05, t.cells)) << t.falseCells;
+  EXPECT_LE(t.summaryRate(), 0.05 + slack(0.05, t.summaries)) << t.falseSummaries;
+  EXPECT_GE(t.coverage(), 0.95 - slack(0.05, t.intervals));
+}
+
+INSTANTIATE_TEST_SUITE_P(Communicators, AnAaSwitchback, ::testing::Values(1, 2, 5, 20));
+
+// The candidate pays 30% on its first two collectives of a bucket after each switch into it. Washed out (the
+// default of 2), that is no verdict; kept (washout 0), it reads as a slower candidate.
+TEST(SwitchbackCalibration, TheWashoutAbsorbsAnAsymmetricCarryOver) {
+  SwitchbackSpec spec;
+  spec.communicators = 2;
+  spec.carryOver = 0.3;
+  spec.washout = 0;
+  Tally kept = run(spec, 60);
+  print("A/A with its carry-over kept (washout 0)", kept);
+  EXPECT_GT(kept.cellRate(), 0.5) << "the simulated carry-over is large enough to matter";
+}
+
+TEST(SwitchbackCalibration, AnEffectIsFoundAndCoveredInsideOneCommunicator) {
+  SwitchbackSpec spec;
+  spec.candidateEffect = 1.05;
+  Tally t = run(spec, 100);
+  print("5% slower, 1 communicator", t);
+  EXPECT_GE(static_cast<double>(t.found) / t.cells, 0.8) << "found in most buckets";
+  EXPECT_GE(t.coverage(), 0.95 - slack(0.05, t.intervals));
+}
+
+// The same traffic (communicators x collectives) in both designs: the per-communicator design must see through
+// the communicators' placement (5% between them); a switchback cancels it inside each communicator.
+TEST(SwitchbackCalibration, AtTheSameTrafficASwitchbackFindsWhatThePerCommunicatorDesignCannot) {
+  SwitchbackSpec spec;
+  spec.communicators = 20;
+  spec.candidateEffect = 1.02;
+  Tally switchback = run(spec, 40);
+  spec.switchback = false;
+  Tally perCommunicator = run(spec, 40);
+  print("2% slower, 20 communicators, switchback", switchback);
+  print("2% slower, 20 communicators, per communicator", perCommunicator);
+  double found = static_cast<double>(switchback.found) / switchback.cells;
+  double foundBefore = static_cast<double>(perCommunicator.found) / perCommunicator.cells;
+  EXPECT_GE(found, 0.9);
+  EXPECT_LT(foundBefore, found / 2);
+}
+
+}  // namespace
+}  // namespace nccl_roce::fleet::calibration
