@@ -1,5 +1,6 @@
 #include "fleet/switchback_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -117,6 +118,13 @@ ArmComparison compareArm(const Fleet& fleet, const std::string& reference, const
     c.collectivesControl[cell] = r->second.count;
     c.collectivesArm[cell] = pooled.count;
   }
+  // Where the arms decided alike, the profiler timed no collective for either: the report still names the bucket.
+  for (uint64_t cell : c.decidedAlike) {
+    if (collectiveOfCell(cell) != collective || (mine.count(cell) > 0 && ref.count(cell) > 0)) continue;
+    c.cells.cells.push_back(compareCell(cell, Pooled{}, Pooled{}, true, o.settings));
+  }
+  std::sort(c.cells.cells.begin(), c.cells.cells.end(),
+            [](const verdicts::CellComparison& a, const verdicts::CellComparison& b) { return a.cell < b.cell; });
   for (const FleetCommunicator& comm : fleet.communicators) c.communicatorsArm += comm.switchback ? 1 : 0;
   c.communicatorsControl = c.summaryControl = c.summaryArm = c.communicatorsArm;
   summarise(c, mine, o);

@@ -125,9 +125,10 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
 ncclResult_t tunerGetCollInfoWithoutTable(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                           int* algorithm, int* protocol, int* nChannels) noexcept {
   auto* c = static_cast<CommunicatorTuner*>(context);
-  if (c == nullptr || c->algoOrProtoRestricted || algorithm == nullptr || protocol == nullptr) return ncclSuccess;
-  // No table to tell an unsteerable call by: every call counts in a switchback.
+  if (c == nullptr) return ncclSuccess;
+  // No table to tell an unsteerable call by: every call counts in a switchback, whatever this rank does with it.
   const int arm = c->switchback ? c->switchback->take(CostTable{}) : -1;
+  if (c->algoOrProtoRestricted || algorithm == nullptr || protocol == nullptr) return ncclSuccess;
   const CompiledPolicy* compiled = arm >= 0 ? c->switchback->compiled(arm) : c->compiled.get();
   if (compiled == nullptr) return ncclSuccess;
   // What NCCL 2.21 always offers: Ring with LL and Simple, and Tree with them for all-reduce.

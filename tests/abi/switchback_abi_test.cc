@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -29,7 +30,7 @@ namespace nccl_roce::testing {
 namespace {
 
 constexpr uint64_t kCommId = 0x7a3e19c2d4b5f601ull;
-constexpr int kAlgoRing = 1, kProtoLL = 0, kProtoLL128 = 1;
+constexpr int kAlgoRing = 1, kProtoLL = 0, kProtoLL128 = 1, kProtoSimple = 2;
 
 // Two arms that decide differently for every all-reduce (so each timed collective says whose it was).
 const char* kControl =
@@ -38,6 +39,13 @@ const char* kControl =
 const char* kCandidate =
     "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
     "protocol = \"ll\"\n";
+
+// Arms that decide alike from 1 MiB up (Ring/Simple), and as kControl and kCandidate below.
+std::string smallOnly(const std::string& policy) {
+  std::string out = policy;
+  out.insert(out.find("algorithm"), "size = \"..1M\"\n");
+  return out + "[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n";
+}
 
 std::string experimentText(int block) {
   return "[experiment]\nname = \"decode-ll\"\ndesign = \"switchback\"\nblock = " + std::to_string(block) +
@@ -62,13 +70,14 @@ struct Rank {
   }
 
   // What the tuner decides for an all-reduce of `bytes`: the (algorithm, protocol) it marks in NCCL's table.
-  std::pair<int, int> decide(size_t bytes) const {
+  std::pair<int, int> decide(size_t bytes, int regBuff = 0) const {
     float table[7][3];
     for (int a = 0; a < 7; ++a) {
       for (int p = 0; p < 3; ++p) table[a][p] = 10.0f + static_cast<float>(a * 3 + p);  // NCCL would pick Tree/LL
     }
     int channels = 0;
-    tuner->getCollInfo(tunerCtx, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table), 7, 3, 0, &channels);
+    tuner->getCollInfo(tunerCtx, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table), 7, 3, regBuff,
+                       &channels);
     for (int a = 0; a < 7; ++a) {
       for (int p = 0; p < 3; ++p) {
         if (table[a][p] == 0.0f) return {a, p};
@@ -205,6 +214,75 @@ TEST(SwitchbackAbi, ASlowerArmIsFoundInsideOneCommunicatorThroughNoiseAndDrift) 
     EXPECT_GT(b["high"].get<double>(), 1.08) << b.dump();
   }
   EXPECT_EQ(c["summary"]["verdict"], "slower") << c["summary"].dump();
+}
+
+// vLLM's decode: all-reduces captured into CUDA graphs at start-up (one graph per batch size, each its own turns),
+// then replayed thousands of times with prefills run eagerly between them. A captured collective runs its
+// capture-time choice at every replay, and its time goes to the arm that decided that choice: every collective
+// timed is counted for its arm (or washed out after a switch) exactly, and in the bucket where both arms decide
+// the same (1 MiB and up: Ring/Simple in both) to neither, and the report names that bucket an A/A.
+TEST(SwitchbackAbi, ReplayedGraphsRunAndAreTimedForTheArmThatDecidedAtCapture) {
+  TempDir dir;
+  dir.writeFile("control.toml", smallOnly(kControl));
+  dir.writeFile("candidate.toml", smallOnly(kCandidate));
+  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("experiment.toml", experimentText(16)));
+  ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
+  std::filesystem::create_directories(dir.join("stats"));
+  std::map<std::pair<size_t, int>, uint64_t> timed;  // (bytes, protocol) -> collectives timed
+  {
+    Rank rank(dir, 0);
+    const std::vector<size_t> graphBytes = {size_t{16} << 10, size_t{64} << 10, size_t{2} << 20};
+    std::vector<std::vector<std::pair<int, int>>> graphs;  // per graph, per captured all-reduce: its choice
+    for (size_t bytes : graphBytes) {
+      graphs.emplace_back();
+      for (int i = 0; i < 64; ++i) graphs.back().push_back(rank.decide(bytes, /*regBuff=*/1));
+    }
+    std::mt19937_64 random(11);
+    uint64_t clock = 1'000'000'000ull;
+    auto time = [&](size_t bytes, std::pair<int, int> choice) {
+      rank.time(bytes, choice.first, choice.second, clock, 20'000 + random() % 5'000);
+      clock += 50'000;
+      ++timed[{bytes, choice.second}];
+    };
+    for (int step = 0; step < 3000; ++step) {
+      if (random() % 10 == 0) {  // a prefill: eager all-reduces, decided now
+        for (int i = 0; i < 8; ++i) time(graphBytes[1], rank.decide(graphBytes[1]));
+        continue;
+      }
+      const size_t g = random() % graphs.size();
+      for (const std::pair<int, int>& choice : graphs[g]) time(graphBytes[g], choice);
+    }
+  }
+  auto ran = [&](size_t bytes, int protocol) { return timed[{bytes, protocol}]; };
+  // Read back: per (bucket, arm), timed + washed out = what ran with that arm's choice.
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir.join("stats"))) files.push_back(f.path());
+  ASSERT_EQ(files.size(), 1u);
+  CommandResult text = runCommand("cat " + files[0].string());
+  nlohmann::json stats = nlohmann::json::parse(text.out);
+  const nlohmann::json& sb = stats["communicators"][0]["timing"]["switchback"];
+  ASSERT_TRUE(sb.is_object()) << stats.dump(1);
+  std::map<std::pair<std::string, std::string>, uint64_t> counted;  // (bucket, arm)
+  for (const nlohmann::json& cell : sb["cells"]) {
+    counted[{cell["bucket"], cell["arm"]}] += cell["count"].get<uint64_t>() + cell["washed_out"].get<uint64_t>();
+  }
+  EXPECT_EQ(counted[std::make_pair(std::string("16K-32K"), std::string("control"))], ran(16384, kProtoLL128));
+  EXPECT_EQ(counted[std::make_pair(std::string("16K-32K"), std::string("candidate"))], ran(16384, kProtoLL));
+  EXPECT_EQ(counted[std::make_pair(std::string("64K-128K"), std::string("control"))], ran(65536, kProtoLL128));
+  EXPECT_EQ(counted[std::make_pair(std::string("64K-128K"), std::string("candidate"))], ran(65536, kProtoLL));
+  EXPECT_GT(ran(65536, kProtoLL), 1000u) << "both arms ran, replayed and eager";
+  EXPECT_GT(ran(65536, kProtoLL128), 1000u);
+  EXPECT_EQ(sb["unattributed"], ran(size_t{2} << 20, kProtoSimple)) << "both arms chose Ring/Simple there";
+
+  CommandResult ab = runCommand(cliPath() + " ab --json " + dir.join("report.json") + " " + dir.join("stats"));
+  ASSERT_EQ(ab.exitCode, 0) << ab.err;
+  nlohmann::json report = nlohmann::json::parse(runCommand("cat " + dir.join("report.json")).out);
+  const nlohmann::json& c = comparison(report);
+  ASSERT_TRUE(c.is_object()) << report.dump(1);
+  std::map<std::string, bool> alike;
+  for (const nlohmann::json& b : c["buckets"]) alike[b["bucket"]] = b["decided_alike"];
+  EXPECT_EQ(alike, (std::map<std::string, bool>{{"16K-32K", false}, {"64K-128K", false}, {"2M-4M", true}}))
+      << report.dump(1);
 }
 
 TEST(SwitchbackAbi, AnAaRunGivesNoVerdict) {
