@@ -23,9 +23,9 @@ std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const 
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
   const verdicts::RangeComparison& s = c.summary;
   if (r.design == "switchback") {
-    return format("**Summary %s-%s** (%zu size buckets with windows of both arms, over %d communicators): ",
+    return format("**Summary %s-%s** (%zu size buckets with windows of both arms, over %d communicator%s): ",
                   formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
-                  c.communicatorsArm) +
+                  c.communicatorsArm, c.communicatorsArm == 1 ? "" : "s") +
            intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
   }
   return format("**Summary %s-%s** (%zu size buckets, measured by %d of %d control and %d of %d arm communicators): ",

@@ -134,9 +134,9 @@ telemetry::CommunicatorSnapshot snapshotOf(const SwitchbackSpec& spec, uint64_t 
   return s;
 }
 
-// One communicator's ranks, timed and read back from their statistics files.
+// One communicator's ranks, timed: the statistics file each rank's process writes.
 void simulateCommunicator(const SwitchbackSpec& spec, int communicator, std::mt19937_64& random,
-                          std::vector<CommunicatorRecord>& out) {
+                          std::vector<SimulatedFile>& out) {
   const uint64_t commId = spec.seed * 1000003ull + static_cast<uint64_t>(communicator) + 1;
   policy::Experiment experiment = twoArms(spec.block);
   tuner::SwitchbackSchedule schedule(experiment, commId);
@@ -162,22 +162,30 @@ void simulateCommunicator(const SwitchbackSpec& spec, int communicator, std::mt1
     }
   }
   for (int rank = 0; rank < spec.ranks; ++rank) {
-    telemetry::StatsEntry entry{1, false, 0,
+    telemetry::StatsEntry entry{1, false, 1772368496789,
                                 snapshotOf(spec, commId, communicator, rank, ranks[static_cast<size_t>(rank)])};
     std::string text = telemetry::renderStatsEntry(entry);
-    telemetry::StatsFileHeader header{telemetry::kStatsSchema, "sim-" + std::to_string(communicator), rank};
-    StatusOr<std::vector<CommunicatorRecord>> records =
-        parseTelemetryFile(telemetry::renderStatsFile(header, {&text}), "sim");
-    if (records.isOk()) out.insert(out.end(), records->begin(), records->end());
+    const std::string host = "pod-" + std::to_string(communicator);
+    telemetry::StatsFileHeader header{telemetry::kStatsSchema, host, 100 + rank};
+    out.push_back({host + "." + std::to_string(100 + rank) + ".json", telemetry::renderStatsFile(header, {&text})});
   }
 }
 
 }  // namespace
 
-std::vector<CommunicatorRecord> simulateSwitchbackFleet(const SwitchbackSpec& spec) {
+std::vector<SimulatedFile> simulateSwitchbackFiles(const SwitchbackSpec& spec) {
   std::mt19937_64 random(spec.seed);
-  std::vector<CommunicatorRecord> out;
+  std::vector<SimulatedFile> out;
   for (int c = 0; c < spec.communicators; ++c) simulateCommunicator(spec, c, random, out);
+  return out;
+}
+
+std::vector<CommunicatorRecord> simulateSwitchbackFleet(const SwitchbackSpec& spec) {
+  std::vector<CommunicatorRecord> out;
+  for (const SimulatedFile& file : simulateSwitchbackFiles(spec)) {
+    StatusOr<std::vector<CommunicatorRecord>> records = parseTelemetryFile(file.text, file.name);
+    if (records.isOk()) out.insert(out.end(), records->begin(), records->end());
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fleet/fleet_records.h"
@@ -38,7 +39,14 @@ struct SwitchbackSpec {
   uint64_t seed = 1;
 };
 
-// One record per communicator and rank, read back from the statistics files the fleet would write.
+// The statistics file of each communicator rank (a process of its own), as the plugin writes it.
+struct SimulatedFile {
+  std::string name;  // pod-<communicator>.<pid>.json
+  std::string text;
+};
+std::vector<SimulatedFile> simulateSwitchbackFiles(const SwitchbackSpec& spec);
+
+// One record per communicator and rank, read back from those files.
 std::vector<CommunicatorRecord> simulateSwitchbackFleet(const SwitchbackSpec& spec);
 
 }  // namespace nccl_roce::fleet::calibration

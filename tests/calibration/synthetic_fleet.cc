@@ -11,6 +11,11 @@
 // against a cost table where NCCL picks Ring/LL128. The
 // truth (tests/calibration/ab_fit_simulation.h, gain 8%): ring-ll is best at 16K-128K, tree-ll at 128K-512K,
 // ring-simple at 16M-64M; no arm is faster at 512K-16M and 64M-128M.
+//   synthetic_fleet --switchback DIR [SEED]
+// Experiment "sim", design = "switchback", block = 16: one pod's tensor-parallel communicator of 8 ranks (one
+// statistics file each) running 24,000 all-reduces over 64K-1M, both arms in turns, through drift, correlated noise,
+// stragglers and carry-over (tests/calibration/switchback_simulation.h). The truth: candidate is 4% slower in every
+// bucket. --per-arm N gives N such communicators, --ranks R their ranks.
 // --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (telemetry/open_metrics.h) from the same trackers, 24
 // communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
 // --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
@@ -37,6 +42,7 @@
 #include "telemetry/open_metrics.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
+#include "tests/calibration/switchback_simulation.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/decision_counts.h"
@@ -248,6 +254,26 @@ Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, s
   return status.isOk() ? out.metrics.flush() : status;
 }
 
+// --switchback: the files of `communicators` (default 1) communicators of `ranks` (default 8).
+int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, int ranks) {
+  fleet::calibration::SwitchbackSpec spec;
+  spec.communicators = communicators > 0 ? communicators : 1;
+  spec.ranks = ranks > 0 ? ranks : 8;
+  spec.collectives = 24000;
+  spec.candidateEffect = 1.04;
+  spec.seed = seed;
+  std::vector<fleet::calibration::SimulatedFile> files = fleet::calibration::simulateSwitchbackFiles(spec);
+  for (const fleet::calibration::SimulatedFile& f : files) {
+    Status written = writeFileAtomically(dir + "/" + f.name, f.text);
+    if (!written.isOk()) {
+      std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
+      return 1;
+    }
+  }
+  std::printf("wrote %zu statistics files (%d communicators) to %s\n", files.size(), spec.communicators, dir.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,10 +282,12 @@ int main(int argc, char** argv) {
   bool explore = false;
   Output out;
   int perArm = 0, ranks = 0;
-  bool zeros = false;
+  bool zeros = false, switchback = false;
   uint64_t seed = 7;
   app.add_flag("--exploration", explore,
                "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
+  app.add_flag("--switchback", switchback, "One pod's switchback experiment 'sim' instead of 'decode-ll'")
+      ->excludes("--exploration");
   app.add_option("DIR", out.stats, "Directory to write the statistics files into (created)")->required();
   app.add_option("SEED", seed, "Seed of the simulation")->capture_default_str();
   app.add_option("--metrics", out.metrics.dir,
@@ -283,6 +311,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (switchback) return writeSwitchback(out.stats, seed, perArm, ranks);
   Experiment e = explore ? exploration(seed) : decodeLl(seed);
   out.metrics.prefix = e.name;
   if (perArm > 0) {

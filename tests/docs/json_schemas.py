@@ -96,16 +96,19 @@ def documents(source, build, scratch):
                            for n in ("default-run-a", "default-run-b", "ofi-tuner"))
     yield out("sweep-compare", [cli, "sweep", "compare", f"{run_a},{run_b}", tuner, "--format", "json"])
     yield out("sweep-compare", [cli, "sweep", "compare", run_a, run_b, "--format", "json", "--range", "8K-256K"])
-    fleet, explore = os.path.join(scratch, "fleet"), os.path.join(scratch, "explore")
+    fleet, explore, switchback = (os.path.join(scratch, d) for d in ("fleet", "explore", "switchback"))
     run([fleet_tool, fleet])
     run([fleet_tool, "--exploration", explore])
+    run([fleet_tool, "--switchback", switchback])
     yield out("ab", [cli, "ab", fleet, "--format", "json"])
     yield out("ab", [cli, "ab", explore, "--format", "json"])
+    yield out("ab", [cli, "ab", switchback, "--format", "json"])
     fit = os.path.join(scratch, "fit.json")
     run([cli, "ab", "fit", explore, "-q", "-o", os.path.join(scratch, "fit.toml"), "--json", fit])
     yield "ab-fit", "nccl-roce ab fit --exploration-fleet --json", json.load(open(fit))
     yield "stats", "libnccl-roce.so's tuner with NCCL_ROCE_STATS set", plugin_statistics(build, scratch)
-    for path in sorted(glob.glob(os.path.join(fleet, "*.json")) + glob.glob(os.path.join(explore, "*.json"))):
+    for path in sorted(glob.glob(os.path.join(fleet, "*.json")) + glob.glob(os.path.join(explore, "*.json")) +
+                       glob.glob(os.path.join(switchback, "*.json"))):
         yield "stats", "synthetic_fleet " + os.path.basename(path), json.load(open(path))
 
 

@@ -75,6 +75,7 @@ void expectSameSnapshot(const CommunicatorSnapshot& back, const CommunicatorSnap
   ASSERT_EQ(back.timings.has_value(), written.timings.has_value());
   if (!written.timings) return;
   EXPECT_EQ(back.timings->dropped, written.timings->dropped);
+  EXPECT_EQ(back.timings->switchback, written.timings->switchback);
   ASSERT_EQ(back.timings->keys.size(), written.timings->keys.size());
   for (size_t i = 0; i < written.timings->keys.size(); ++i) {
     const KeyTimings &a = back.timings->keys[i], &b = written.timings->keys[i];
@@ -224,6 +225,38 @@ TEST(StatsFile, FilesOfTheEarlierSchemaStillRead) {
   EXPECT_EQ(e.comm.timings->keys[0].histogram.count(), 2u);
 }
 
+// A switchback's entry: the design instead of one arm, each decision line's arm, and the windows per arm and bucket
+// (telemetry/switchback.h); what `nccl-roce ab` reads back is what the plugin wrote, sums of doubles to the bit.
+TEST(StatsFile, ASwitchbackEntryReadsBackWithItsArmsAndWindows) {
+  CommunicatorSnapshot s = abPodCommunicator();
+  s.identity->arm.clear();
+  s.identity->design = "switchback";
+  (*s.decisions)[0].arm = "candidate";
+  for (auto& d : *s.decisions) {
+    if (d.arm.empty()) d.arm = "control";
+  }
+  SwitchbackTimings sb;
+  sb.arms = {"control", "candidate", "explore ring/ll"};
+  sb.block = 16;
+  sb.washout = 2;
+  sb.window = 192;
+  sb.windowsClosed = 41;
+  sb.unattributed = 7;
+  sb.cells = {{kAllReduce, 16, 0, 3000, 2400123, 12, 0, 0.0, 0.0},
+              {kAllReduce, 16, 1, 2990, 2400999, 10, 41, 12.345678901234567, 9.87654321e-3},
+              {kAllReduce, 16, 2, 1500, 1200000, 30, 40, -0.1, 0.30000000000000004}};
+  s.timings->switchback = sb;
+  nlohmann::json e = nlohmann::json::parse(renderStatsEntry({3, false, 1772368496789, s}));
+  EXPECT_EQ(e["design"], "switchback");
+  EXPECT_TRUE(e["arm"].is_null());
+  EXPECT_EQ(e["decisions"][0]["arm"], "candidate");
+  EXPECT_EQ(e["timing"]["switchback"]["cells"][1]["arm"], "candidate");
+  EXPECT_EQ(e["timing"]["switchback"]["cells"][1]["bucket"], "64K-128K");
+  StatsFile file = readBack({{3, false, 1772368496789, s}});
+  ASSERT_EQ(file.entries.size(), 1u);
+  expectSameSnapshot(file.entries[0].comm, s);
+}
+
 // A file cut short, hand-edited or of another version never feeds a verdict: the error names where and what.
 TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
   auto entryWith = [](const std::string& member) {
@@ -261,6 +294,16 @@ TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
                  R"( "bins": 1024}, "collectives": [{"collective": "AllReduce", "size_min": 1, "channels": 1,)"
                  R"( "count": 3, "bins": [[3, 1]]}]})"),
        "bins hold 1 collectives, count says 3"},
+      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+                 R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["control"], "block": 16,)"
+                 R"( "washout": 2, "window": 128, "windows": 0, "unattributed": 0, "cells": []}})"),
+       "arms (two or more)"},
+      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+                 R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 16,)"
+                 R"( "washout": 2, "window": 128, "windows": 1, "unattributed": 0, "cells": [{"collective":)"
+                 R"( "AllReduce", "size_min": 65536, "arm": "c", "count": 1, "bin_sum": 3, "washed_out": 0,)"
+                 R"( "windows": 1, "diff_sum": 0.5, "diff_sum_sq": 0.25}]}})"),
+       "arm is not one of the switchback's arms"},
   };
   for (const auto& [text, what] : cases) {
     StatusOr<StatsFile> file = parseStatsFile(text, "pod-a/stats.1.json");
