@@ -81,11 +81,14 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
       "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
       "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, an "
       "unreachable or failing Prometheus, mixed experiments, nothing to compare, with --strict a skipped input, or "
-      "a usage error. `nccl-roce ab fit --help`: a policy from the same statistics.");
+      "a usage error. `nccl-roce ab fit --help`: a policy from the same statistics; `nccl-roce ab plan --help`: how "
+      "long "
+      "an experiment needs.");
   CLI::App* fit = addAbFitCommand(*ab, context);
+  addAbPlanCommand(*ab, context);
   ab->require_subcommand(0, 1);
-  ab->callback([o, fit, &context] {
-    if (fit->parsed()) return;
+  ab->callback([o, fit, &context, ab] {
+    if (!ab->get_subcommands().empty()) return;
     requireOneFleetSource(o->source);
     context.exitCode = runAb(*o);
   });

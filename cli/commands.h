@@ -26,5 +26,7 @@ void addSweepCommands(CLI::App& app, CommandContext& context);
 void addAbCommand(CLI::App& app, CommandContext& context);
 // cli/ab_fit.cc: `ab fit`, a subcommand of `ab`
 CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context);
+// cli/ab_plan.cc: `ab plan`, a subcommand of `ab`
+void addAbPlanCommand(CLI::App& ab, CommandContext& context);
 
 }  // namespace nccl_roce::cli

@@ -6,7 +6,9 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "fleet/ab_fit_switchback.h"
 #include "fleet/arm_census.h"
+#include "fleet/switchback_comparison.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
 #include "verdicts/winner_selection.h"
@@ -126,14 +128,13 @@ Status tooLittleEvidence(const Thin& thin, int mostControl, const AbFitOptions& 
 }
 
 // The control arm's own rules: where the fitted policy has no rule NCCL decides, which is not what the control
-// ran if its policy decided by rules.
-void noteControlRules(const Groups& groups, AbFit* fit) {
+// ran if its policy decided by rules. `control`: its decisions per (node count, cell).
+void noteControlRules(const std::map<GroupKey, DecisionCounts>& control, AbFit* fit) {
   uint64_t calls = 0, byRules = 0;
   for (const CellFit& cf : fit->cells) {
-    const auto& arms = groups.at({cf.nodes, cf.cell});
-    auto control = arms.find(fit->control);
-    if (control == arms.end()) continue;
-    for (const auto& [decision, n] : control->second.decisions) {
+    auto decided = control.find({cf.nodes, cf.cell});
+    if (decided == control.end()) continue;
+    for (const auto& [decision, n] : decided->second) {
       calls += n;
       if (decision.source == DecisionSource::kRule) byRules += n;
     }
@@ -144,6 +145,15 @@ void noteControlRules(const Groups& groups, AbFit* fit) {
              "policy's rules: where this policy has no rule NCCL decides, not that policy; put "
              "these rules ahead of the control policy's to keep both",
              fit->control.c_str(), 100.0 * static_cast<double>(byRules) / static_cast<double>(calls)));
+}
+
+std::map<GroupKey, DecisionCounts> controlDecisions(const Groups& groups, const std::string& control) {
+  std::map<GroupKey, DecisionCounts> out;
+  for (const auto& [key, arms] : groups) {
+    auto side = arms.find(control);
+    if (side != arms.end()) out[key] = side->second.decisions;
+  }
+  return out;
 }
 
 // Winners, across every challenge of the fit at once; notes on winners that cannot be written as rules.
@@ -183,8 +193,17 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   fit.skipped = fleet.skipped;
   fit.policyName =
       !options.policyName.empty() ? options.policyName : (fleet.experiment.empty() ? "ab" : fleet.experiment) + "-fit";
-  ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);
   fit.notes = fleet.notes;
+  if (isSwitchbackFleet(fleet)) {
+    fit.design = "switchback";
+    Status cells = fitSwitchbackCells(fleet, options, &fit);
+    if (!cells.isOk()) return cells;
+    chooseWinners(options, &fit);
+    noteControlRules(switchbackDecisions(fleet, fit.control), &fit);
+    fit.rules = mergeRules(fit.cells);
+    return fit;
+  }
+  ArmCensus census = censusOfArms(fleet, /*needNodeCount=*/true);
   fit.notes.insert(fit.notes.end(), census.notes.begin(), census.notes.end());
   fit.communicatorsPerArm = census.communicatorsPerArm;
   Status arms = checkArms(census, fit.control, "nothing to fit");
@@ -200,7 +219,7 @@ StatusOr<AbFit> fitArms(const Fleet& fleet, const AbFitOptions& options) {
   if (fit.cells.empty()) return tooLittleEvidence(thin, mostControl, options);
   addThinNotes(thin, options, &fit);
   chooseWinners(options, &fit);
-  noteControlRules(groups, &fit);
+  noteControlRules(controlDecisions(groups, fit.control), &fit);
   fit.rules = mergeRules(fit.cells);
   return fit;
 }

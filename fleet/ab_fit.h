@@ -1,4 +1,5 @@
-// `nccl-roce ab fit`: a tuner policy from a live experiment's fleet statistics. Per node count, collective and
+// `nccl-roce ab fit`: a tuner policy from a live experiment's fleet statistics (a switchback's: the windows inside
+// its communicators are the units instead, fleet/ab_fit_switchback.h). Per node count, collective and
 // size bucket, every arm other than the control is a challenge to the control arm, with the communicator as the
 // unit (one value per communicator and cell: the geometric mean of its collectives there, as `nccl-roce ab`
 // computes it); communicators of different node counts never pool. An arm wins a cell when it is faster than
@@ -96,6 +97,7 @@ struct FittedRule {
 
 struct AbFit {
   std::string experiment, control, policyName;
+  std::string design;  // "switchback": windows inside communicators are the units (fleet/ab_fit_switchback.h)
   std::map<std::string, int> communicatorsPerArm;  // timed communicators with a known node count
   std::vector<CellFit> cells;                      // by node count, then cell
   std::vector<FittedRule> rules;

@@ -68,14 +68,24 @@ std::string header(const AbFit& fit) {
       "# control's beyond the noise and by at least %.1f%%, written as the configuration that arm's tuner\n"
       "# ran there. Where no arm did, there is no rule and NCCL decides.\n",
       st.minEffect * 100);
-  out += format(
-      "# Beyond the noise: Welch t on log times, on the smaller side's degrees of freedom, with the\n"
-      "# communicator as the unit (at least %d of the arm and %d of the control per bucket, each with %llu\n"
-      "# or more collectives there); false wins held to an expected %.0f%% of the rules\n"
+  const std::string falseWins = format(
+      "false wins held to an expected %.0f%% of the rules\n"
       "# over all %d arm x bucket challenges of this fit (Benjamini-Hochberg false discovery rate).\n"
       "# Intervals below are two-sided at %.0f%%.\n",
-      st.minUnits, st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives), (1 - st.confidence) * 100,
-      fit.challenges, st.confidence * 100);
+      (1 - st.confidence) * 100, fit.challenges, st.confidence * 100);
+  if (fit.design == "switchback") {
+    out += format(
+        "# Beyond the noise: a paired t on log times, with a window inside a communicator as the unit\n"
+        "# (every communicator ran every arm in turns; at least %d windows per arm and bucket);\n# ",
+        st.minUnits);
+  } else {
+    out += format(
+        "# Beyond the noise: Welch t on log times, on the smaller side's degrees of freedom, with the\n"
+        "# communicator as the unit (at least %d of the arm and %d of the control per bucket, each with %llu\n"
+        "# or more collectives there); ",
+        st.minUnits, st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives));
+  }
+  out += falseWins;
   out += "# Rules cover the measured buckets and node counts only: other sizes and node counts stay with NCCL.\n";
   std::vector<std::string> same = unchanged(fit);
   if (same.empty()) out += "# No change: none (an arm beat the control in every measured bucket).\n";
@@ -92,9 +102,9 @@ std::string evidence(const AbFit& fit, const FittedRule& rule) {
                     sizeText(fittedRuleBytes(rule)) + ": " + rule.configuration.describe() + " (its rule \"" +
                     policy::tomlCommentText(rule.configuration.rule) + "\").\n";
   out += format(
-      "# Per bucket: communicators control/arm, collectives control/arm, ratio arm/control [%.0f%% "
+      "# Per bucket: %s control/arm, collectives control/arm, ratio arm/control [%.0f%% "
       "interval],\n# share of the arm's calls its rule decided so\n",
-      fit.options.settings.confidence * 100);
+      fit.design == "switchback" ? "windows" : "communicators", fit.options.settings.confidence * 100);
   for (size_t i : rule.cells) {
     const CellFit& cf = fit.cells[i];
     const ArmChallenge& w = cf.challenges[*cf.winner];

@@ -37,11 +37,16 @@ ordered_json configurationJson(const ArmChallenge& c) {
   return j;
 }
 
-ordered_json challengeJson(const ArmChallenge& c) {
+ordered_json challengeJson(const ArmChallenge& c, const CellFit& cf, bool switchback) {
   ordered_json j;
   j["arm"] = c.arm;
-  j["communicators_control"] = c.vsControl.nA;
-  j["communicators_arm"] = c.vsControl.nB;
+  if (switchback) {  // every communicator ran both: the units are its windows
+    j["communicators_control"] = j["communicators_arm"] = cf.communicatorsControl;
+    j["windows"] = c.vsControl.nB;
+  } else {
+    j["communicators_control"] = c.vsControl.nA;
+    j["communicators_arm"] = c.vsControl.nB;
+  }
   j["collectives_control"] = c.collectivesControl;
   j["collectives_arm"] = c.collectivesArm;
   j["ratio"] = c.vsControl.ratio;
@@ -77,8 +82,16 @@ std::string abFitToMarkdown(const AbFit& fit) {
   std::string out = "# nccl-roce ab fit: experiment '" + fit.experiment + "' against '" + fit.control + "'\n\n";
   out += "Timed communicators per arm:";
   for (const auto& [arm, n] : fit.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";
-  out += format(" unit: the communicator; at least %d per arm and bucket, each with %llu or more collectives there.\n",
-                st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives));
+  if (fit.design == "switchback") {
+    out += format(
+        " switchback: every communicator ran every arm in turns; unit: a window inside a communicator, "
+        "paired with '%s'; at least %d per arm and bucket.\n",
+        fit.control.c_str(), st.minUnits);
+  } else {
+    out +=
+        format(" unit: the communicator; at least %d per arm and bucket, each with %llu or more collectives there.\n",
+               st.minUnits, static_cast<unsigned long long>(fit.options.minCollectives));
+  }
   out += format(
       "%d challenges (arm x node count x bucket); a rule needs the arm at least %.1f%% faster with false "
       "wins held to an expected %.0f%% of the rules (Benjamini-Hochberg). Ratio = arm / control of "
@@ -94,9 +107,10 @@ std::string abFitToMarkdown(const AbFit& fit) {
       nodes = cf.nodes;
       collective = collectiveOfCell(cf.cell);
       out += format("\n## %s on %d nodes\n\n", telemetry::collectiveName(collective), nodes);
-      out +=
-          "| size bucket | arm | communicators (control / arm) | collectives (control / arm) | ratio [interval] | p "
-          "| ran | outcome |\n|---|---|---|---|---|---|---|---|\n";
+      out += std::string("| size bucket | arm | ") +
+             (fit.design == "switchback" ? "windows (control / arm)" : "communicators (control / arm)") +
+             " | collectives (control / arm) | ratio [interval] | p | ran | outcome "
+             "|\n|---|---|---|---|---|---|---|---|\n";
     }
     for (size_t i = 0; i < cf.challenges.size(); ++i) {
       const ArmChallenge& c = cf.challenges[i];
@@ -114,6 +128,7 @@ ordered_json abFitToJson(const AbFit& fit) {
   ordered_json j;
   j["schema"] = "nccl-roce.ab-fit/1";
   j["experiment"] = fit.experiment;
+  j["design"] = fit.design.empty() ? "per-communicator" : fit.design;
   j["control"] = fit.control;
   j["policy"] = fit.policyName;
   j["confidence"] = fit.options.settings.confidence;
@@ -134,7 +149,9 @@ ordered_json abFitToJson(const AbFit& fit) {
     c["winner"] = cf.winner ? ordered_json(cf.challenges[*cf.winner].arm) : ordered_json(nullptr);
     c["rule"] = cf.ruled();
     c["challenges"] = ordered_json::array();
-    for (const ArmChallenge& ch : cf.challenges) c["challenges"].push_back(challengeJson(ch));
+    for (const ArmChallenge& ch : cf.challenges) {
+      c["challenges"].push_back(challengeJson(ch, cf, fit.design == "switchback"));
+    }
     j["cells"].push_back(std::move(c));
   }
   j["notes"] = fit.notes;

@@ -11,6 +11,7 @@
 #include "telemetry/nccl_names.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/experiment.h"
+#include "tuner/switchback_schedule.h"
 
 namespace nccl_roce::tuner {
 
@@ -78,8 +79,13 @@ std::string describeSetting(const policy::ActivePolicy& active, const PolicyAssi
   }
   const policy::Policy& policy = *assignment.policy;
   out += "policy: " + policy.name + " (" + policy.source + ", " + policy.digest + ")";
-  if (active.experiment()) {
-    out += "; experiment '" + active.experiment()->name + "' (" + active.digest() + ") gives comm " +
+  const policy::Experiment* experiment = active.experiment() ? &*active.experiment() : nullptr;
+  if (experiment && experiment->design == policy::ExperimentDesign::kSwitchback) {
+    out += "; switchback experiment '" + experiment->name + "' (" + active.digest() + "): comm " +
+           formatHexId(request.commId) + " runs every arm in turns of " + std::to_string(experiment->switchback.block) +
+           " tuner calls, its first turn '" + assignment.arm + "' (shown)";
+  } else if (experiment) {
+    out += "; experiment '" + experiment->name + "' (" + active.digest() + ") gives comm " +
            formatHexId(request.commId) + " the arm '" + assignment.arm + "'";
   }
   out += "\n";
@@ -146,21 +152,27 @@ std::string percentOf(double share) { return format("%.3g%%", share); }
 
 // Every arm of an experiment, its share of communicators, and what it does with this call.
 std::string describeArms(const policy::Experiment& experiment, const ExplainRequest& request) {
-  std::string out = "arms of experiment '" + experiment.name + "' (a communicator's arm is a pure function of its id):\n";
+  const bool switchback = experiment.design == policy::ExperimentDesign::kSwitchback;
+  const std::string of = switchback ? " of turns" : " of communicators";
+  std::string out =
+      "arms of experiment '" + experiment.name + "' (" +
+      (switchback ? "each turn's arm is a pure function of the experiment, the communicator's id and the turn"
+                  : "a communicator's arm is a pure function of its id") +
+      "):\n";
   for (const policy::ExperimentArm& arm : experiment.arms) {
-    out += "  " + arm.name + ": " + percentOf(arm.weight) + " of communicators, policy '" + arm.policy->name + "' (" +
+    out += "  " + arm.name + ": " + percentOf(arm.weight) + of + ", policy '" + arm.policy->name + "' (" +
            arm.policy->source + ")\n    " + summariseCall(arm.policy, request) + "\n";
   }
   if (!experiment.explore) return out;
   const policy::Exploration& explore = *experiment.explore;
   const double share = explore.arms.empty() ? 0.0 : static_cast<double>(explore.weight) / explore.arms.size();
-  out += "  exploration: " + percentOf(explore.weight) + " of communicators, split evenly over " +
+  out += "  exploration: " + percentOf(explore.weight) + of + ", split evenly over " +
          std::to_string(explore.arms.size()) + " generated arms; each decides as '" + explore.base +
          "' except that it forces one choice on the calls it explores (where NCCL does not offer it, NCCL's own "
          "choice)\n";
   for (size_t i = 0; i < explore.arms.size(); ++i) {
     const policy::ExploredChoice& choice = explore.choices[i];
-    out += "    " + explore.arms[i].name + ": " + percentOf(share) + " of communicators, forces " +
+    out += "    " + explore.arms[i].name + ": " + percentOf(share) + of + ", forces " +
            describeChoice({choice.algorithm, choice.protocol}) +
            (choice.channels > 0 ? " on " + std::to_string(choice.channels) + " channels" : "") +
            (choice.chunk.isNccl() ? "" : " with chunk size " + telemetry::describeChunkSize(choice.chunk)) + " for " +
@@ -176,6 +188,13 @@ std::string describeArms(const policy::Experiment& experiment, const ExplainRequ
 
 std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest& request) {
   PolicyAssignment assignment = assignPolicy(active, request.commId);
+  const auto& experiment = active.experiment();
+  if (experiment && experiment->design == policy::ExperimentDesign::kSwitchback && active.error().empty()) {
+    SwitchbackSchedule schedule(*experiment, request.commId);  // the first turn's arm
+    const policy::ExperimentArm* first = schedule.arms()[schedule.armOf(0)];
+    assignment.arm = first->name;
+    if (first->policy) assignment.policy = first->policy;
+  }
   std::string out = describeSetting(active, assignment, request);
   const CallInputs& call = request.call;
   CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);

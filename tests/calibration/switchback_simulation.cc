@@ -17,20 +17,27 @@ namespace nccl_roce::fleet::calibration {
 
 namespace {
 
-constexpr int kAllReduce = 4, kRing = 1, kLL = 0, kLL128 = 1;
+constexpr int kAllReduce = 4;
 constexpr int kFirstBucket = 16;  // 64K
-const char* const kArms[] = {"control", "candidate"};
 
-policy::Experiment twoArms(uint32_t block) {
+// Each arm's name and what its rules run (algorithm, protocol): the control, the candidate, then generated arms.
+struct SimulatedArm {
+  const char* name;
+  int algorithm, protocol;
+};
+const SimulatedArm kArms[] = {
+    {"control", 1, 1}, {"candidate", 1, 0}, {"explore tree/ll", 0, 0}, {"explore ring/simple", 1, 2}};
+
+policy::Experiment experimentOf(const SwitchbackSpec& spec) {
   policy::Experiment e;
   e.name = "sim";
   e.digest = "sha256:" + std::string(64, 'c');
   e.design = policy::ExperimentDesign::kSwitchback;
-  e.switchback.block = block;
-  for (const char* name : kArms) {
+  e.switchback.block = spec.block;
+  for (int a = 0; a < spec.arms; ++a) {
     policy::ExperimentArm arm;
-    arm.name = name;
-    arm.weight = 50;
+    arm.name = kArms[a].name;
+    arm.weight = 10;
     e.arms.push_back(arm);
   }
   return e;
@@ -61,7 +68,7 @@ class LatencyModel {
     t *= 1 + spec_.drift * std::sin(6 * M_PI * static_cast<double>(i) / static_cast<double>(spec_.collectives));
     if (uniform_(random_) < spec_.stragglerRate) t *= spec_.stragglerFactor;
     if (lastArm_[static_cast<size_t>(bucket)] != arm) {
-      bool pays = !spec_.carryOverIntoCandidate || arm == 1;
+      bool pays = !spec_.carryOverIntoCandidate || arm != 0;
       carryLeft_[static_cast<size_t>(bucket)] =
           lastArm_[static_cast<size_t>(bucket)] >= 0 && pays ? spec_.carryOverLength : 0;
       lastArm_[static_cast<size_t>(bucket)] = arm;
@@ -70,7 +77,7 @@ class LatencyModel {
       --carryLeft_[static_cast<size_t>(bucket)];
       t *= 1 + spec_.carryOver;
     }
-    return arm == 1 ? t * spec_.candidateEffect : t;
+    return t * spec_.effect(arm, bucket);
   }
 
  private:
@@ -85,7 +92,7 @@ class LatencyModel {
 
 std::shared_ptr<telemetry::SwitchbackPlan> planOf(const SwitchbackSpec& spec, uint32_t turnsPerRound) {
   auto plan = std::make_shared<telemetry::SwitchbackPlan>();
-  plan->arms = {kArms[0], kArms[1]};
+  for (int a = 0; a < spec.arms; ++a) plan->arms.push_back(kArms[a].name);
   plan->block = spec.block;
   plan->washout = spec.washout;
   plan->window = telemetry::switchbackWindow(spec.block, turnsPerRound);
@@ -104,23 +111,25 @@ telemetry::CommunicatorSnapshot snapshotOf(const SwitchbackSpec& spec, uint64_t 
   telemetry::PolicyIdentity id;
   id.experiment = "sim";
   id.experimentHash = "sha256:" + std::string(64, 'c');
-  id.policy = spec.switchback ? "sim" : kArms[communicator % 2];
-  id.policyHash = "sha256:" + std::string(64, spec.switchback ? 'c' : static_cast<char>('a' + communicator % 2));
-  id.arm = spec.switchback ? "" : kArms[communicator % 2];
+  const int own = communicator % spec.arms;  // the per-communicator design's arm
+  id.policy = spec.switchback ? "sim" : kArms[own].name;
+  id.policyHash = "sha256:" + std::string(64, spec.switchback ? 'c' : static_cast<char>('a' + own));
+  id.arm = spec.switchback ? "" : kArms[own].name;
   id.design = spec.switchback ? "switchback" : "";
   s.identity = id;
   s.decisions.emplace();
   for (const auto& [where, calls] : r.calls) {
-    int protocol = where.second == 0 ? kLL128 : kLL;
+    const SimulatedArm& arm = kArms[where.second];
     s.decisions->push_back(
-        {telemetry::cellKey(kAllReduce, uint64_t{1} << (kFirstBucket + where.first), kRing, protocol, 0),
-         telemetry::DecisionSource::kRule, kArms[where.second], spec.switchback ? kArms[where.second] : "", calls});
+        {telemetry::cellKey(kAllReduce, uint64_t{1} << (kFirstBucket + where.first), arm.algorithm, arm.protocol, 0),
+         telemetry::DecisionSource::kRule, arm.name, spec.switchback ? arm.name : "", calls});
   }
   std::sort(s.decisions->begin(), s.decisions->end());
   s.timings.emplace();
   for (const auto& [bucket, h] : r.byBucket) {
     telemetry::KeyTimings k;
-    k.key = telemetry::cellKey(kAllReduce, uint64_t{1} << (kFirstBucket + bucket), kRing, kLL, 2);
+    k.key = telemetry::cellKey(kAllReduce, uint64_t{1} << (kFirstBucket + bucket), kArms[own].algorithm,
+                               kArms[own].protocol, 0);
     k.key.source = telemetry::TimingSource::kKernelGpu;
     k.histogram = h;
     s.timings->keys.push_back(k);
@@ -138,7 +147,7 @@ telemetry::CommunicatorSnapshot snapshotOf(const SwitchbackSpec& spec, uint64_t 
 void simulateCommunicator(const SwitchbackSpec& spec, int communicator, std::mt19937_64& random,
                           std::vector<SimulatedFile>& out) {
   const uint64_t commId = spec.seed * 1000003ull + static_cast<uint64_t>(communicator) + 1;
-  policy::Experiment experiment = twoArms(spec.block);
+  policy::Experiment experiment = experimentOf(spec);
   tuner::SwitchbackSchedule schedule(experiment, commId);
   std::vector<RankRecords> ranks(static_cast<size_t>(spec.ranks));
   for (RankRecords& r : ranks) {
@@ -149,7 +158,7 @@ void simulateCommunicator(const SwitchbackSpec& spec, int communicator, std::mt1
   std::normal_distribution<double> normal;
   for (uint64_t i = 0; i < spec.collectives; ++i) {
     const int bucket = static_cast<int>(i % static_cast<uint64_t>(spec.buckets));
-    const int arm = spec.switchback ? static_cast<int>(schedule.armOf(i / spec.block)) : communicator % 2;
+    const int arm = spec.switchback ? static_cast<int>(schedule.armOf(i / spec.block)) : communicator % spec.arms;
     const double us = model.microseconds(i, bucket, arm);
     for (RankRecords& r : ranks) {
       auto ns = static_cast<uint64_t>(us * std::exp(0.02 * normal(random)) * 1000);

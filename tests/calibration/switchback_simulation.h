@@ -9,7 +9,7 @@
 // - carry-over: the first `carryOverLength` collectives of a bucket after its arm changed take `carryOver` more
 //   (only after switching into the candidate when `carryOverIntoCandidate`, the asymmetric case a washout must
 //   absorb);
-// - the candidate's true effect.
+// - each arm's true effect per bucket (`effects`; by default the candidate's `candidateEffect` everywhere).
 // A switchback's timings go through the profiler's own SwitchbackTiming (washout, windows, paired sums), and every
 // communicator's ranks are written and read back as statistics files, so what is calibrated is what `nccl-roce ab`
 // computes.
@@ -30,7 +30,14 @@ struct SwitchbackSpec {
   int buckets = 4;              // from 64K up, one power of two apart
   uint64_t collectives = 6000;  // per communicator
   uint32_t block = 16, washout = 2;
-  double candidateEffect = 1.0;  // the truth: candidate / control in every bucket
+  int arms = 2;                  // control, candidate, then up to two generated arms ("explore tree/ll", ...)
+  double candidateEffect = 1.0;  // the truth: candidate / control in every bucket, unless `effects` says
+  std::vector<std::vector<double>> effects;  // per arm, per bucket: arm / control (missing: 1)
+  double effect(int arm, int bucket) const {
+    if (static_cast<size_t>(arm) < effects.size() && static_cast<size_t>(bucket) < effects[arm].size())
+      return effects[static_cast<size_t>(arm)][static_cast<size_t>(bucket)];
+    return arm == 1 && effects.empty() ? candidateEffect : 1.0;
+  }
   double noise = 0.10, autocorrelation = 0.7, drift = 0.3, betweenCommunicators = 0.05;
   double stragglerRate = 0.002, stragglerFactor = 5;
   double carryOver = 0.3;

@@ -32,6 +32,7 @@ HOME_DOCS = {
     "sweep fit": ["docs/sweep.md"],
     "ab": ["docs/ab-testing.md"],
     "ab fit": ["docs/ab-testing.md"],
+    "ab plan": ["docs/ab-testing.md"],
 }
 GROUPS = ["policy", "sweep"]  # commands that only hold subcommands
 

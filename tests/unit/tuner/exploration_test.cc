@@ -16,6 +16,7 @@
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
 #include "tuner/explain.h"
+#include "tuner/switchback_schedule.h"
 
 namespace nccl_roce::tuner {
 namespace {
@@ -431,6 +432,35 @@ TEST(ExploredPolicy, ArmsTimesBaseRulesAreBoundedSoAnExperimentStaysSmall) {
                                          "(at most 32768)"));
   EXPECT_EQ(loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n",
                         base)->error(), "") << "2 arms over the same base are fine";
+}
+
+}  // namespace
+}  // namespace nccl_roce::tuner
+
+namespace nccl_roce::tuner {
+namespace {
+
+// [experiment.explore] in a switchback: the generated arms share the explored turns of every communicator (not
+// a slice of communicators), the reference is the written control, and explain says so.
+TEST(ExploredSwitchback, GeneratedArmsTakeTurnsInsideEveryCommunicator) {
+  TempDir dir;
+  std::string text =
+      "[experiment]\nname = \"e\"\ndesign = \"switchback\"\nblock = 8\n[[experiment.arm]]\nname = \"control\"\n"
+      "policy = \"inference\"\nweight = 40\n[experiment.explore]\nweight = 60\ncollective = \"allreduce\"\n"
+      "nodes = \"2..\"\nalgorithm = [\"ring\", \"tree\"]\nprotocol = [\"ll\", \"simple\"]\n";
+  auto active = policy::loadPolicySpec(dir.writeFile("e.toml", text), nullptr);
+  ASSERT_TRUE(active->error().empty()) << active->error();
+  SwitchbackSchedule schedule(*active->experiment(), 0x77);
+  ASSERT_EQ(schedule.arms().size(), 5u);
+  std::map<std::string, int> turns;
+  for (uint64_t t = 0; t < 10000; ++t) ++turns[schedule.arms()[schedule.armOf(t)]->name];
+  EXPECT_EQ(turns["control"], 4000);
+  for (const char* arm : {"explore-ring-ll", "explore-ring-simple", "explore-tree-ll", "explore-tree-simple"}) {
+    EXPECT_NEAR(turns[arm], 1500, 200) << arm;
+  }
+  std::string explained = explainCall(*active, {16, 2, 0x77, {4, 1 << 20, 1, 0}});
+  EXPECT_THAT(explained, HasSubstr("runs every arm in turns of 8 tuner calls"));
+  EXPECT_THAT(explained, HasSubstr("explore-tree-ll: 15% of turns, forces Tree/LL"));
 }
 
 }  // namespace
