@@ -63,6 +63,7 @@ void switchbackShape(const AbPlanCliOptions& o, double* window, double* switchFr
 }
 
 std::string duration(double seconds) {
+  if (seconds < 10) return format("%.1f s", std::ceil(seconds * 10) / 10);
   if (seconds < 120) return format("%.0f s", std::ceil(seconds));
   if (seconds < 7200) return format("%.0f min", std::ceil(seconds / 60));
   if (seconds < 2 * 86400) return format("%.1f h", seconds / 3600);

@@ -26,7 +26,8 @@ void readSwitchback(TomlReader& r, const toml::table& header, Switchback& out) {
   }
   out.washout = kDefaultWashout;
   if (const toml::node* washout = header.get("washout")) {
-    int64_t most = out.block > 0 ? static_cast<int64_t>(out.block) - 1 : 0;
+    // Fewer than a block; without a usable block only the block's own error is worth reading.
+    int64_t most = out.block > 0 ? static_cast<int64_t>(out.block) - 1 : kMaxSwitchbackBlock - 1;
     out.washout = wholeNumber(r, *washout, "washout", 0, most,
                               "the collectives of a size bucket dropped after its arm changes, fewer than a block "
                               "(" +

@@ -270,7 +270,8 @@ int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, in
       return 1;
     }
   }
-  std::printf("wrote %zu statistics files (%d communicators) to %s\n", files.size(), spec.communicators, dir.c_str());
+  std::printf("wrote %zu statistics files (%d communicator%s) to %s\n", files.size(), spec.communicators,
+              spec.communicators == 1 ? "" : "s", dir.c_str());
   return 0;
 }
 
