@@ -10,8 +10,10 @@
 //   replay: per replay of a graph-captured collective, what NCCL calls at each replay: the plan's Group and
 //           Coll events again (from a second thread, as CUDA's host-callback thread makes them) and its
 //           channels'; the API-level events came once, at capture.
+//   switchback: as "on", in a switchback experiment (block 16) whose arms run LL and Simple: the tuner (not
+//           counted) decides each collective first, and the profiler attributes its time to the arm and windows.
 //   memory: prints the tracker's bytes per communicator (CollectiveTracker::bytesFor) for docs/performance.md.
-// Usage: profiler_call_driver COLLECTIVES on|off|replay, or profiler_call_driver memory
+// Usage: profiler_call_driver COLLECTIVES on|off|replay|switchback, or profiler_call_driver memory
 #include <dlfcn.h>
 #include <malloc.h>
 
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "plugin/nccl/profiler_v6.h"
+#include "plugin/nccl/tuner_v6.h"
 #include "profiler/collective_tracker.h"
 #include "telemetry/log_histogram.h"
 #include "tests/support/temp_dir.h"
@@ -33,7 +36,20 @@ struct Profiler {
   const ncclProfiler_v6_t* table = nullptr;
   void* context = nullptr;
   int mask = 0;
+  // A switchback's: the tuner decides each collective's protocol first.
+  const ncclTuner_v6_t* tuner = nullptr;
+  void* tunerContext = nullptr;
 };
+
+// The protocol the tuner chose for an all-reduce of `bytes` (0 LL, 2 Simple), as NCCL reads its table.
+int decideProtocol(const Profiler& p, size_t bytes) {
+  float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                       {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  int channels = 0;
+  p.tuner->getCollInfo(p.tunerContext, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table), 7, 3, 0,
+                       &channels);
+  return table[1][0] == 0.0f ? 0 : 2;
+}
 
 // What NCCL 2.28+ calls when the user calls a collective: GroupApi and CollApi start (each stopped only if it
 // got a handle).
@@ -51,7 +67,9 @@ void callCollective(const Profiler& p) {
 // Collective i's plan: its Group and Coll events, as NCCL makes them when it hands the plan to its proxy;
 // returns the Coll handle (nullptr: none).
 void* startCollective(const Profiler& p, long i) {
-  static const char* const kProtocols[] = {"LL", "SIMPLE"};
+  static const char* const kProtocols[] = {"LL", "LL128", "SIMPLE"};
+  const size_t bytes = size_t{2048} << (i % 8);
+  const int protocol = p.tuner != nullptr ? decideProtocol(p, bytes) : 2 * ((i / 8) % 2);
   void* g = nullptr;
   void* c = nullptr;
   if (p.mask & (ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh)) {
@@ -63,10 +81,10 @@ void* startCollective(const Profiler& p, long i) {
     ncclProfilerEventDescr_v6_t coll{};
     coll.type = ncclProfileColl;
     coll.coll.func = "AllReduce";
-    coll.coll.count = size_t{1024} << (i % 8);
+    coll.coll.count = bytes / 2;
     coll.coll.datatype = "ncclBfloat16";
     coll.coll.algo = "RING";
-    coll.coll.proto = kProtocols[(i / 8) % 2];
+    coll.coll.proto = kProtocols[protocol];
     coll.coll.nChannels = 1;
     coll.coll.parentGroup = g;
     p.table->startEvent(p.context, &c, &coll);
@@ -123,19 +141,36 @@ int printMemory() {
 
 int main(int argc, char** argv) {
   if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::printf("usage: %s COLLECTIVES on|off|replay, or %s memory: profiler calls through the built library, for "
-                "callgrind (tests/bench/profiler/profiler_callgrind.sh)\n", argv[0], argv[0]);
+    std::printf(
+        "usage: %s COLLECTIVES on|off|replay|switchback, or %s memory: profiler calls through the built library, for "
+        "callgrind (tests/bench/profiler/profiler_callgrind.sh)\n",
+        argv[0], argv[0]);
     return 0;
   }
   if (argc == 2 && std::string(argv[1]) == "memory") return printMemory();
   std::string mode = argc == 3 ? argv[2] : "";
-  if (mode != "on" && mode != "off" && mode != "replay") {
-    std::fprintf(stderr, "usage: %s COLLECTIVES on|off|replay, or %s memory\n", argv[0], argv[0]);
+  if (mode != "on" && mode != "off" && mode != "replay" && mode != "switchback") {
+    std::fprintf(stderr, "usage: %s COLLECTIVES on|off|replay|switchback, or %s memory\n", argv[0], argv[0]);
     return 2;
   }
   long collectives = std::atol(argv[1]);
   bool on = mode != "off";
   nccl_roce::testing::TempDir dir;
+  if (mode == "switchback") {
+    dir.writeFile("ll.toml",
+                  "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+                  "protocol = \"ll\"\n");
+    dir.writeFile("simple.toml",
+                  "[policy]\nname = \"simple\"\n[[rule]]\ncollective = \"allreduce\"\n"
+                  "algorithm = \"ring\"\nprotocol = \"simple\"\n");
+    ::setenv("NCCL_ROCE_POLICY",
+             dir.writeFile("experiment.toml",
+                           "[experiment]\nname = \"bench\"\ndesign = \"switchback\"\nblock = 16\n"
+                           "[[experiment.arm]]\nname = \"ll\"\npolicy = \"ll.toml\"\nweight = 50\n"
+                           "[[experiment.arm]]\nname = \"simple\"\npolicy = \"simple.toml\"\nweight = 50\n")
+                 .c_str(),
+             1);
+  }
   if (on) {
     ::setenv("NCCL_ROCE_STATS", (dir.path() + "/stats").c_str(), 1);
   } else {
@@ -149,6 +184,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   p.table->init(&p.context, 42, &p.mask, "bench", 2, 16, 0, nullptr);
+  if (mode == "switchback") {  // NCCL's order: the profiler, then the tuner, on one thread
+    p.tuner = static_cast<const ncclTuner_v6_t*>(::dlsym(library, "ncclTunerPlugin_v6"));
+    p.tuner->init(&p.tunerContext, 42, 16, 2, nullptr, nullptr, nullptr);
+  }
   if (on != (p.mask != 0 && p.context != nullptr)) {
     std::fprintf(stderr, "timing %s expected, mask %d\n", on ? "on" : "off", p.mask);
     return 1;
@@ -168,6 +207,7 @@ int main(int argc, char** argv) {
   } else {
     run();
   }
+  if (p.tuner != nullptr) p.tuner->finalize(p.tunerContext);
   p.table->finalize(p.context);
   return 0;
 }

@@ -3,9 +3,11 @@
 // dlopen, through its exported ncclTunerPlugin_v6 table, so the figure is the shipped code's (no inlining or
 // constant propagation into the driver). Every rule applies to the communicator (the worst case for the
 // lookup): all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops.
-//   tuner_call_driver RULES CALLS [stats|chunk]
+//   tuner_call_driver RULES CALLS [stats|chunk|switchback]
 // "stats": with NCCL_ROCE_STATS set, counting every decision. "chunk": every rule also sets chunk sizes, and each
-// getCollInfo is followed by three getChunkSize calls (NCCL's lo, mid and hi channel pieces).
+// getCollInfo is followed by three getChunkSize calls (NCCL's lo, mid and hi channel pieces). "switchback": a
+// switchback experiment (block 16) between that policy and NCCL's own choices, statistics on: each call also
+// takes its turn and notes its arm for the profiler.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -35,12 +37,13 @@ std::string makePolicy(int rules, bool chunks) {
 int main(int argc, char** argv) {
   bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
   const std::string mode = argc == 4 ? argv[3] : "";
-  if (help || (argc != 3 && !(argc == 4 && (mode == "stats" || mode == "chunk")))) {
-    std::fprintf(help ? stdout : stderr,
-                 "usage: %s RULES CALLS [stats|chunk]: CALLS getCollInfo calls through the built library over a "
-                 "policy of RULES rules (statistics on with 'stats'; with 'chunk' the rules set chunk sizes and each "
-                 "call is followed by three getChunkSize calls), for callgrind (tests/bench/tuner/tuner_callgrind.sh)\n",
-                 argv[0]);
+  if (help || (argc != 3 && !(argc == 4 && (mode == "stats" || mode == "chunk" || mode == "switchback")))) {
+    std::fprintf(
+        help ? stdout : stderr,
+        "usage: %s RULES CALLS [stats|chunk|switchback]: CALLS getCollInfo calls through the built library over a "
+        "policy of RULES rules (statistics on with 'stats'; with 'chunk' the rules set chunk sizes and each "
+        "call is followed by three getChunkSize calls), for callgrind (tests/bench/tuner/tuner_callgrind.sh)\n",
+        argv[0]);
     if (help) return 0;
     return 2;
   }
@@ -48,8 +51,14 @@ int main(int argc, char** argv) {
   long calls = std::atol(argv[2]);
   nccl_roce::testing::TempDir dir;
   std::string path = dir.writeFile("bench.toml", makePolicy(rules, mode == "chunk"));
+  if (mode == "switchback") {
+    path = dir.writeFile("switchback.toml",
+                         "[experiment]\nname = \"bench\"\ndesign = \"switchback\"\nblock = 16\n[[experiment.arm]]\n"
+                         "name = \"control\"\npolicy = \"nccl\"\nweight = 50\n[[experiment.arm]]\nname = \"rules\"\n"
+                         "policy = \"bench.toml\"\nweight = 50\n");
+  }
   ::setenv("NCCL_ROCE_POLICY", path.c_str(), 1);
-  if (mode == "stats") {
+  if (mode == "stats" || mode == "switchback") {
     ::setenv("NCCL_ROCE_STATS", (dir.path() + "/stats").c_str(), 1);
   } else {
     ::unsetenv("NCCL_ROCE_STATS");
