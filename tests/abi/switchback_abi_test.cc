@@ -285,6 +285,43 @@ TEST(SwitchbackAbi, ReplayedGraphsRunAndAreTimedForTheArmThatDecidedAtCapture) {
       << report.dump(1);
 }
 
+// A switchback file that does not lint (here: no block) is an unusable policy at run time: one WARN naming the
+// file and what to write, for the process, and NCCL decides every call.
+TEST(SwitchbackAbi, AnExperimentWithoutABlockIsOneWarningAndNcclDecides) {
+  TempDir dir;
+  dir.writeFile("control.toml", kControl);
+  dir.writeFile("candidate.toml", kCandidate);
+  std::string text = experimentText(64);
+  text.erase(text.find("block = 64\n"), std::string("block = 64\n").size());
+  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("experiment.toml", text));
+  PluginLibrary lib = PluginLibrary::copy(dir.path(), "unusable.so");
+  const auto* tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  ASSERT_NE(tuner, nullptr);
+  clearCapturedNcclLog();
+  std::vector<void*> contexts(4, nullptr);
+  for (void*& context : contexts) {
+    ASSERT_EQ(tuner->init(&context, kCommId, 2, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  }
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN), 1u);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN, "unusable, NCCL decides instead"), 1u);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN, "write block = 16"), 1u);
+  for (void* context : contexts) {
+    float table[7][3];
+    for (auto& row : table) {
+      for (float& cost : row) cost = 10.0f;
+    }
+    int channels = 0;
+    ASSERT_EQ(tuner->getCollInfo(context, ncclFuncAllReduce, 65536, 1, reinterpret_cast<float**>(table), 7, 3, 0,
+                                 &channels),
+              ncclSuccess);
+    for (auto& row : table) {
+      for (float cost : row) EXPECT_EQ(cost, 10.0f) << "NCCL's table untouched";
+    }
+    EXPECT_EQ(channels, 0);
+    tuner->finalize(context);
+  }
+}
+
 TEST(SwitchbackAbi, AnAaRunGivesNoVerdict) {
   Outcome o = run(0.0, 64, 24000, 7);
   EXPECT_EQ(o.decisions[0], o.decisions[1]);
