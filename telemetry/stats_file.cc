@@ -263,6 +263,8 @@ Status readDecisions(const json& comm, const std::string& where, CommunicatorSna
 Status readKeyTimings(const json& line, const std::string& where, KeyTimings* k) {
   if (!line.is_object()) return invalid(where, "not an object");
   if (Status key = readKey(line, where, &k->key); !key.isOk()) return key;
+  // Every duration has a clock; a line without one was not written by the plugin (and could not be written back).
+  if (k->key.source == TimingSource::kNone) return invalid(where, "no timing_source");
   if (!stringField(line, "rule", &k->rule)) return invalid(where, "rule is neither null nor a string");
   uint64_t count = 0;
   auto bins = line.find("bins");
@@ -327,6 +329,7 @@ Status readSwitchbackCell(const json& line, const std::string& where, const std:
 Status readSwitchback(const json& sb, const std::string& where, SwitchbackTimings* s) {
   int64_t block = 0, washout = 0, window = 0;
   if (!sb.is_object() || !sb.contains("arms") || !sb["arms"].is_array() || sb["arms"].size() < 2 ||
+      !sb.contains("block") || !sb.contains("washout") || !sb.contains("window") ||
       !intField(sb, "block", 1, UINT32_MAX, &block) || !intField(sb, "washout", 0, UINT32_MAX, &washout) ||
       !intField(sb, "window", 1, UINT32_MAX, &window) ||
       !unsignedAtMost(sb, "windows", kMaxExactCount, &s->windowsClosed) ||

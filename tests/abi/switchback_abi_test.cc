@@ -311,9 +311,9 @@ TEST(SwitchbackAbi, AnExperimentWithoutABlockIsOneWarningAndNcclDecides) {
       for (float& cost : row) cost = 10.0f;
     }
     int channels = 0;
-    ASSERT_EQ(tuner->getCollInfo(context, ncclFuncAllReduce, 65536, 1, reinterpret_cast<float**>(table), 7, 3, 0,
-                                 &channels),
-              ncclSuccess);
+    ASSERT_EQ(
+        tuner->getCollInfo(context, ncclFuncAllReduce, 65536, 1, reinterpret_cast<float**>(table), 7, 3, 0, &channels),
+        ncclSuccess);
     for (auto& row : table) {
       for (float cost : row) EXPECT_EQ(cost, 10.0f) << "NCCL's table untouched";
     }

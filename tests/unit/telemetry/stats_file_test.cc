@@ -292,8 +292,12 @@ TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
        "timing_source"},
       {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
                  R"( "bins": 1024}, "collectives": [{"collective": "AllReduce", "size_min": 1, "channels": 1,)"
-                 R"( "count": 3, "bins": [[3, 1]]}]})"),
+                 R"( "timing_source": "kernel_gpu", "count": 3, "bins": [[3, 1]]}]})"),
        "bins hold 1 collectives, count says 3"},
+      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+                 R"( "bins": 1024}, "collectives": [{"collective": "AllReduce", "size_min": 1, "channels": 1,)"
+                 R"( "count": 1, "bins": [[3, 1]]}]})"),
+       "no timing_source"},
       {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
                  R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["control"], "block": 16,)"
                  R"( "washout": 2, "window": 128, "windows": 0, "unattributed": 0, "cells": []}})"),
