@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$build" -DNCCL_ROCE_FUZZ=ON -DNCCL_ROCE_SANITIZE=address,undefined \
-  -DNCCL_ROCE_BUILD_TESTS=OFF -DNCCL_ROCE_BUILD_BENCHMARKS=OFF -DNCCL_ROCE_WERROR=ON >/dev/null
+  -DNCCL_ROCE_BUILD_TESTS=OFF -DNCCL_ROCE_BUILD_BENCHMARKS=OFF -DNCCL_ROCE_WERROR=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" >/dev/null
 targets=$(ls tests/fuzz/corpus)
 cmake --build "$build" -j"$(nproc)" --target $targets
 status=0

@@ -2,7 +2,7 @@
 # The whole test suite on a fresh Debian machine: packages, the format of the lines changed (format-check.sh),
 # build, every test, then the reliability suites (ASan+UBSan over everything, TSan over the concurrency tests,
 # valgrind over the ABI harness, a short libFuzzer run of each target). CI runs exactly this.
-# NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 40: seven targets); NCCL_ROCE_QUICK=1 stops after
+# NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 30: seven targets); NCCL_ROCE_QUICK=1 stops after
 # the plain suite, for iterating locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,5 +18,5 @@ stage "test suite"
 stage "sanitizers"
 ./scripts/sanitizers.sh
 stage "fuzzing"
-./scripts/fuzz.sh "${NCCL_ROCE_FUZZ_SECONDS:-40}"
+./scripts/fuzz.sh "${NCCL_ROCE_FUZZ_SECONDS:-30}"
 stage "all passed"
