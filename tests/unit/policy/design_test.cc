@@ -3,7 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
+#include "policy/policy_loader.h"
 #include "policy/policy_toml.h"
+#include "tests/support/temp_dir.h"
 
 namespace nccl_roce::policy {
 namespace {
@@ -85,6 +90,22 @@ weight = 100
               ElementsAre(HasSubstr("a switchback experiment turns between arms, and this one has 1: add an "
                                     "[[experiment.arm]], or name the policy itself in NCCL_ROCE_POLICY")));
   EXPECT_THAT(errorsOf(experiment("", oneArm)), IsEmpty()) << "a one-arm per-communicator experiment is a rollout";
+}
+
+// A pin names an experiment's digest (docs/rollout.md): ranks whose files differ in design, block or washout
+// would turn differently, so each of them changes the digest.
+TEST(ExperimentDesign, ThePinnedDigestCoversDesignBlockAndWashout) {
+  testing::TempDir dir;
+  std::set<std::string> digests;
+  for (const char* header : {"", "design = \"switchback\"\nblock = 16\n", "design = \"switchback\"\nblock = 32\n",
+                             "design = \"switchback\"\nblock = 16\nwashout = 3\n"}) {
+    std::string path = dir.writeFile("e" + std::to_string(digests.size()) + ".toml",
+                                     "[experiment]\nname = \"decode\"\n" + std::string(header) + kArms);
+    auto active = loadPolicySpec(path, nullptr);
+    ASSERT_TRUE(active->error().empty()) << active->error();
+    digests.insert(active->digest());
+  }
+  EXPECT_EQ(digests.size(), 4u);
 }
 
 }  // namespace
