@@ -3,10 +3,36 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 
 #include "common/file.h"
+#include "plugin/textfile_identity.h"
 
 namespace nccl_roce::plugin {
+
+namespace {
+
+// The process's own textfile, removed when it exits: plain storage, as an exit handler may run after the
+// destructors of this library's objects. The library is never unmapped (plugin/library_pin.h), so the handler
+// stays callable. A child forked from the process inherits the handler, not the file: only its owner removes it.
+char gTextfile[4096];
+long gOwner = 0;
+
+void removeOwnTextfile() {
+  if (gOwner == static_cast<long>(::getpid())) ::unlink(gTextfile);
+}
+
+void removeAtExit(const std::string& path) {
+  static std::once_flag registered;
+  if (path.size() >= sizeof(gTextfile)) return;
+  std::memcpy(gTextfile, path.c_str(), path.size() + 1);
+  gOwner = static_cast<long>(::getpid());
+  std::call_once(registered, [] { std::atexit(removeOwnTextfile); });
+}
+
+}  // namespace
 
 MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
     : writer_(interval, [this] { (void)writeNow(); }) {}
@@ -18,9 +44,13 @@ void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, con
       auto dir = env.get("NCCL_ROCE_METRICS");
       if (!dir || dir->empty()) return;
       char host[256] = {0};
-      process_.node = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "";
-      process_.pid = static_cast<long>(::getpid());
-      path_ = *dir + "/nccl-roce." + std::to_string(::getpid()) + ".prom";
+      TextfileIdentity id = textfileIdentity(env, ::gethostname(host, sizeof(host) - 1) == 0 ? host : "",
+                                             static_cast<long>(::getpid()), processStartTicks());
+      process_ = id.labels;
+      dir_ = *dir;
+      fileName_ = id.fileName;
+      path_ = dir_ + "/" + fileName_;
+      removeAtExit(path_);
     }
     live_.push_back(std::move(comm));
   }
@@ -67,18 +97,22 @@ Status MetricsTextfile::writeNow() {
   std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live;
   std::vector<telemetry::CommunicatorSnapshot> all;
-  std::string path;
+  std::string path, dir, fileName;
   telemetry::ProcessLabels process;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (path_.empty()) return Status::ok();
     path = path_;
+    dir = dir_;
+    fileName = fileName_;
     process = process_;
     all.assign(finished_.begin(), finished_.end());
     live = live_;
   }
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
-  return writeFileAtomically(path, telemetry::renderTextfile(process, all));
+  Status written = writeFileAtomically(path, telemetry::renderTextfile(process, all));
+  removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
+  return written;
 }
 
 }  // namespace nccl_roce::plugin

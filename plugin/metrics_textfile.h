@@ -1,11 +1,13 @@
-// NCCL_ROCE_METRICS=DIR: this process's collective timings as DIR/nccl-roce.<pid>.prom for Prometheus'
-// node-exporter textfile collector (telemetry/open_metrics.h), rewritten atomically (a rename, so the collector
-// never reads half a file) by a background thread at most once per interval: rendering copies every key's
-// histogram, which should not happen per collective. The thread runs while a communicator is live: the last
-// finalize stops and joins it and writes the file itself, so no thread of ours is left when NCCL dlcloses the
-// library. Finalized communicators keep their last figures in the file (the most recent kMaxFinished, each
-// with its histograms: 8 KiB per key), so counters never go backwards while they are listed.
-// Part of the process context; tests construct their own. Thread-safe.
+// NCCL_ROCE_METRICS=DIR: this process's collective timings as a textfile in DIR for Prometheus' node-exporter
+// textfile collector (telemetry/open_metrics.h), named and labelled by its pod and process
+// (plugin/textfile_identity.h), rewritten atomically (a rename, so the collector never reads half a file) by a
+// background thread at most once per interval: rendering copies every key's histogram, which should not happen
+// per collective. The process removes its file when it exits, and each write removes the directory's textfiles
+// that no writer has touched for kTextfileMaxAge (processes killed before they could). The thread runs while a
+// communicator is live: the last finalize stops and joins it and writes the file itself, so no thread of ours is left
+// when NCCL dlcloses the library. Finalized communicators keep their last figures in the file (the most recent
+// kMaxFinished, each with its histograms: 8 KiB per key), so counters never go backwards while they are listed. Part of
+// the process context; tests construct their own. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -51,7 +53,7 @@ class MetricsTextfile {
   void adjustWriter();
 
   mutable std::mutex mutex_;
-  std::string path_;
+  std::string dir_, fileName_, path_;
   telemetry::ProcessLabels process_;
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live_;
   std::deque<telemetry::CommunicatorSnapshot> finished_;

@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libboost-dev robin-map-dev
   libibverbs-dev libhwloc-dev
   valgrind clang libclang-rt-dev clang-format ccache
-  python3-markdown-it python3-jsonschema
+  python3-markdown-it python3-jsonschema python3-yaml
   libcurl4-openssl-dev prometheus prometheus-node-exporter
 )
 

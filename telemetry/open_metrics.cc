@@ -50,12 +50,18 @@ PolicyIdentity identityOf(const CommunicatorSnapshot& c) {
 }
 
 // What identifies a communicator's rank for `ab` (abCommunicatorLabels, in that order).
-std::string communicatorLabels(const CommunicatorSnapshot& c) {
+std::string processLabels(const ProcessLabels& p) {
+  return "namespace=" + quoted(p.podNamespace) + ",pod=" + quoted(p.pod) + ",node=" + quoted(p.node) +
+         ",pid=" + quoted(std::to_string(p.pid));
+}
+
+std::string communicatorLabels(const ProcessLabels& process, const CommunicatorSnapshot& c) {
   PolicyIdentity id = identityOf(c);
-  return "experiment=" + quoted(id.experiment) + ",experiment_hash=" + quoted(id.experimentHash) +
-         ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) + ",policy_hash=" + quoted(id.policyHash) +
-         ",comm_id=" + quoted(formatHexId(c.commId)) + ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) +
-         ",nranks=" + quoted(std::to_string(c.nRanks)) + ",n_nodes=" + quoted(std::to_string(c.nNodes));
+  return processLabels(process) + ",experiment=" + quoted(id.experiment) +
+         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) +
+         ",policy_hash=" + quoted(id.policyHash) + ",comm_id=" + quoted(formatHexId(c.commId)) +
+         ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) + ",nranks=" + quoted(std::to_string(c.nRanks)) +
+         ",n_nodes=" + quoted(std::to_string(c.nNodes));
 }
 
 std::string cellLabels(int collective, int bucket) {
@@ -128,13 +134,14 @@ std::string decisionLine(const std::string& comm, int collective, int bucket, co
          ",rule=" + quoted(d.rule) + "} " + std::to_string(d.count) + "\n";
 }
 
-void abSeries(std::string& out, const std::vector<CommunicatorSnapshot>& comms, const std::vector<AbCells>& ab) {
+void abSeries(std::string& out, const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& comms,
+              const std::vector<AbCells>& ab) {
   family(out, kAbLogDuration, "summary",
          "Collectives timed per communicator, rank, collective, size bucket and timing source (_count), and the sum "
          "of their log-histogram bins (_sum: each duration's log in steps of ln(1.01/0.99) above 100 ns, as the "
          "statistics file's bins): a geometric mean is 2e-7 s x gamma^(_sum/_count) / (gamma + 1), gamma = 1.01/0.99");
   for (size_t i = 0; i < comms.size(); ++i) {
-    std::string comm = communicatorLabels(comms[i]);
+    std::string comm = communicatorLabels(process, comms[i]);
     for (const auto& [where, cell] : ab[i].cells) {
       for (const auto& [source, sums] : cell.bySource) {
         std::string labels =
@@ -147,37 +154,38 @@ void abSeries(std::string& out, const std::vector<CommunicatorSnapshot>& comms, 
   family(out, kTunerDecisions, "counter",
          "Tuner calls per communicator, rank, collective, size bucket and decision: what ran and who chose it");
   for (size_t i = 0; i < comms.size(); ++i) {
-    std::string comm = communicatorLabels(comms[i]);
+    std::string comm = communicatorLabels(process, comms[i]);
     for (const auto& [where, cell] : ab[i].cells) {
       for (const DecisionCount* d : cell.decisions) out += decisionLine(comm, where.first, where.second, *d);
     }
   }
 }
 
-void omittedSeries(std::string& out, const std::vector<CommunicatorSnapshot>& comms, const std::vector<AbCells>& ab) {
+void omittedSeries(std::string& out, const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& comms,
+                   const std::vector<AbCells>& ab) {
   family(out, kAbOmittedCells, "gauge",
          "Timed cells (collective x size bucket) of a communicator's rank left out of this file by its series budget: "
          "only the statistics file has them");
   for (size_t i = 0; i < comms.size(); ++i) {
     if (ab[i].omitted == 0) continue;
-    out +=
-        std::string(kAbOmittedCells) + "{" + communicatorLabels(comms[i]) + "} " + std::to_string(ab[i].omitted) + "\n";
+    out += std::string(kAbOmittedCells) + "{" + communicatorLabels(process, comms[i]) + "} " +
+           std::to_string(ab[i].omitted) + "\n";
   }
   family(out, kAbZeroDurations, "counter",
          "Collectives of a communicator's rank timed at or below 0.1 us (the clock could not resolve them): left out "
          "of nccl_roce_ab_log_duration, as ab drops them from statistics files");
   for (size_t i = 0; i < comms.size(); ++i) {
     if (ab[i].zeros == 0) continue;
-    out +=
-        std::string(kAbZeroDurations) + "{" + communicatorLabels(comms[i]) + "} " + std::to_string(ab[i].zeros) + "\n";
+    out += std::string(kAbZeroDurations) + "{" + communicatorLabels(process, comms[i]) + "} " +
+           std::to_string(ab[i].zeros) + "\n";
   }
 }
 
 std::string histogramLabels(const ProcessLabels& process, const CommunicatorSnapshot& c, const KeyTimings& k) {
   PolicyIdentity id = identityOf(c);
   const CellKey& key = k.key;
-  return "node=" + quoted(process.node) + ",pid=" + quoted(std::to_string(process.pid)) +
-         ",experiment=" + quoted(id.experiment) + ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) +
+  return processLabels(process) + ",experiment=" + quoted(id.experiment) +
+         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) +
          ",policy_hash=" + quoted(id.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) +
          cellLabels(key.collective, key.bucket) +
          ",algo_proto=" + quoted(std::string(algorithmName(key.algorithm)) + "_" + protocolName(key.protocol)) +
@@ -223,8 +231,8 @@ void droppedSeries(std::string& out, const ProcessLabels& process, const std::ve
     for (int why = 0; why < kNumDrops; ++why) {
       uint64_t count = c.timings->dropped[static_cast<size_t>(why)];
       if (count == 0) continue;
-      out += std::string(kDroppedEvents) + "{node=" + quoted(process.node) +
-             ",comm_id=" + quoted(formatHexId(c.commId)) + ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) +
+      out += std::string(kDroppedEvents) + "{" + processLabels(process) + ",comm_id=" + quoted(formatHexId(c.commId)) +
+             ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) +
              ",reason=" + quoted(dropName(static_cast<Drop>(why))) + "} " + std::to_string(count) + "\n";
     }
   }
@@ -472,8 +480,8 @@ std::string renderTextfile(const ProcessLabels& process, const std::vector<Commu
     ab[i].cells = budgeted(timedCells(communicators[i], &ab[i].zeros), &ab[i].omitted);
   }
   std::string out;
-  abSeries(out, communicators, ab);
-  omittedSeries(out, communicators, ab);
+  abSeries(out, process, communicators, ab);
+  omittedSeries(out, process, communicators, ab);
   armHistograms(out, process, communicators);
   droppedSeries(out, process, communicators);
   return out + "# EOF\n";

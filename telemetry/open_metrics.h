@@ -50,10 +50,13 @@ const std::vector<std::string>& abDecisionLabels();      // collective, message_
 // 100 series in all.
 inline constexpr int kAbSeriesPerCommunicator = 92;
 
-// Who wrote the file: the host and the process, so that processes sharing a node-exporter never write the
-// same series.
+// Who wrote the file, on every series: pods on one node share node-exporter's directory and their processes have
+// the same small pids (each pod its own pid namespace), so the pod (and its namespace) tell them apart
+// (docs/kubernetes.md, "Metrics").
 struct ProcessLabels {
-  std::string node;
+  std::string podNamespace;  // POD_NAMESPACE ("" when unset)
+  std::string pod;           // POD_NAME, else the host name (a pod's host name is its name)
+  std::string node;          // NODE_NAME, else the host name
   long pid = 0;
 };
 

@@ -13,6 +13,9 @@
 //   nccl_lifecycle PLUGIN_DIR run PROGRESS_FILE
 //     one communicator timing all-reduces until the process is killed, publishing how many it finished by each
 //     millisecond in PROGRESS_FILE (tests/abi/checkpoint_kill_test.cc kills it with SIGKILL).
+//   nccl_lifecycle PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE
+//     a serving process: COMMS communicators (ids FIRST_COMM_ID, +1, ...) that time 20 all-reduces each and stay
+//     live until STOP_FILE exists, then are destroyed before the process exits (tests/prometheus/pods_test.sh).
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -174,6 +177,21 @@ static int occurrences(const char* text, const char* what) {
   return n;
 }
 
+// The one textfile (nccl-roce.<pod>.<pid>.<start>.prom) the process wrote in `dir`.
+static int textfileIn(const char* dir, char* path, size_t size) {
+  DIR* d = opendir(dir);
+  int found = 0;
+  for (struct dirent* e = d ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
+    size_t n = strlen(e->d_name);
+    if (strncmp(e->d_name, "nccl-roce.", 10) != 0 || n < 5 || strcmp(e->d_name + n - 5, ".prom") != 0) continue;
+    snprintf(path, size, "%s/%s", dir, e->d_name);
+    ++found;
+  }
+  if (d != NULL) closedir(d);
+  CHECK(found <= 1, "%d textfiles in %s: one process writes one", found, dir);
+  return found == 1;
+}
+
 static int unloadAndReload(const char* dir, int waitSeconds) {
   char scratch[] = "/tmp/nccl-roce-lifecycle-XXXXXX";
   if (mkdtemp(scratch) == NULL) return 2;
@@ -201,9 +219,8 @@ static int unloadAndReload(const char* dir, int waitSeconds) {
   CHECK(occurrences(stats, "\"state\": \"final\"") == 2, "both final");
   CHECK(occurrences(stats, "\"calls\": 50") == 2, "each made 50 decisions");
   CHECK(occurrences(stats, "\"count\": 50") >= 4, "each timed 50 all-reduces (and decided 50)");
-  snprintf(path, sizeof(path), "%s/nccl-roce.%ld.prom", metricsDir, (long)getpid());
-  const char* metrics = slurp(path);
-  CHECK(metrics != NULL, "no textfile %s", path);
+  const char* metrics = textfileIn(metricsDir, path, sizeof(path)) ? slurp(path) : NULL;
+  CHECK(metrics != NULL, "no textfile nccl-roce.*.prom in %s", metricsDir);
   CHECK(occurrences(metrics, "comm_id=\"0x00000000000000a1\"") > 0 && occurrences(metrics, "comm_id=\"0x00000000000000b2\"") > 0,
         "the textfile lists both communicators");
   if (failures != 0 && stats != NULL) fprintf(stderr, "the statistics file:\n%s", stats);
@@ -239,12 +256,29 @@ static int runUntilKilled(const char* dir, const char* progressPath) {
   return 0;
 }
 
+static int serveUntilStopped(const char* dir, uint64_t firstId, int comms, const char* stopFile) {
+  enum { kMaxComms = 16 };
+  struct Communicator c[kMaxComms];
+  if (comms < 1 || comms > kMaxComms) return 2;
+  for (int i = 0; i < comms; ++i) {
+    if (!create(&c[i], dir, firstId + (uint64_t)i)) return 1;
+    for (int k = 0; k < 20; ++k) allReduce(&c[i]);
+  }
+  while (access(stopFile, F_OK) != 0) usleep(50000);
+  for (int i = comms - 1; i >= 0; --i) destroy(&c[i]);
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[2], "unload") == 0) return unloadAndReload(argv[1], atoi(argv[3]));
   if (argc == 4 && strcmp(argv[2], "run") == 0) return runUntilKilled(argv[1], argv[3]);
+  if (argc == 6 && strcmp(argv[2], "serve") == 0) {
+    return serveUntilStopped(argv[1], strtoull(argv[3], NULL, 0), atoi(argv[4]), argv[5]);
+  }
   fprintf(stderr,
           "usage: %s PLUGIN_DIR unload WAIT_S\n"
-          "       %s PLUGIN_DIR run PROGRESS_FILE\n",
-          argv[0], argv[0]);
+          "       %s PLUGIN_DIR run PROGRESS_FILE\n"
+          "       %s PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE\n",
+          argv[0], argv[0], argv[0]);
   return 2;
 }

@@ -189,8 +189,9 @@ struct Textfiles {
   Status flush() {
     if (pending.empty() || dir.empty()) return Status::ok();
     std::string pod = format("pod-%d", written++);
-    Status status = writeFileAtomically(dir + "/" + prefix + "-" + pod + ".prom",
-                                        telemetry::renderTextfile({pod, written}, pending));
+    Status status =
+        writeFileAtomically(dir + "/" + prefix + "-" + pod + ".prom",
+                            telemetry::renderTextfile({"synthetic", pod, format("node-%d", written / 2), 1}, pending));
     pending.clear();
     return status;
   }

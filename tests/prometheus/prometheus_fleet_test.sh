@@ -15,46 +15,7 @@ dashboard=$2/share/nccl-roce/grafana/nccl-roce-collectives.json
 cli=$build/cli/nccl-roce
 synthetic_fleet=$build/tests/calibration/synthetic_fleet
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-for tool in prometheus prometheus-node-exporter promtool curl python3; do
-  command -v "$tool" >/dev/null || fail "no $tool here (scripts/install-deps.sh installs it)"
-done
-
-work=$(mktemp -d)
-pids=()
-stop_services() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap stop_services EXIT
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# Starts a service (its command line after the port placeholder @PORT@ is filled in) and waits for URL_PATH to
-# answer: up to 3 free ports, 20 s each. Sets $port.
-start() {
-  local name=$1 path=$2 try
-  shift 2
-  for try in 1 2 3; do
-    port=$(free_port)
-    "${@//@PORT@/$port}" >"$work/$name.log" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 1 200); do
-      curl -sf "http://127.0.0.1:$port$path" >/dev/null 2>&1 && return 0
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill "$pid" 2>/dev/null || true
-  done
-  cat "$work/$name.log" >&2
-  fail "$name did not start"
-}
+source "$(dirname "$0")/services.sh"
 
 # The fleets: decode-ll (48 communicators x 2 ranks) and explore-allreduce (120 x 2), statistics files and textfiles.
 "$synthetic_fleet" --metrics "$work/textfiles" "$work/decode" 7 >/dev/null
@@ -68,21 +29,7 @@ done
 [ "$checked" -eq 14 ] || fail "expected 14 textfiles (24 communicator ranks each), found $checked"
 series=$(cat "$work"/textfiles/*.prom | grep -c '^nccl_roce_ab_log_duration_count{')
 
-start node-exporter /metrics prometheus-node-exporter --web.listen-address=127.0.0.1:@PORT@ \
-  --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfiles"
-exporter=$port
-cat >"$work/prometheus.yml" <<EOF
-global:
-  scrape_interval: 5s
-  scrape_timeout: 5s
-scrape_configs:
-  - job_name: node
-    static_configs:
-      - targets: ['127.0.0.1:$exporter']
-EOF
-start prometheus /-/ready prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-  --web.listen-address=127.0.0.1:@PORT@ --log.level=warn
-url=http://127.0.0.1:$port
+start_node_exporter_and_prometheus "$work/textfiles" 5s
 
 # Until Prometheus has scraped every count series (it starts scraping about 5 s after it is ready; 120 s at most,
 # for a machine busy with other tests).

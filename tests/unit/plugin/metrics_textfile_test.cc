@@ -4,11 +4,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "common/file.h"
+#include "plugin/textfile_identity.h"
 #include "profiler/collective_tracker.h"
 #include "tests/support/temp_dir.h"
 
@@ -54,7 +58,11 @@ TEST(MetricsTextfile, IsRewrittenAtItsIntervalWhileCollectivesRun) {
   MetricsTextfile metrics(std::chrono::milliseconds(20));
   TrackedComm comm;
   metrics.add(comm.timed, env);
-  EXPECT_EQ(metrics.path(), dir.join("nccl-roce." + std::to_string(::getpid()) + ".prom"));
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  EXPECT_EQ(metrics.path(), dir.join("nccl-roce." + std::string(host) + "." + std::to_string(::getpid()) + "." +
+                                     std::to_string(processStartTicks()) + ".prom"))
+      << "no POD_NAME: the host name, which in a pod is the pod's name";
   comm.run(3);
   std::string count = "nccl_roce_collective_duration_seconds_count{";
   for (int wait = 0; wait < 500 && contents(metrics.path()).find("} 3\n") == std::string::npos; ++wait) {
@@ -110,6 +118,76 @@ TEST(MetricsTextfile, TheWriterRunsOnlyWhileACommunicatorLivesAndTheLastFinalize
   metrics.add(third.timed, env);
   EXPECT_TRUE(metrics.writerRunning()) << "the next communicator (after NCCL reopens the library) starts it again";
   metrics.finish(third.timed);
+}
+
+// Two pods on one node: their processes may both be pid 1 in their own pid namespaces, so the pod's name (from the
+// downward API) is in the file name and on every series.
+TEST(MetricsTextfile, IsNamedAndLabelledByItsPod) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()},
+                      {"POD_NAMESPACE", "serving"},
+                      {"POD_NAME", "vllm-0-1"},
+                      {"NODE_NAME", "gpu-node-7"}});
+  MetricsTextfile metrics(std::chrono::hours(1));
+  TrackedComm comm;
+  metrics.add(comm.timed, env);
+  comm.run(2);
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  EXPECT_THAT(metrics.path(), HasSubstr("/nccl-roce.serving.vllm-0-1." + std::to_string(::getpid()) + "."));
+  EXPECT_THAT(contents(metrics.path()), HasSubstr("{namespace=\"serving\",pod=\"vllm-0-1\",node=\"gpu-node-7\",pid=\"" +
+                                                  std::to_string(::getpid()) + "\",experiment="));
+  metrics.finish(comm.timed);
+}
+
+// A writer removes what processes killed before their exit left behind, and nothing else.
+TEST(MetricsTextfile, EachWriteRemovesTheDirectorysStaleTextfiles) {
+  testing::TempDir dir;
+  std::string dead = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom", "# EOF\n");
+  std::string abandoned = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom.tmp.1", "");
+  std::string recent = dir.writeFile("nccl-roce.serving.vllm-4.1.5151.prom", "# EOF\n");
+  std::string foreign = dir.writeFile("gpu.prom", "# EOF\n");
+  for (const std::string& path : {dead, abandoned, foreign}) {
+    ASSERT_EQ(::system(("touch -d '20 minutes ago' " + path).c_str()), 0);
+  }
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-5"}});
+  MetricsTextfile metrics(std::chrono::hours(1));
+  TrackedComm comm;
+  metrics.add(comm.timed, env);
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  EXPECT_NE(::access(dead.c_str(), F_OK), 0) << "untouched for 20 minutes: its process is gone";
+  EXPECT_NE(::access(abandoned.c_str(), F_OK), 0);
+  EXPECT_EQ(::access(recent.c_str(), F_OK), 0) << "another pod's live file";
+  EXPECT_EQ(::access(foreign.c_str(), F_OK), 0) << "not ours: another textfile writer's";
+  EXPECT_EQ(::access(metrics.path().c_str(), F_OK), 0);
+  metrics.finish(comm.timed);
+}
+
+// The process's own file goes when it exits; a child it forks exits without touching it.
+TEST(MetricsTextfile, TheFileIsRemovedWhenItsProcessExits) {
+  testing::TempDir dir;
+  std::string path;
+  pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-0"}});
+    static MetricsTextfile metrics(std::chrono::hours(1));
+    static TrackedComm comm;
+    metrics.add(comm.timed, env);
+    comm.run(1);
+    metrics.finish(comm.timed);
+    bool written = ::access(metrics.path().c_str(), F_OK) == 0;
+    pid_t child = ::fork();
+    if (child == 0) std::exit(0);  // a forked worker's exit
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    bool kept = ::access(metrics.path().c_str(), F_OK) == 0;
+    std::exit(written && kept ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(writer, &status, 0), writer);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: not written, or removed by the forked child's exit";
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "removed at exit";
 }
 
 TEST(MetricsTextfile, NothingIsWrittenWithoutTheVariable) {

@@ -27,7 +27,7 @@ void exported(std::set<std::string>& metrics, std::set<std::string>& labels) {
   k.histogram.record(40000);
   c.timings->keys.push_back(k);
   c.timings->dropped[static_cast<size_t>(Drop::kMissingParent)] = 1;
-  std::string text = renderTextfile({"n", 1}, {c});
+  std::string text = renderTextfile({"serving", "vllm-0", "node-1", 1}, {c});
   std::regex sample(R"(^([a-z_]+)\{([^}]*)\})");
   std::regex label(R"(([a-z_]+)=)");
   std::istringstream lines(text);

@@ -44,7 +44,12 @@ CommunicatorSnapshot decodeComm(uint64_t commId = 0x1f2e3d4c5b6a7980ull, int ran
   return c;
 }
 
+// A pod's process, as the downward API names it (plugin/textfile_identity.h): every series carries these first.
+const ProcessLabels kPodA{"serving", "vllm-0", "node-a", 1234};
+const char* kProcess = "namespace=\"serving\",pod=\"vllm-0\",node=\"node-a\",pid=\"1234\"";
+
 const char* kComm =
+    "namespace=\"serving\",pod=\"vllm-0\",node=\"node-a\",pid=\"1234\","
     "experiment=\"decode-ll\",experiment_hash=\"0x51a7\",arm=\"candidate\",policy=\"fit \\\"v2\\\"\","
     "policy_hash=\"0x9c1d\",comm_id=\"0x1f2e3d4c5b6a7980\",rank=\"3\",nranks=\"16\",n_nodes=\"2\"";
 
@@ -57,7 +62,7 @@ size_t seriesOf(const std::string& text, const std::string& metric) {
 }
 
 TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell) {
-  std::string text = renderTextfile({"node-a", 1234}, {decodeComm()});
+  std::string text = renderTextfile(kPodA, {decodeComm()});
   std::string cell =
       std::string(kComm) + ",collective=\"AllReduce\",message_size=\"64K-128K\",timing_source=\"kernel_gpu\"";
   uint64_t bins = 0;
@@ -77,11 +82,11 @@ TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
   CommunicatorSnapshot c = decodeComm();
   c.timings->keys[0].key.chunkSize = 262144;
   (*c.decisions)[0].key.chunkSize = ChunkSize::scaled(1).code();
-  std::string text = renderTextfile({"node-a", 1234}, {c});
+  std::string text = renderTextfile(kPodA, {c});
   EXPECT_THAT(text, HasSubstr("algorithm=\"Ring\",protocol=\"LL\",channels=\"0\",chunk_size=\"x2\",source=\"rule\""));
   EXPECT_THAT(text, HasSubstr("algo_proto=\"Ring_LL\",chunk_size=\"262144\",rule=\"decode-ll\""));
   EXPECT_EQ(seriesOf(text, "nccl_roce_collective_duration_seconds_count"),
-            seriesOf(renderTextfile({"node-a", 1234}, {decodeComm()}), "nccl_roce_collective_duration_seconds_count"));
+            seriesOf(renderTextfile(kPodA, {decodeComm()}), "nccl_roce_collective_duration_seconds_count"));
 }
 
 // A duration at or below 0.1 us is one the clock could not resolve: `ab` drops it from a statistics file and counts
@@ -89,7 +94,7 @@ TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
 TEST(OpenMetrics, ZeroDurationsAreLeftOutOfTheCountAndCountedApart) {
   CommunicatorSnapshot c = decodeComm();
   c.timings->keys = {timed(c.timings->keys[0].key, {40000, 0, 0, 100}, "decode-ll")};
-  std::string text = renderTextfile({"node-a", 1234}, {c});
+  std::string text = renderTextfile(kPodA, {c});
   std::string cell =
       std::string(kComm) + ",collective=\"AllReduce\",message_size=\"64K-128K\",timing_source=\"kernel_gpu\"";
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_log_duration_count{" + cell + "} 1\n"));
@@ -97,16 +102,17 @@ TEST(OpenMetrics, ZeroDurationsAreLeftOutOfTheCountAndCountedApart) {
                               std::to_string(LogHistogram::binOf(40000)) + "\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_ab_zero_durations_total counter\n"));
   EXPECT_THAT(text, HasSubstr("nccl_roce_ab_zero_durations_total{" + std::string(kComm) + "} 3\n"));
-  EXPECT_EQ(seriesOf(renderTextfile({"node-a", 1234}, {decodeComm()}), "nccl_roce_ab_zero_durations_total"), 0u)
+  EXPECT_EQ(seriesOf(renderTextfile(kPodA, {decodeComm()}), "nccl_roce_ab_zero_durations_total"), 0u)
       << "absent when none";
 }
 
 TEST(OpenMetrics, HistogramsAreMergedPerArmAndCumulativeInSeconds) {
   CommunicatorSnapshot other = decodeComm(0x22, 0);  // a second communicator of the same arm in this process
-  std::string text = renderTextfile({"node-a", 1234}, {decodeComm(), other});
+  std::string text = renderTextfile(kPodA, {decodeComm(), other});
   EXPECT_EQ(text.rfind("# TYPE nccl_roce_ab_log_duration summary\n", 0), 0u);
   std::string labels =
-      "node=\"node-a\",pid=\"1234\",experiment=\"decode-ll\",arm=\"candidate\",policy=\"fit \\\"v2\\\"\","
+      std::string(kProcess) +
+      ",experiment=\"decode-ll\",experiment_hash=\"0x51a7\",arm=\"candidate\",policy=\"fit \\\"v2\\\"\","
       "policy_hash=\"0x9c1d\",n_nodes=\"2\",collective=\"AllReduce\",message_size=\"64K-128K\",algo_proto=\"Ring_LL\","
       "chunk_size=\"0\",rule=\"decode-ll\",timing_source=\"kernel_gpu\"";
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_collective_duration_seconds histogram\n"));
@@ -118,8 +124,8 @@ TEST(OpenMetrics, HistogramsAreMergedPerArmAndCumulativeInSeconds) {
   EXPECT_THAT(text, HasSubstr("nccl_roce_collective_duration_seconds_sum{" + labels + "} 0.00082\n"));
   EXPECT_EQ(seriesOf(text, "nccl_roce_collective_duration_seconds_count"), 1u) << "one arm: one histogram per cell";
   EXPECT_EQ(seriesOf(text, "nccl_roce_ab_log_duration_count"), 2u) << "but ab's statistics per communicator";
-  EXPECT_THAT(text, HasSubstr("nccl_roce_profiler_dropped_events_total{node=\"node-a\",comm_id=\"0x1f2e3d4c5b6a7980\","
-                              "rank=\"3\",reason=\"missing_parent\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("nccl_roce_profiler_dropped_events_total{" + std::string(kProcess) +
+                              ",comm_id=\"0x1f2e3d4c5b6a7980\",rank=\"3\",reason=\"missing_parent\"} 3\n"));
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
 }
 
@@ -135,7 +141,7 @@ TEST(OpenMetrics, ACommunicatorsSeriesStayWithinItsBudget) {
       c.decisions->push_back({cellKey(collective, uint64_t{1} << bucket, 1, 0, 0), DecisionSource::kNccl, "", "", 1});
     }
   }
-  std::string text = renderTextfile({"n", 1}, {c});
+  std::string text = renderTextfile(kPodA, {c});
   size_t written = seriesOf(text, "nccl_roce_ab_log_duration_count") + seriesOf(text, "nccl_roce_ab_log_duration_sum") +
                    seriesOf(text, "nccl_roce_tuner_decisions_total");
   EXPECT_EQ(written, static_cast<size_t>(kAbSeriesPerCommunicator / 3 * 3)) << "whole cells of 3 series each";
@@ -156,7 +162,7 @@ TEST(OpenMetrics, BucketBoundsRunOneTwoFiveFromAMicrosecondToTenSeconds) {
 }
 
 TEST(OpenMetrics, NoCommunicatorsIsAValidEmptyFile) {
-  std::string text = renderTextfile({"n", 1}, {});
+  std::string text = renderTextfile(kPodA, {});
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_profiler_dropped_events_total counter"));
   EXPECT_EQ(text.find("_bucket"), std::string::npos);
 }
@@ -171,7 +177,7 @@ TEST(OpenMetrics, TheAbSeriesReadBackAsTheyWereWritten) {
   bare.commId = 7;
   bare.timings.emplace();
   bare.timings->keys.push_back(timed(cellKey(2, 1 << 20, 0, 2, 0), {900000}));
-  StatusOr<std::vector<MetricSample>> samples = parseTextfile(renderTextfile({"node-a", 1}, {decode, bare}));
+  StatusOr<std::vector<MetricSample>> samples = parseTextfile(renderTextfile(kPodA, {decode, bare}));
   ASSERT_TRUE(samples.isOk()) << samples.status().toString();
   StatusOr<std::vector<RankSeries>> ranks = readAbSeries(*samples);
   ASSERT_TRUE(ranks.isOk()) << ranks.status().toString();
@@ -202,7 +208,7 @@ TEST(OpenMetrics, WhatTheBudgetLeftOutIsReadBackAsACount) {
   c.decisions->clear();  // two series per cell
   for (int bucket = 0; bucket < 60; ++bucket)
     c.timings->keys.push_back(timed(cellKey(4, uint64_t{1} << bucket, 1, 0, 0), {5000}));
-  StatusOr<std::vector<RankSeries>> ranks = readAbSeries(*parseTextfile(renderTextfile({"n", 1}, {c})));
+  StatusOr<std::vector<RankSeries>> ranks = readAbSeries(*parseTextfile(renderTextfile(kPodA, {c})));
   ASSERT_TRUE(ranks.isOk());
   ASSERT_EQ(ranks->size(), 1u);
   EXPECT_EQ((*ranks)[0].timings.size(), static_cast<size_t>(kAbSeriesPerCommunicator / 2));

@@ -1,0 +1,89 @@
+#include "plugin/textfile_identity.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace nccl_roce::plugin {
+
+namespace {
+
+// A label value as it may stand in a file name: what pod and namespace names hold (letters, digits, '-', '.'),
+// anything else as '_'.
+std::string fileSafe(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    out += safe ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string valueOr(const Environment& env, const char* name, const std::string& otherwise) {
+  std::optional<std::string> value = env.get(name);
+  return value && !value->empty() ? *value : otherwise;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// nccl-roce.*.prom, or a temporary file of writeFileAtomically's next to one (nccl-roce.*.prom.tmp.<pid>).
+bool isOurTextfile(const std::string& name) {
+  if (!startsWith(name, "nccl-roce.")) return false;
+  const std::string suffix = ".prom";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  return name.find(".prom.tmp.") != std::string::npos;
+}
+
+}  // namespace
+
+TextfileIdentity textfileIdentity(const Environment& env, const std::string& hostName, long pid, uint64_t startTicks) {
+  TextfileIdentity id;
+  id.labels.podNamespace = valueOr(env, "POD_NAMESPACE", "");
+  id.labels.pod = valueOr(env, "POD_NAME", hostName);
+  id.labels.node = valueOr(env, "NODE_NAME", hostName);
+  id.labels.pid = pid;
+  id.fileName = "nccl-roce." + (id.labels.podNamespace.empty() ? "" : fileSafe(id.labels.podNamespace) + ".") +
+                fileSafe(id.labels.pod) + "." + std::to_string(pid) + "." + std::to_string(startTicks) + ".prom";
+  return id;
+}
+
+uint64_t processStartTicks(const std::string& statPath) {
+  std::ifstream in(statPath);
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  // The command name (field 2) is in parentheses and may hold spaces or ')': fields 3.. follow the last ')'.
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 1));
+  std::string field;
+  for (int number = 3; fields >> field; ++number) {
+    if (number == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return 0;
+}
+
+int removeStaleTextfiles(const std::string& dir, const std::string& own, std::chrono::system_clock::time_point now,
+                         std::chrono::seconds maxAge) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  const auto oldest = std::chrono::system_clock::to_time_t(now - maxAge);
+  int removed = 0;
+  for (dirent* e = ::readdir(d); e != nullptr; e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == own || !isOurTextfile(name)) continue;
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime >= oldest) continue;
+    removed += ::unlink(path.c_str()) == 0;
+  }
+  ::closedir(d);
+  return removed;
+}
+
+}  // namespace nccl_roce::plugin
