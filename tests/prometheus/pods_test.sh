@@ -8,10 +8,12 @@
 # foreign one is kept, and each pod's file is gone once its process exits.
 # Where the machine does not allow new pid and UTS namespaces (unshare needs root or user namespaces), both pods
 # run in this namespace with their real pids, told apart by POD_NAME alone, and the test says so.
-# Usage: pods_test.sh BUILD_DIR
+# The Grafana dashboard, looked at after both pods have exited, still shows them over its time range.
+# Usage: pods_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 SECONDS=0
 build=$1
+dashboard=$2/share/nccl-roce/grafana/nccl-roce-collectives.json
 lifecycle=$build/tests/abi/abi_nccl_lifecycle
 plugins=$build/plugin
 
@@ -107,4 +109,10 @@ done
 left=$(ls "$textfiles")
 [ "$left" = gpu-health.prom ] || fail "left in the textfile directory after both pods exited: $left"
 echo "ok: each pod's textfile removed at its exit (${SECONDS} s)"
+
+# The job has finished: once Prometheus has scraped the emptied directory, the dashboard's rate panels go blank
+# and its panels over the time range still show both pods' communicators.
+sleep 3
+python3 "$(dirname "$0")/dashboard_queries.py" "$url" "$dashboard" finished 5m || fail "the dashboard lost the job"
+echo "ok: the dashboard shows the finished job over its time range (${SECONDS} s)"
 echo "pods_test: all passed"

@@ -79,22 +79,8 @@ for _ in $(seq 1 120); do
 done
 [ "${samples:-0}" -ge 2 ] || fail "Prometheus holds ${samples:-0} samples of some series after 60 s more, the rates need 2"
 
-# The dashboard's queries, its variables at "All" and Grafana's rate interval at 1m: valid PromQL over our series.
-python3 - "$dashboard" "$url" <<'EOF'
-import json, sys, urllib.parse, urllib.request
-dashboard, url = json.load(open(sys.argv[1])), sys.argv[2]
-for panel in dashboard["panels"]:
-    for target in panel["targets"]:
-        expr = target["expr"]
-        for name, value in (("$__rate_interval", "1m"), ("$collective", ".*"), ("$arm", ".*"), ("$n_nodes", ".*")):
-            expr = expr.replace(name, value)
-        body = urllib.parse.urlencode({"query": expr}).encode()
-        answer = json.load(urllib.request.urlopen(url + "/api/v1/query", body, timeout=30))
-        if answer["status"] != "success":
-            sys.exit("dashboard panel '%s': %s" % (panel["title"], answer))
-        if "nccl_roce_ab_log_duration" in expr and not answer["data"]["result"]:
-            sys.exit("dashboard panel '%s' finds no series" % panel["title"])
-EOF
+# The dashboard's queries, its variables resolved from what Prometheus holds: valid PromQL that finds our series.
+python3 "$(dirname "$0")/dashboard_queries.py" "$url" "$dashboard" live 1h || fail "the dashboard's queries"
 echo "ok: the dashboard's queries (${SECONDS} s)"
 
 # Refusals, each exit 2 with the reason: two experiments in the window, a bad window, nothing listening.

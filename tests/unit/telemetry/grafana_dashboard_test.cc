@@ -2,6 +2,7 @@
 // label its queries name is one renderTextfile writes, so the dashboard cannot drift from the exporter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -78,6 +79,7 @@ TEST(GrafanaDashboard, ShowsLatencyPerSizeBucketPerArm) {
   nlohmann::json d = dashboard();
   bool perBucketPerArm = false;
   for (const auto& panel : d["panels"]) {
+    if (panel["targets"].empty()) continue;  // a row
     std::string expr = panel["targets"][0]["expr"];
     perBucketPerArm |= expr.find("histogram_quantile") != std::string::npos &&
                        expr.find("by (le, message_size, arm)") != std::string::npos;
@@ -90,12 +92,56 @@ TEST(GrafanaDashboard, ShowsTheGeometricMeanAbDecidesOnFromItsSeries) {
   nlohmann::json d = dashboard();
   bool geometricMean = false;
   for (const auto& panel : d["panels"]) {
+    if (panel["targets"].empty()) continue;  // a row
     std::string expr = panel["targets"][0]["expr"];
     geometricMean |= expr.find("rate(nccl_roce_ab_log_duration_sum{") != std::string::npos &&
                      expr.find("rate(nccl_roce_ab_log_duration_count{") != std::string::npos &&
                      expr.find("by (message_size, arm)") != std::string::npos;
   }
   EXPECT_TRUE(geometricMean);
+}
+
+// Successive experiments each have their own control arm, and an edited experiment keeps its name: every timing
+// panel filters on the experiment, its digest and the rest, so picking one never mixes in another's collectives.
+TEST(GrafanaDashboard, EveryTimingPanelFiltersOnEveryVariable) {
+  nlohmann::json d = dashboard();
+  std::vector<std::string> variables;
+  for (const auto& variable : d["templating"]["list"]) {
+    if (variable["type"] == "query") variables.push_back(variable["name"]);
+  }
+  for (const char* name : {"namespace", "experiment", "experiment_hash", "policy_hash", "arm"}) {
+    EXPECT_NE(std::find(variables.begin(), variables.end(), name), variables.end()) << "no $" << name;
+  }
+  for (const auto& panel : d["panels"]) {
+    std::string title = panel["title"];
+    for (const auto& target : panel["targets"]) {
+      std::string expr = target["expr"];
+      if (expr.find("_duration") == std::string::npos) continue;
+      for (const std::string& name : variables) {
+        EXPECT_NE(expr.find(name + "=~\"$" + name + "\""), std::string::npos)
+            << "panel '" << title << "' ignores $" << name;
+      }
+    }
+  }
+}
+
+// Rates go blank when a job ends: the panels over the dashboard's range keep its figures (the test command runs
+// them on a real Prometheus after the pods exit: tests/prometheus/pods_test.sh).
+TEST(GrafanaDashboard, ShowsAFinishedJobOverTheTimeRange) {
+  nlohmann::json d = dashboard();
+  bool geometricMean = false, median = false;
+  for (const auto& panel : d["panels"]) {
+    for (const auto& target : panel["targets"]) {
+      std::string expr = target["expr"];
+      if (expr.find("[$__range]") == std::string::npos) continue;
+      EXPECT_EQ(expr.find("rate("), std::string::npos) << "a rate over the range is blank after the job";
+      EXPECT_TRUE(target.contains("instant") && target["instant"] == true) << "one figure for the whole range";
+      geometricMean |= expr.find("last_over_time(nccl_roce_ab_log_duration_sum{") != std::string::npos;
+      median |= expr.find("histogram_quantile(0.5") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(geometricMean);
+  EXPECT_TRUE(median);
 }
 
 }  // namespace
