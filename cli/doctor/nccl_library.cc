@@ -152,7 +152,7 @@ int describeNccl(const DoctorInputs& in, Findings& f) {
   NcclSearch search = searchNccl(in);
   if (search.brokenVariable) {
     f.add("VLLM_NCCL_SO_PATH=" + in.env->get("VLLM_NCCL_SO_PATH").value_or("") +
-          " is no file: vLLM fails to load NCCL");
+          " names no file: vLLM cannot load the NCCL it names");
     f.raise(Outcome::kFail, kBrokenVariable);
     listOthers(search, 0, f);
     return 0;

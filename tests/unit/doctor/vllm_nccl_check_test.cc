@@ -97,8 +97,9 @@ TEST(VllmNccl, AVllmNcclSoPathNamingNoFileFailsNamingTheVariable) {
   pod.env.set("VLLM_NCCL_SO_PATH", missing);
   auto r = pod.check();
   EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_THAT(r.detail, HasSubstr("VLLM_NCCL_SO_PATH=" + missing + " is no file: vLLM fails to load NCCL; found " +
-                                  wheel + " (PyTorch's NCCL wheel)"));
+  EXPECT_THAT(r.detail,
+              HasSubstr("VLLM_NCCL_SO_PATH=" + missing + " names no file: vLLM cannot load the NCCL it names; found " +
+                        wheel + " (PyTorch's NCCL wheel)"));
   EXPECT_THAT(r.remedy, HasSubstr("point VLLM_NCCL_SO_PATH at a libnccl.so.2 that exists, or unset it"));
 }
 
