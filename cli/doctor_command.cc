@@ -68,7 +68,9 @@ void addDoctorCommand(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   doctor->add_option("--hwloc-xml", options->hwlocXml, "hwloc topology file to use instead of this machine's")
       ->check(CLI::ExistingFile);
-  doctor->add_option("--nccl-lib", options->ncclLibrary, "libnccl.so.2 to inspect (default: searched)")
+  doctor
+      ->add_option("--nccl-lib", options->ncclLibrary,
+                   "libnccl.so.2 to inspect (default: the one a vLLM process here loads)")
       ->check(CLI::ExistingFile);
   doctor->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   doctor->footer("Exit status 0 when no check fails (warnings included); 1 when one fails; 2 on a usage error, such as a "

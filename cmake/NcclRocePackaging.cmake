@@ -31,6 +31,10 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # (>= the newest GLIBC_ symbol version referenced; 2.34 for the library, tests/portability pins it) for
 # libnccl-roce.so, plus libstdc++6 and libgcc-s1 for the command-line tools.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# `nccl-roce ab --prometheus` opens libcurl with dlopen (fleet/curl_library.h), which dpkg-shlibdeps cannot see:
+# suggested, not depended on, as no other command and no serving process needs it.
+set(CPACK_DEBIAN_BASE_PACKAGE_SUGGESTS libcurl4)
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS libcurl4)
 
 set(CPACK_DEBIAN_BASE_PACKAGE_NAME nccl-roce)
 # Descriptions: a synopsis line, then lines of at most 79 characters (Debian policy 5.6.13).

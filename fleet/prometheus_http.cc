@@ -1,10 +1,9 @@
 #include "fleet/prometheus_http.h"
 
-#include <curl/curl.h>
-
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
+
+#include "fleet/curl_library.h"
 
 namespace nccl_roce::fleet {
 
@@ -27,35 +26,36 @@ std::string errorIn(const std::string& body) {
 }
 
 StatusOr<std::string> post(const PrometheusEndpoint& e, const std::string& promql) {
-  static std::once_flag initialised;
-  std::call_once(initialised, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  StatusOr<const CurlFunctions*> loaded = systemCurl();
+  if (!loaded.isOk()) return loaded.status();
+  const CurlFunctions& c = **loaded;
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(c.easyInit(), c.easyCleanup);
   if (!curl) return Status(StatusCode::kUnavailable, "cannot start libcurl");
   std::string url = e.url;
   while (!url.empty() && url.back() == '/') url.pop_back();
   url += "/api/v1/query";
-  std::unique_ptr<char, void (*)(void*)> escaped(curl_easy_escape(curl.get(), promql.c_str(), static_cast<int>(promql.size())),
-                                                 curl_free);
+  std::unique_ptr<char, void (*)(void*)> escaped(
+      c.easyEscape(curl.get(), promql.c_str(), static_cast<int>(promql.size())), c.free);
   std::string form = std::string("query=") + (escaped ? escaped.get() : "");
   curl_slist* list = nullptr;
-  for (const std::string& h : e.headers) list = curl_slist_append(list, h.c_str());
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(list, curl_slist_free_all);
+  for (const std::string& h : e.headers) list = c.slistAppend(list, h.c_str());
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(list, c.slistFreeAll);
   std::string body;
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, form.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, e.timeoutSeconds);
-  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_ACCEPT_ENCODING, "");  // gzip where the server offers it
-  CURLcode done = curl_easy_perform(curl.get());
+  c.easySetopt(curl.get(), CURLOPT_URL, url.c_str());
+  c.easySetopt(curl.get(), CURLOPT_POSTFIELDS, form.c_str());
+  c.easySetopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+  c.easySetopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
+  c.easySetopt(curl.get(), CURLOPT_WRITEDATA, &body);
+  c.easySetopt(curl.get(), CURLOPT_TIMEOUT, e.timeoutSeconds);
+  c.easySetopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+  c.easySetopt(curl.get(), CURLOPT_ACCEPT_ENCODING, "");  // gzip where the server offers it
+  CURLcode done = c.easyPerform(curl.get());
   if (done != CURLE_OK) {
-    return Status(StatusCode::kUnavailable, "Prometheus at " + e.url + ": " + curl_easy_strerror(done) +
+    return Status(StatusCode::kUnavailable, "Prometheus at " + e.url + ": " + c.easyStrerror(done) +
                                                 (done == CURLE_WRITE_ERROR ? " (an answer past 4 GiB)" : ""));
   }
   long code = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
+  c.easyGetinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
   if (code != 200) {
     return Status(StatusCode::kUnavailable,
                   "Prometheus at " + e.url + ": HTTP " + std::to_string(code) + " from " + url + ": " + errorIn(body));

@@ -1,12 +1,13 @@
 // Everything `nccl-roce doctor` reads, as seams: the resolver's machine view, the /dev and /proc roots, the
-// locked-memory limit, the hwloc topology source, where libnccl is, and the environment. The CLI fills it with
-// the real machine; tests with fake trees.
+// locked-memory limit, the hwloc topology source, where libnccl is or where to look for it, and the environment.
+// The CLI fills it with the real machine; tests with fake trees.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/env.h"
 #include "gid/resolve.h"
@@ -28,7 +29,11 @@ struct DoctorInputs {
   std::function<std::optional<uint64_t>()> memlockLimit;
   std::string hwlocXml;    // a topology file to read instead of this machine's (tests, bug reports)
   std::string hwlocLibrary = "libhwloc.so.15";
-  std::string ncclLibrary;  // libnccl.so.2 to inspect; empty: search LD_LIBRARY_PATH and the usual places
+  std::string ncclLibrary;  // libnccl.so.2 to inspect; empty: search where vLLM would find it (nccl_search.h)
+  // Where the loader looks last, after LD_LIBRARY_PATH (tests give their own, without this machine's NCCL).
+  std::vector<std::string> systemLibraryDirs = {"/usr/local/cuda/lib", "/usr/local/cuda/lib64",
+                                                "/usr/lib/x86_64-linux-gnu", "/usr/local/lib", "/usr/lib"};
+  int pythonTimeoutMs = 10000;  // how long python3 may take to say where its NCCL wheel is
 };
 
 }  // namespace nccl_roce::doctor

@@ -1,9 +1,13 @@
-// Which libnccl this environment loads and which of our plugins it will pick, following NCCL's own lookup:
-// NCCL_<T>_PLUGIN as given, else libnccl-<t>-<value>.so; unset means libnccl-<t>.so; "none" disables.
+// Which libnccl a vLLM process loads (nccl_search.h), whether its version suits nccl-roce, and which of our
+// plugins it will pick, following NCCL's own lookup: NCCL_<T>_PLUGIN as given, else libnccl-<t>-<value>.so; unset
+// means libnccl-<t>.so; "none" disables.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "cli/doctor/checks.h"
+#include "cli/doctor/nccl_search.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/nccl/net_v6.h"
@@ -12,25 +16,65 @@ namespace nccl_roce::doctor {
 
 namespace {
 
-std::vector<std::string> searchDirs(const Environment& env) {
-  std::vector<std::string> dirs;
-  if (auto path = env.get("LD_LIBRARY_PATH")) {
-    for (std::string_view d : split(*path, ':')) {
-      if (!d.empty()) dirs.emplace_back(d);
-    }
-  }
-  for (const char* d : {"/usr/local/cuda/lib", "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/local/lib",
-                        "/usr/lib"}) {
-    dirs.emplace_back(d);
-  }
-  return dirs;
+// The remedies, each said once however many findings call for it.
+constexpr const char* kWhereRoce = "install the nccl-roce package, or put the tarball's lib/ on LD_LIBRARY_PATH";
+const std::string kSetVariables =
+    std::string("set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce; ") + kWhereRoce +
+    " if NCCL does not find it";
+const std::string kPluginMissing = std::string(kWhereRoce) + " (NCCL silently falls back otherwise)";
+constexpr const char* kNoNccl = "run the doctor in the serving image, with vLLM's environment, or give --nccl-lib";
+constexpr const char* kBrokenVariable =
+    "point VLLM_NCCL_SO_PATH at a libnccl.so.2 that exists, or unset it so vLLM uses PyTorch's NCCL";
+constexpr const char* kOldNccl =
+    "use NCCL 2.19 or later (for vLLM: a newer nvidia-nccl-cu12 wheel, or VLLM_NCCL_SO_PATH naming one)";
+constexpr const char* kOldForTuner = "use NCCL 2.21 or later for the tuner";
+
+int severity(Outcome o) {
+  return o == Outcome::kFail ? 2 : o == Outcome::kWarn ? 1 : 0;
 }
 
-std::string find(const std::string& name, const Environment& env) {
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// One short line of what was found, and the worst outcome with the remedies it calls for.
+class Findings {
+ public:
+  void add(std::string part) { parts_.push_back(std::move(part)); }
+  void raise(Outcome level, const std::string& remedy) {
+    if (severity(level) > severity(worst_)) {
+      worst_ = level;
+      remedies_.clear();
+    }
+    if (level == worst_ && std::find(remedies_.begin(), remedies_.end(), remedy) == remedies_.end()) {
+      remedies_.push_back(remedy);
+    }
+  }
+  CheckResult result(const char* id, const char* title) const {
+    std::string detail = join(parts_, "; "), remedy = join(remedies_, "; ");
+    if (worst_ == Outcome::kFail) return CheckResult::fail(id, title, detail, remedy);
+    if (worst_ == Outcome::kWarn) return CheckResult::warn(id, title, detail, remedy);
+    return CheckResult::pass(id, title, detail);
+  }
+
+ private:
+  std::vector<std::string> parts_, remedies_;
+  Outcome worst_ = Outcome::kPass;
+};
+
+// Where NCCL looks for a plugin library: LD_LIBRARY_PATH, then the system folders.
+std::string findPlugin(const std::string& name, const DoctorInputs& in) {
   if (name.find('/') != std::string::npos) return ::access(name.c_str(), R_OK) == 0 ? name : "";
-  for (const auto& dir : searchDirs(env)) {
-    std::string path = dir + "/" + name;
-    if (::access(path.c_str(), R_OK) == 0) return path;
+  std::vector<std::string> dirs;
+  std::string path = in.env->get("LD_LIBRARY_PATH").value_or("");
+  for (std::string_view d : split(path, ':')) {
+    if (!d.empty()) dirs.emplace_back(d);
+  }
+  dirs.insert(dirs.end(), in.systemLibraryDirs.begin(), in.systemLibraryDirs.end());
+  for (const auto& dir : dirs) {
+    if (::access((dir + "/" + name).c_str(), R_OK) == 0) return dir + "/" + name;
   }
   return "";
 }
@@ -56,6 +100,7 @@ std::string pluginName(const std::string& path) {
   return name;
 }
 
+// NCCL's own answer (ncclGetVersion: 22809 for 2.28.9), 0 when the library does not give one.
 int ncclVersion(const std::string& path) {
   void* lib = ::dlopen(path.c_str(), kOpenFlags);
   if (lib == nullptr) return 0;
@@ -67,76 +112,121 @@ int ncclVersion(const std::string& path) {
   return version;
 }
 
+std::string versionText(int version) {
+  return version > 0 ? format("%d.%d.%d", version / 10000, version / 100 % 100, version % 100)
+                     : std::string("of unknown version");
+}
+
+// Why vLLM takes this one: its source, then why the places before it gave nothing.
+std::string whyChosen(const NcclCandidate& chosen, const NcclSearch& search) {
+  std::string why;
+  switch (chosen.source) {
+    case NcclSource::kGiven:
+      return "given with --nccl-lib";
+    case NcclSource::kVllmVariable:
+      return "named by VLLM_NCCL_SO_PATH";
+    case NcclSource::kWheel:
+      why = "PyTorch's NCCL wheel, which " + search.python + " imports";
+      break;
+    case NcclSource::kLibraryPath:
+      why = "first on LD_LIBRARY_PATH";
+      break;
+    case NcclSource::kSystem:
+      why = "first in the system folders";
+      break;
+  }
+  return search.missed.empty() ? why : why + ": " + join(search.missed, ", ");
+}
+
+// "also found /usr/local/cuda/lib/libnccl.so.2 (system folder)": the others, which vLLM does not load.
+void listOthers(const NcclSearch& search, size_t from, Findings& f) {
+  std::vector<std::string> others;
+  for (size_t i = from; i < search.found.size(); ++i) {
+    others.push_back(search.found[i].path + " (" + sourceName(search.found[i].source) + ")");
+  }
+  if (!others.empty()) f.add((from == 0 ? "found " : "also found ") + join(others, ", "));
+}
+
+// The NCCL a vLLM process loads and its version; returns the version (0 when unknown or none).
+int describeNccl(const DoctorInputs& in, Findings& f) {
+  NcclSearch search = searchNccl(in);
+  if (search.brokenVariable) {
+    f.add("VLLM_NCCL_SO_PATH=" + in.env->get("VLLM_NCCL_SO_PATH").value_or("") +
+          " names no file: vLLM cannot load the NCCL it names");
+    f.raise(Outcome::kFail, kBrokenVariable);
+    listOthers(search, 0, f);
+    return 0;
+  }
+  if (search.found.empty()) {
+    f.add(in.ncclLibrary.empty() ? "no libnccl.so.2 found: " + join(search.missed, ", ")
+                                 : in.ncclLibrary + " not found");
+    f.raise(Outcome::kWarn, kNoNccl);
+    return 0;
+  }
+  const NcclCandidate& chosen = search.found.front();
+  int version = ncclVersion(chosen.path);
+  f.add(std::string(chosen.source == NcclSource::kGiven ? "" : "vLLM loads ") + "NCCL " + versionText(version) +
+        " at " + chosen.path + " (" + whyChosen(chosen, search) + ")");
+  if (version > 0 && version < 21900) {
+    f.add("NCCL " + versionText(version) + " is older than nccl-roce supports (2.19)");
+    f.raise(Outcome::kWarn, kOldNccl);
+  }
+  listOthers(search, 1, f);
+  return version;
+}
+
+// What NCCL_<KIND>_PLUGIN makes NCCL load ("net: /lib/libnccl-net-roce.so (nccl-roce)"), or what is wrong with it.
+// An unset variable is only collected in `unset`, to be named once with the others.
+void describePlugin(const std::string& kind, const DoctorInputs& in, int version, Findings& f,
+                    std::vector<std::string>& unset) {
+  std::string variable = "NCCL_" + kind + "_PLUGIN";
+  for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::optional<std::string> value = in.env->get(variable);
+  if (!value || value->empty()) {
+    unset.push_back(variable);
+    f.raise(Outcome::kWarn, kSetVariables);
+    return;
+  }
+  if (toLower(*value) == "none") {
+    f.add(kind + ": disabled by " + variable + "=none");
+    f.raise(Outcome::kWarn, kSetVariables);
+    return;
+  }
+  std::string path = findPlugin(*value, in);
+  bool asLibrary = value->find('/') == std::string::npos && !(startsWith(*value, "lib") && endsWith(*value, ".so"));
+  if (path.empty() && asLibrary) path = findPlugin("libnccl-" + kind + "-" + *value + ".so", in);
+  std::string line;
+  if (path.empty()) {
+    line = kind + ": " + variable + "=" + *value + " finds no library";
+    f.raise(Outcome::kFail, kPluginMissing);
+  } else {
+    std::string name = pluginName(path);
+    line = kind + ": " + path + (name.empty() ? "" : " (" + name + ")");
+    if (name != "nccl-roce") {
+      line = kind + ": " + path + " is " + (name.empty() ? "not a plugin" : name) + ", not nccl-roce";
+      f.raise(Outcome::kWarn, kSetVariables);
+    }
+  }
+  if (kind == "env" && version > 0 && version < 22807) {
+    line += " (NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)";
+    f.raise(Outcome::kWarn, kSetVariables);
+  }
+  if (kind == "tuner" && version > 0 && version < 22100) {
+    line += " (NCCL before 2.21 loads no tuner plugin of ours: NCCL decides alone)";
+    f.raise(Outcome::kWarn, kOldForTuner);
+  }
+  f.add(line);
+}
+
 }  // namespace
 
 CheckResult checkNcclLibrary(const DoctorInputs& in) {
-  const char* id = "nccl-library";
-  const char* title = "NCCL and the plugins it will load";
-  const Environment& env = *in.env;
-  std::string nccl = in.ncclLibrary.empty() ? find("libnccl.so.2", env) : find(in.ncclLibrary, env);
-  // One short line: what was found, then the variables by what they make NCCL do; each fact once.
-  std::vector<std::string> parts, unset, warnings, failures;
-  int version = nccl.empty() ? 0 : ncclVersion(nccl);
-  if (nccl.empty()) {
-    parts.push_back(in.ncclLibrary.empty() ? "libnccl.so.2 not found on LD_LIBRARY_PATH or in /usr/local/cuda/lib, /usr/lib"
-                                           : in.ncclLibrary + " not found");
-    warnings.push_back(parts.back());
-  } else {
-    parts.push_back("NCCL " + (version > 0 ? format("%d.%d.%d", version / 10000, version / 100 % 100, version % 100)
-                                           : std::string("of unknown version")) + " at " + nccl);
-  }
-  for (const char* kind : {"net", "tuner", "env"}) {
-    std::string variable = "NCCL_" + toLower(kind) + "_PLUGIN";
-    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    std::optional<std::string> value = env.get(variable);
-    std::string line;
-    if (!value || value->empty()) {
-      unset.push_back(variable);
-      warnings.push_back(variable + " is not set to roce");
-      continue;
-    } else if (toLower(*value) == "none") {
-      line = std::string(kind) + ": disabled by " + variable + "=none";
-      warnings.push_back(line);
-    } else {
-      std::string path = find(*value, env);
-      bool asLibrary = value->find('/') == std::string::npos && !(startsWith(*value, "lib") && endsWith(*value, ".so"));
-      if (path.empty() && asLibrary) path = find("libnccl-" + std::string(kind) + "-" + *value + ".so", env);
-      if (path.empty()) {
-        line = std::string(kind) + ": " + variable + "=" + *value + " finds no library";
-        failures.push_back(line);
-      } else {
-        std::string name = pluginName(path);
-        line = std::string(kind) + ": " + path + (name.empty() ? "" : " (" + name + ")");
-        if (name != "nccl-roce") {
-          line = std::string(kind) + ": " + path + " is " + (name.empty() ? "not a plugin" : name) + ", not nccl-roce";
-          warnings.push_back(line);
-        }
-      }
-      if (std::string(kind) == "env" && version > 0 && version < 22807) {
-        line += " (NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)";
-        warnings.push_back(line);
-      }
-    }
-    parts.push_back(line);
-  }
-  if (!unset.empty()) {
-    std::string names;
-    for (const auto& u : unset) names += (names.empty() ? "" : ", ") + u;
-    parts.push_back(names + " unset");
-  }
-  std::string detail;
-  for (const auto& p : parts) detail += (detail.empty() ? "" : "; ") + p;
-  // The .deb installs the library under /usr/lib, where NCCL finds it without LD_LIBRARY_PATH; a tarball does not.
-  const char* where = "install the nccl-roce package, or put the tarball's lib/ on LD_LIBRARY_PATH";
-  if (!failures.empty()) {
-    return CheckResult::fail(id, title, detail, std::string(where) + " (NCCL silently falls back otherwise)");
-  }
-  if (!warnings.empty()) {
-    return CheckResult::warn(id, title, detail,
-                             std::string("set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce; ") +
-                                 where + " if NCCL does not find it");
-  }
-  return CheckResult::pass(id, title, detail);
+  Findings f;
+  int version = describeNccl(in, f);
+  std::vector<std::string> unset;
+  for (const char* kind : {"net", "tuner", "env"}) describePlugin(kind, in, version, f, unset);
+  if (!unset.empty()) f.add(join(unset, ", ") + " unset");
+  return f.result("nccl-library", "NCCL and the plugins it will load");
 }
 
 }  // namespace nccl_roce::doctor

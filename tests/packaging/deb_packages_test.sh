@@ -158,6 +158,9 @@ version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackCon
 base_deb=$work/out/nccl-roce_${version}_$arch.deb
 [ -f "$base_deb" ] || fail "no $(basename "$base_deb"); cpack wrote: $(ls "$work/out" | tr '\n' ' ')"
 check_control "$base_deb" nccl-roce
+# libcurl is opened with dlopen by `ab --prometheus` alone, out of dpkg-shlibdeps' sight: Suggests names it.
+[ "$(dpkg-deb -f "$base_deb" Suggests)" = libcurl4 ] ||
+  fail "$(basename "$base_deb"): Suggests is '$(dpkg-deb -f "$base_deb" Suggests)', not libcurl4 (for ab --prometheus)"
 unpack "$base_deb" "$work/base" "$(base_files "$source_dir")"
 base_needs=$(check_elf_needs "$base_deb" "$work/base")
 outside_libc=$(awk '$1 ~ /\/lib\/libnccl-roce\.so$/ && !(NF == 3 && $3 == "libc6")' <<<"$base_needs")

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/doctor/checks.h"
 #include "tests/fixtures/resolver_world.h"
@@ -61,13 +62,18 @@ class DoctorWorld : public ResolverWorld {
     in.memlockLimit = [this] { return memlock; };
     in.hwlocXml = hwlocXml;
     in.ncclLibrary = ncclLibrary;
+    in.systemLibraryDirs = systemLibraryDirs;
+    in.pythonTimeoutMs = pythonTimeoutMs;
     return in;
   }
 
   bool live = true;
   std::optional<uint64_t> memlock;  // unlimited
   std::string hwlocXml = sourcePath("tests/data/hwloc/one-switch.xml");
-  std::string ncclLibrary = "/nonexistent/libnccl.so.2";
+  std::string ncclLibrary = "/nonexistent/libnccl.so.2";  // "": searched for, as vLLM would find it
+  // The pod's own system folders, empty unless a test fills them: this machine's NCCL is not the pod's.
+  std::vector<std::string> systemLibraryDirs = {dir.join("usr/lib")};
+  int pythonTimeoutMs = 10000;
   gid::Resolution resolution;
   std::optional<gid::SysfsReader> reader;
 };
