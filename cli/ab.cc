@@ -5,9 +5,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/fleet_inputs.h"
-#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
+#include "cli/verdict_options.h"
 #include "common/strings.h"
 #include "fleet/ab_report.h"
 
@@ -17,36 +18,37 @@ namespace {
 
 struct AbCliOptions {
   FleetSource source;
-  std::string range = "16K-64M";
+  std::string range;
   std::string format = "markdown";
   std::string output, jsonPath, svgPath;
   bool failOnSlower = false;
   fleet::AbOptions ab;
 };
 
+// Exit statuses: cli/exit_status.h.
 int runAb(AbCliOptions o) {
   const char* command = "ab";
-  if (!parseSizeRange(o.range, &o.ab.rangeLo, &o.ab.rangeHi)) {
-    std::fprintf(stderr, "nccl-roce ab: --range '%s' is not LO-HI with sizes such as 16K-64M\n", o.range.c_str());
-    return 2;
-  }
+  if (!parseSizeRange(o.range, &o.ab.rangeLo, &o.ab.rangeHi).isOk()) return kExitUsage;  // CLI11 checked it
   StatusOr<fleet::Fleet> assembled = readFleet(o.source);
-  StatusOr<fleet::AbReport> report = assembled.isOk() ? fleet::compareArms(*assembled, o.ab) : assembled.status();
+  if (!assembled.isOk()) {
+    std::fprintf(stderr, "nccl-roce ab: %s\n", assembled.status().message().c_str());
+    return kExitInputError;
+  }
+  printLeftOut(*assembled, command);
+  StatusOr<fleet::AbReport> report = fleet::compareArms(*assembled, o.ab);
   if (!report.isOk()) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
-    return 2;
+    return kExitInputError;
   }
   std::string json = fleet::abToJson(*report).dump(1) + "\n";
-  if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
-  if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return 2;
-  for (const std::string& e : report->errors) std::fprintf(stderr, "nccl-roce ab: error: %s\n", e.c_str());
-  for (const fleet::SkippedInput& s : report->skipped) {
-    std::fprintf(stderr, "nccl-roce ab: skipped %s: %s\n", s.file.c_str(), s.why.c_str());
-  }
+  if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return kExitUsage;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return kExitUsage;
+  if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return kExitUsage;
+  // The report is written either way: it shows what the gate refused.
+  if (gateRefusesInputs(*assembled, o.source.strict, o.failOnSlower, command)) return kExitInputError;
   bool slower = false;
   for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == verdicts::Verdict::kSlower;
-  return o.failOnSlower && slower ? 1 : 0;
+  return o.failOnSlower && slower ? kExitSlower : kExitOk;
 }
 
 }  // namespace
@@ -61,7 +63,7 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
                         "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "
                         "as the timing source (STATS or --prometheus is required unless a subcommand is given)");
   ab->add_option("--control", o->ab.control, "The arm every other arm is compared with")->capture_default_str();
-  ab->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
+  addRangeOption(*ab, o->range);
   ab->add_option("--min-collectives", o->ab.minCollectives,
                  "Collectives a communicator needs in a size bucket to count there")
       ->capture_default_str()
@@ -74,15 +76,19 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
   ab->add_option("--json", o->jsonPath, "Also write the JSON document here");
   ab->add_option("--svg", o->svgPath, "Also write an SVG chart of the ratios and intervals here");
   ab->add_flag("--fail-on-slower", o->failOnSlower,
-               "Exit 1 when any arm is slower than the control over the inference range (rollout gates)");
+               "Exit 1 when any arm is slower than the control over the inference range (rollout gates); exit 3 "
+               "instead when the inputs have errors");
   ab->footer(
       "Ratio = arm/control of geometric-mean durations: below 1 means the arm is faster. Each verdict is wrong at "
       "most 1 - confidence of the time when the arm makes no difference (docs/ab-testing.md). Empty files, files "
-      "of neither format and a dump's cut-short last record are skipped and listed. Exit status 0 on success; 1 "
-      "with --fail-on-slower when an arm is slower; 2 on an unreadable or damaged statistics file or dump, an "
-      "unreachable or failing Prometheus, mixed experiments, nothing to compare, with --strict a skipped input, or "
-      "a usage error. `nccl-roce ab fit --help`: a policy from the same statistics; `nccl-roce ab plan --help`: how "
-      "long "
+      "of neither format and a dump's cut-short last record are skipped and listed (with --skip-unreadable, damaged "
+      "files too). Exit status "
+      "(docs/ab-testing.md, \"Exit status\"): 0 with a report; 1 with --fail-on-slower when an arm is slower; 2 on "
+      "a usage error or an output that cannot be written; 3 on an input error: a file that cannot be read or fails "
+      "its checks, an unreachable or failing Prometheus, mixed experiments, nothing to compare, and under "
+      "--fail-on-slower or --strict a communicator left out or a file skipped (--fail-on-slower passes an empty file "
+      "and a dump's cut-short last record; 3 outranks 1; the report is still written). `nccl-roce ab fit --help`: a "
+      "policy from the same statistics; `nccl-roce ab plan --help`: how long "
       "an experiment needs.");
   CLI::App* fit = addAbFitCommand(*ab, context);
   addAbPlanCommand(*ab, context);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/fleet_inputs.h"
 #include "cli/generated_policy.h"
 #include "cli/sweep_commands.h"
@@ -41,28 +42,30 @@ void summarise(const fleet::AbFit& fit, const char* command) {
   }
 }
 
+// Exit statuses: cli/exit_status.h.
 int runAbFit(const AbFitCliOptions& o) {
   const char* command = "ab fit";
   StatusOr<fleet::Fleet> assembled = readFleet(o.source);
   StatusOr<fleet::AbFit> fit = assembled.isOk() ? fleet::fitArms(*assembled, o.fit) : assembled.status();
   if (!fit.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, fit.status().message().c_str());
-    return 2;
+    return kExitInputError;
   }
-  for (const std::string& e : fit->errors) std::fprintf(stderr, "nccl-roce %s: error: %s\n", command, e.c_str());
-  for (const fleet::SkippedInput& s : fit->skipped) {
-    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.file.c_str(), s.why.c_str());
-  }
+  printLeftOut(*assembled, command);
   if (!o.quiet) {
     for (const std::string& n : fit->notes) std::fprintf(stderr, "nccl-roce %s: note: %s\n", command, n.c_str());
   }
+  // Nothing is written when --strict refuses: a pipeline must not roll out a policy fitted on part of the fleet.
+  if (gateRefusesInputs(*assembled, o.source.strict, /*failOnSlower=*/false, command)) return kExitInputError;
   std::string policy = fleet::abFitPolicyToml(*fit);
-  if (!generatedPolicyLintsClean(policy, command)) return 2;
-  if (!writeOutput(o.output, policy, command)) return 2;
-  if (!o.report.empty() && !writeOutput(o.report, fleet::abFitToMarkdown(*fit), command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, fleet::abFitToJson(*fit).dump(1) + "\n", command)) return 2;
+  if (!generatedPolicyLintsClean(policy, command)) return kExitUsage;  // a bug, said as such
+  if (!writeOutput(o.output, policy, command)) return kExitUsage;
+  if (!o.report.empty() && !writeOutput(o.report, fleet::abFitToMarkdown(*fit), command)) return kExitUsage;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, fleet::abFitToJson(*fit).dump(1) + "\n", command)) {
+    return kExitUsage;
+  }
   if (!o.quiet) summarise(*fit, command);
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace
@@ -91,10 +94,11 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context) {
   fit->footer(
       "False wins are held to an expected 1 - confidence of the rules written (Benjamini-Hochberg over every arm x "
       "bucket challenge of the fit); communicators are the unit, and node counts never pool (docs/ab-testing.md). "
-      "Exit status 0 when a policy was written (with no rules when no arm beat the control); 2, with nothing "
-      "written, on an unreadable or damaged statistics file or dump, an unreachable or failing Prometheus, mixed "
-      "experiments, a missing control arm, too few communicators (saying what to collect), with --strict a skipped "
-      "input, or a usage error.");
+      "Exit status (docs/ab-testing.md, \"Exit status\"): 0 when a policy was written (with no rules when no arm "
+      "beat the control); 2 on a usage error or an output that cannot be written; 3, with nothing written, on an "
+      "input error: a file that cannot be read or fails its checks, an unreachable or failing Prometheus, mixed "
+      "experiments, a missing control arm, too few communicators (saying what to collect), and with --strict a "
+      "communicator left out or a file skipped.");
   fit->callback([o, &context] {
     requireOneFleetSource(o->source);
     context.exitCode = runAbFit(*o);

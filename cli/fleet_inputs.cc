@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/file.h"
 #include "common/strings.h"
@@ -59,38 +60,54 @@ std::vector<std::string> expandInputs(const std::vector<std::string>& inputs) {
 
 }  // namespace
 
-StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, bool strict) {
+StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, const std::string& experiment,
+                                 bool skipUnreadable) {
   std::vector<std::string> files = expandInputs(inputs);
   if (files.empty()) return Status(StatusCode::kNotFound, "no statistics file found in the inputs given");
   fleet::FleetReader reader;
   for (const std::string& file : files) {
     StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
-    if (!text.isOk()) return text.status();
-    Status added = reader.add(file, *text);
-    if (!added.isOk()) return added;
+    Status added = text.isOk() ? reader.add(file, *text) : text.status();
+    if (added.isOk()) continue;
+    if (added.code() == StatusCode::kNotFound) return added;  // a path mistyped, not a file damaged
+    if (!skipUnreadable) {
+      return Status(added.code(), added.message() +
+                                      ": re-copy it from its pod, or move it aside; --skip-unreadable leaves such "
+                                      "files out and lists them (--strict and --fail-on-slower then exit 3)");
+    }
+    // The message names the file already; the listing names it again.
+    std::string why = added.message();
+    if (startsWith(why, file + ": ")) why = why.substr(file.size() + 2);
+    reader.skipUnreadable(file, why);
   }
-  StatusOr<fleet::Fleet> fleet = reader.assemble();
-  if (!fleet.isOk() || !strict || fleet->skipped.empty()) return fleet;
-  std::string skipped;
-  for (const fleet::SkippedInput& s : fleet->skipped) skipped += (skipped.empty() ? "" : "; ") + s.file + ": " + s.why;
-  return Status(StatusCode::kInvalidArgument,
-                "--strict: " + std::to_string(fleet->skipped.size()) + " input(s) could not be read whole: " + skipped);
+  return reader.assemble(experiment);
 }
 
 void addFleetSourceOptions(CLI::App& command, FleetSource& source, const std::string& statsHelp) {
   command.add_option("STATS", source.inputs, statsHelp);
   command.add_flag("--strict", source.strict,
-                   "Exit 2 when an input is skipped (empty, of neither format, or a dump's last record cut short) "
-                   "instead of listing it and going on");
+                   "Exit 3 on any input error (a communicator whose ranks disagree, a file skipped as unreadable) and "
+                   "on any input not read whole (an empty file, a dump's cut-short last record)");
+  command.add_flag("--skip-unreadable", source.skipUnreadable,
+                   "List a file that cannot be read or fails its checks (a copy cut short, a hand edit) as skipped and "
+                   "go on, instead of exit 3; --strict and --fail-on-slower still exit 3 on it");
+  command.add_option("--experiment", source.selection.experiment,
+                     "Only this experiment's statistics, by name or by its experiment_hash (needed when the inputs "
+                     "hold several)");
   command.add_option("--prometheus", source.prometheus.url,
                      "Read the fleet from this Prometheus (or Thanos, Mimir, VictoriaMetrics) query API instead of "
                      "files: the series NCCL_ROCE_METRICS textfiles carry, e.g. http://prometheus:9090");
-  command.add_option("--window", source.selection.window,
-                     "With --prometheus: each series' last sample within this long before now counts (a PromQL "
-                     "duration: 30m, 6h, 2d)")
-      ->capture_default_str();
-  command.add_option("--experiment", source.selection.experiment,
-                     "With --prometheus: only this experiment's series (needed when the window holds several)");
+  command
+      .add_option("--window", source.selection.window,
+                  "With --prometheus: each series' last sample within this long before now counts (a PromQL "
+                  "duration: 30m, 6h, 2d)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& window) {
+            return fleet::isPromDuration(window) ? std::string()
+                                                 : "'" + window + "' is not a Prometheus duration such as 30m, 6h, 2d";
+          },
+          "DURATION"));
   command.add_option("--prometheus-header", source.prometheus.headers,
                      "With --prometheus: an HTTP header 'Name: value' sent with every query (repeatable), e.g. "
                      "'X-Scope-OrgID: serving' for Mimir or 'Authorization: Bearer TOKEN'");
@@ -102,19 +119,44 @@ void requireOneFleetSource(const FleetSource& source) {
     throw CLI::ValidationError("STATS", "give statistics files or --prometheus, not both");
   }
   if (source.prometheus.url.empty() &&
-      (source.selection.window != fleet::PrometheusSelection().window || !source.selection.experiment.empty() ||
-       !source.prometheus.headers.empty())) {
-    throw CLI::ValidationError("--window, --experiment and --prometheus-header", "apply only with --prometheus");
+      (source.selection.window != fleet::PrometheusSelection().window || !source.prometheus.headers.empty())) {
+    throw CLI::ValidationError("--window and --prometheus-header", "apply only with --prometheus");
   }
-  // Prometheus has no files to skip: its series are the plugin's own, or the query fails.
-  if (!source.prometheus.url.empty() && source.strict) {
-    throw CLI::ValidationError("--strict", "applies only to STATS files");
+  // Prometheus has no files: its series are the plugin's own, or the query fails.
+  if (!source.prometheus.url.empty() && source.skipUnreadable) {
+    throw CLI::ValidationError("--skip-unreadable", "applies only to STATS files");
   }
 }
 
 StatusOr<fleet::Fleet> readFleet(const FleetSource& source) {
-  if (source.prometheus.url.empty()) return readFleet(source.inputs, source.strict);
+  if (source.prometheus.url.empty())
+    return readFleet(source.inputs, source.selection.experiment, source.skipUnreadable);
   return fleet::readPrometheusFleet(fleet::prometheusOverHttp(source.prometheus), source.selection);
+}
+
+void printLeftOut(const fleet::Fleet& fleet, const char* command) {
+  for (const std::string& e : fleet.errors) std::fprintf(stderr, "nccl-roce %s: error: %s\n", command, e.c_str());
+  for (const fleet::SkippedInput& s : fleet.skipped) {
+    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.file.c_str(), s.why.c_str());
+  }
+}
+
+bool gateRefusesInputs(const fleet::Fleet& fleet, bool strict, bool failOnSlower, const char* command) {
+  if (!strict && !failOnSlower) return false;
+  size_t skipped = 0;
+  for (const fleet::SkippedInput& s : fleet.skipped) skipped += strict || s.error;
+  if (fleet.errors.empty() && skipped == 0) return false;
+  std::string what;
+  if (!fleet.errors.empty()) what = std::to_string(fleet.errors.size()) + " communicator(s) left out";
+  if (skipped > 0) what += (what.empty() ? "" : " and ") + std::to_string(skipped) + " input(s) skipped";
+  std::string remedy = skipped == 0 ? "each line above says what to do"
+                                    : "each line above says what to do; to leave out files that are not statistics, "
+                                      "name only the statistics files (a quoted glob such as 'DIR/*/stats.*.json')";
+  std::fprintf(stderr, "nccl-roce %s: %s (above): exit 3, %s; %s\n", command, what.c_str(),
+               strict ? "--strict wants every input read whole and every communicator counted"
+                      : "--fail-on-slower never passes a gate on input errors",
+               remedy.c_str());
+  return true;
 }
 
 }  // namespace nccl_roce::cli

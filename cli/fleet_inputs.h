@@ -16,13 +16,14 @@ namespace nccl_roce::cli {
 
 struct FleetSource {
   std::vector<std::string> inputs;       // STATS...
-  bool strict = false;                   // --strict: a skipped input (of STATS) is an error
+  bool strict = false;                   // --strict: every input error, and every input not read whole, exits 3
+  bool skipUnreadable = false;           // --skip-unreadable: a file that fails to read is listed, not fatal
   fleet::PrometheusEndpoint prometheus;  // url "" unless --prometheus
-  fleet::PrometheusSelection selection;
+  fleet::PrometheusSelection selection;  // its experiment (--experiment) applies to STATS too
 };
 
-// STATS..., --strict and --prometheus, --window, --experiment, --prometheus-header on `command`; `statsHelp`
-// describes STATS.
+// STATS..., --strict, --skip-unreadable, --experiment and --prometheus, --window, --prometheus-header on `command`;
+// `statsHelp` describes STATS.
 void addFleetSourceOptions(CLI::App& command, FleetSource& source, const std::string& statsHelp);
 
 // Checks, in a callback, that exactly one of STATS and --prometheus was given, each with only its own options (a
@@ -32,9 +33,22 @@ void requireOneFleetSource(const FleetSource& source);
 // The fleet from the files or from Prometheus, whichever was given.
 StatusOr<fleet::Fleet> readFleet(const FleetSource& source);
 
-// An error naming the file for any input that does not read, and for statistics from several experiments;
-// kNotFound when the inputs hold no file at all. Empty files, files of neither format and cut-short last records
-// are skipped and listed in the fleet (fleet/fleet_files.h); with `strict` any of them is an error instead.
-StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, bool strict);
+// An error naming the file and the remedy for any input that does not read or fails its checks (with
+// `skipUnreadable`, such a file is listed as skipped instead), and for statistics from several experiments without
+// `experiment` (a name or an experiment_hash that selects one); kNotFound when the inputs hold no file at all.
+// Empty files, files of neither format and a dump's cut-short last record are skipped and listed in the fleet
+// (fleet/fleet_files.h).
+StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, const std::string& experiment,
+                                 bool skipUnreadable);
+
+// What the fleet left out, on stderr, one line each: "error: " and each communicator left out because its ranks
+// disagree; "skipped FILE: why" for each input not read.
+void printLeftOut(const fleet::Fleet& fleet, const char* command);
+
+// The gate on input errors (cli/exit_status.h): under --fail-on-slower (`failOnSlower`) or --strict, the inputs
+// printLeftOut listed that the gate does not pass (--strict: every one; --fail-on-slower: the errors, not an empty
+// file or a killed process's last record), counted in one closing line on stderr that names the flag and what to
+// do. False, and nothing printed, when the gate passes.
+bool gateRefusesInputs(const fleet::Fleet& fleet, bool strict, bool failOnSlower, const char* command);
 
 }  // namespace nccl_roce::cli

@@ -3,14 +3,17 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/verdict_options.h"
+#include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
+#include "cli/verdict_options.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"
 #include "nccl-tests-integration/sweep/compare_report.h"
 #include "nccl-tests-integration/sweep/log_files.h"
 #include "nccl-tests-integration/sweep/perf_log_json.h"
+#include "nccl-tests-integration/sweep/shared_logs.h"
 #include "nccl-tests-integration/sweep/svg_chart.h"
+#include "policy/value_range_text.h"
 
 namespace nccl_roce::cli {
 
@@ -20,10 +23,11 @@ struct CompareCliOptions {
   std::string a, b;
   std::string labelA, labelB;
   std::string placement = "out-of-place";
-  std::string range = "16K-64M";
+  std::string range;
   std::string format = "markdown";
   std::string output, jsonPath, svgPath;
   bool failOnSlower = false;
+  bool strict = false;
   sweep::CompareOptions compare;
 };
 
@@ -44,20 +48,17 @@ std::string labelFor(const std::string& spec) {
   return slash == std::string::npos ? first : first.substr(slash + 1);
 }
 
+// Exit statuses: cli/exit_status.h.
 int runCompare(CompareCliOptions o) {
   const char* command = "sweep compare";
-  if (!parseSizeRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi)) {
-    std::fprintf(stderr, "nccl-roce %s: --range '%s' is not LO-HI with sizes such as 16K-64M\n", command,
-                 o.range.c_str());
-    return 2;
-  }
+  if (!parseSizeRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi).isOk()) return kExitUsage;  // CLI11 checked
   o.compare.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
   StatusOr<std::vector<sweep::PerfLog>> a = readSide(o.a);
   StatusOr<std::vector<sweep::PerfLog>> b = readSide(o.b);
   for (const auto* side : {&a, &b}) {
     if (!side->isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, side->status().toString().c_str());
-      return 2;
+      return kExitInputError;
     }
   }
   reportLogIssues(*a, command);
@@ -67,29 +68,38 @@ int runCompare(CompareCliOptions o) {
   sweep::Comparison comparison = sweep::compareSweeps(samplesA, samplesB, o.compare);
   comparison.labelA = o.labelA.empty() ? labelFor(o.a) : o.labelA;
   comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
+  std::string shared = sweep::describeSharedLogs(sweep::sharedLogs(*a, *b), comparison.labelA, comparison.labelB);
+  if (!shared.empty()) comparison.notes.insert(comparison.notes.begin(), "warning: " + shared);
 
   std::string report = o.format == "json" ? sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n"
                                           : sweep::comparisonToMarkdown(comparison);
-  if (!writeOutput(o.output, report, command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n", command)) {
-    return 2;
+  if (!writeOutput(o.output, report, command)) return kExitUsage;
+  if (!o.jsonPath.empty() &&
+      !writeOutput(o.jsonPath, sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n", command)) {
+    return kExitUsage;
   }
-  if (!o.svgPath.empty() && !writeOutput(o.svgPath, sweep::comparisonToSvg(comparison), command)) return 2;
+  if (!o.svgPath.empty() && !writeOutput(o.svgPath, sweep::comparisonToSvg(comparison), command)) return kExitUsage;
+  if (!shared.empty()) {
+    std::fprintf(stderr, "nccl-roce %s: %s: %s\n", command, o.strict ? "error (--strict: exit 3)" : "warning",
+                 shared.c_str());
+  }
   if (comparison.series.empty()) {
     std::fprintf(stderr, "nccl-roce %s: no series (collective, type, op, ranks) was measured on both sides\n",
                  command);
-    return 1;
+    return kExitInputError;
   }
-  int status = 0;
+  if (o.strict && !shared.empty()) return kExitInputError;
+  bool slower = false;
   for (const sweep::SeriesComparison& s : comparison.series) {
     const verdicts::RangeComparison& range = s.result.range;
     if (range.verdict == sweep::Verdict::kInsufficient) {
-      std::fprintf(stderr, "nccl-roce %s: %s: no verdict over %s-%s: %s\n", command, s.key.describe().c_str(),
-                   formatByteSize(range.lo).c_str(), formatByteSize(range.hi).c_str(), range.whyNoInterval.c_str());
+      std::fprintf(stderr, "nccl-roce %s: %s: no verdict over %s: %s\n", command, s.key.describe().c_str(),
+                   policy::formatValueRange(policy::ValueRange{range.lo, range.hi}, policy::RangeUnit::kBytes).c_str(),
+                   range.whyNoInterval.c_str());
     }
-    if (o.failOnSlower && range.verdict == sweep::Verdict::kSlower) status = 1;
+    slower |= range.verdict == sweep::Verdict::kSlower;
   }
-  return status;
+  return o.failOnSlower && slower ? kExitSlower : kExitOk;
 }
 
 }  // namespace
@@ -105,7 +115,7 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   compare->add_option("--placement", o->placement, "Which nccl-tests time to compare")
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
-  compare->add_option("--range", o->range, "Inference range summarised, LO-HI")->capture_default_str();
+  addRangeOption(*compare, o->range);
   addVerdictOptions(*compare, o->compare.verdicts, "replicates", 2);
   compare->add_option("--format", o->format, "Report format")
       ->check(CLI::IsMember({"markdown", "json"}))
@@ -115,10 +125,15 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   compare->add_option("--svg", o->svgPath, "Also write an SVG chart of both curves and the ratio here");
   compare->add_flag("--fail-on-slower", o->failOnSlower,
                     "Exit 1 when B is slower over the inference range (for CI gates)");
+  compare->add_flag("--strict", o->strict,
+                    "Exit 3 when a log is on both sides (a side that duplicates the other, or part of it), which is "
+                    "otherwise a warning");
   compare->footer(
       "Ratio = B/A of geometric-mean times: below 1 means B is faster. Each size's verdict and the summary's are "
-      "wrong at most 1 - confidence of the time when nothing differs (docs/statistics.md). Exit status 0 on success; 1 when no series was "
-      "measured on both sides (or B is slower with --fail-on-slower); 2 on unreadable input or a usage error.");
+      "wrong at most 1 - confidence of the time when nothing differs (docs/statistics.md). Exit status (docs/sweep.md, "
+      "\"Comparing two sweeps\"): 0 with a report; 1 with --fail-on-slower when B is slower; 2 on a usage error or an "
+      "output that cannot be written; 3 on an input error: an unreadable log, no series measured on both sides, and "
+      "with --strict a log on both sides (3 outranks 1; the report is still written).");
   compare->callback([o, &context] { context.exitCode = runCompare(*o); });
 }
 

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <string>
 
+#include "common/status.h"
 #include "verdicts/settings.h"
 
 namespace nccl_roce::cli {
@@ -16,7 +16,16 @@ namespace nccl_roce::cli {
 void addVerdictOptions(CLI::App& command, verdicts::Settings& settings, const std::string& units,
                           int minUnitsFloor);
 
-// --range of `sweep compare` and `ab`: "LO-HI" with sizes such as 16K-64M, inclusive; false when it is not.
-bool parseSizeRange(const std::string& text, uint64_t* lo, uint64_t* hi);
+// The default --range of `sweep compare` and `ab`: the inference range, as the reports print it.
+inline constexpr const char* kInferenceRange = "16K..=64M";
+
+// --range of `sweep compare` and `ab`, in the range syntax of policy files (policy/value_range_text.h), so a rule's
+// size can be pasted: "16K..64M" is 16 KiB up to but not including 64 MiB, "16K..=64M" includes it. "LO-HI" (an
+// inclusive range, the form these commands took first) is read too; reports print the policy form. Bytes,
+// inclusive, into *lo and *hi; an error that says what is accepted otherwise.
+Status parseSizeRange(const std::string& text, uint64_t* lo, uint64_t* hi);
+
+// --range, checked by CLI11 (a usage error when parseSizeRange refuses it), with the default kInferenceRange.
+void addRangeOption(CLI::App& command, std::string& range);
 
 }  // namespace nccl_roce::cli

@@ -103,22 +103,31 @@ void addThinNotes(const Thin& thin, const AbFitOptions& o, AbFit* fit) {
   }
 }
 
-// What to collect: who has too few communicators, and how to get more.
+// What to collect: who has too few communicators, and how to get more. Weights only share out communicators: more
+// weight for the arms that lack them is advice only while others have some to spare; when the control lacks as
+// well, only time (more communicators) helps.
 Status tooLittleEvidence(const Thin& thin, int mostControl, const AbFitOptions& o) {
-  std::string arms, lacking;
+  std::string arms, lacking, spare;
   for (const auto& [arm, most] : thin.mostPerArm) {
     arms += std::string(arms.empty() ? "arm '" : ", '") + arm + "' " + (arms.empty() ? "has " : "") + "at most " +
             std::to_string(most);
-    if (most < o.settings.minUnits) lacking += (lacking.empty() ? "'" : ", '") + arm + "'";
+    std::string& list = most < o.settings.minUnits ? lacking : spare;
+    list += (list.empty() ? "'" : ", '") + arm + "'";
   }
   if (arms.empty()) arms = "no arm has any";
-  if (mostControl < o.settings.minUnits) {
-    lacking += (lacking.empty() ? "the control '" : " and the control '") + o.control + "'";
+  bool controlLacks = mostControl < o.settings.minUnits;
+  std::string advice = "run the experiment longer (more communicators)";
+  if (lacking.empty() && !controlLacks) {
+    advice = "the arms and the control never reach it in the same bucket and node count: " + advice;
+  } else if (!controlLacks) {
+    advice += " or raise the weight of " + lacking + " (the control has communicators to spare)";
+  } else if (lacking.empty()) {
+    advice += " or raise the weight of the control '" + o.control + "' (the arms have communicators to spare)";
+  } else {
+    advice += ": the control '" + o.control + "' lacks them as well as " + lacking +
+              ", so moving weight between them cannot help" +
+              (spare.empty() ? "" : "; only " + spare + " could give up weight");
   }
-  std::string advice = lacking.empty()
-                           ? "the arms and the control never reach it in the same bucket and node count: run "
-                             "the experiment longer (more communicators)"
-                           : "run the experiment longer (more communicators) or raise the weight of " + lacking;
   std::string needed = std::to_string(o.settings.minUnits);
   return Status(StatusCode::kFailedPrecondition,
                 "too little evidence to fit a policy: " + arms + " communicators per size bucket and node count (the " +

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "policy/value_range_text.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
 
@@ -20,17 +21,22 @@ std::string intervalText(const std::optional<verdicts::RatioInterval>& i, const 
   return i ? format("%.3f [%.3f, %.3f]", i->ratio, i->low, i->high) : "- (" + why + ")";
 }
 
+// The summary's range as --range and policies write it ("16K..=64M").
+std::string rangeText(const AbOptions& o) {
+  return policy::formatValueRange(policy::ValueRange{o.rangeLo, o.rangeHi}, policy::RangeUnit::kBytes);
+}
+
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
   const verdicts::RangeComparison& s = c.summary;
   if (r.design == "switchback") {
-    return format("**Summary %s-%s** (%zu size buckets with windows of both arms, over %d communicator%s): ",
-                  formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
-                  c.communicatorsArm, c.communicatorsArm == 1 ? "" : "s") +
+    return format("**Summary %s** (%zu size buckets with windows of both arms, over %d communicator%s): ",
+                  rangeText(r.options).c_str(), s.cells.size(), c.communicatorsArm,
+                  c.communicatorsArm == 1 ? "" : "s") +
            intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
   }
-  return format("**Summary %s-%s** (%zu size buckets, measured by %d of %d control and %d of %d arm communicators): ",
-                formatByteSize(r.options.rangeLo).c_str(), formatByteSize(r.options.rangeHi).c_str(), s.cells.size(),
-                c.summaryControl, c.communicatorsControl, c.summaryArm, c.communicatorsArm) +
+  return format("**Summary %s** (%zu size buckets, measured by %d of %d control and %d of %d arm communicators): ",
+                rangeText(r.options).c_str(), s.cells.size(), c.summaryControl, c.communicatorsControl, c.summaryArm,
+                c.communicatorsArm) +
          intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
 }
 
@@ -157,7 +163,7 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
       cj["buckets"].push_back(std::move(b));
     }
     nlohmann::ordered_json s = intervalJson(c.summary.interval, c.summary.verdict, c.summary.whyNoInterval);
-    s["range"] = formatByteSize(r.options.rangeLo) + "-" + formatByteSize(r.options.rangeHi);
+    s["range"] = rangeText(r.options);
     s["buckets"] = nlohmann::ordered_json::array();
     for (uint64_t cell : c.summary.cells) s["buckets"].push_back(bucketName(cell));
     s["communicators_control"] = c.summaryControl;

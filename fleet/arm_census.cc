@@ -6,7 +6,11 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   ArmCensus census;
   int withoutArm = 0, withoutNodes = 0, live = 0;
   for (const FleetCommunicator& c : fleet.communicators) {
-    if (c.timings.empty()) continue;
+    if (c.arm.empty()) ++census.withoutArm;
+    if (c.timings.empty()) {
+      census.untimed += !c.arm.empty();
+      continue;
+    }
     if (c.live) ++live;
     if (c.arm.empty()) {
       ++withoutArm;
@@ -16,6 +20,7 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
       ++census.communicatorsPerArm[c.arm];
     }
   }
+  census.inspectorOnly = fleet.withoutArm;
   if (fleet.withoutArm > 0) {
     census.notes.push_back(std::to_string(fleet.withoutArm) +
                            " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
@@ -34,7 +39,36 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   return census;
 }
 
+namespace {
+
+// Why no communicator of any arm is timed, with the remedy; "" when some are (and another check says more).
+std::string whyNothingTimed(const ArmCensus& census) {
+  if (!census.communicatorsPerArm.empty()) return "";
+  if (census.untimed > 0) {
+    return "no timings: none of the " + std::to_string(census.untimed) +
+           " communicator(s) of an experiment arm was timed, so the statistics files hold the tuner's decisions "
+           "only and the profiler was not loaded (or NCCL_ROCE_PROFILE=0). Load it in the pods: "
+           "NCCL_PROFILER_PLUGIN=roce beside NCCL_ROCE_STATS (NCCL 2.26 or later; docs/ab-testing.md, \"The "
+           "workflow with vLLM\"), or give NVIDIA Inspector's dumps beside the statistics files";
+  }
+  if (census.inspectorOnly > 0 && census.withoutArm == 0) {
+    return "the " + std::to_string(census.inspectorOnly) +
+           " communicator(s) the Inspector dumps time are in no statistics file, which gives each its arm: collect "
+           "the pods' NCCL_ROCE_STATS files too";
+  }
+  if (census.withoutArm > 0) {
+    return "no communicator ran an experiment arm: the pods' NCCL_ROCE_POLICY names a policy, not an experiment "
+           "(docs/ab-testing.md, \"The workflow with vLLM\")";
+  }
+  return "";
+}
+
+}  // namespace
+
 Status checkArms(const ArmCensus& census, const std::string& control, const std::string& purpose) {
+  if (std::string why = whyNothingTimed(census); !why.empty()) {
+    return Status(StatusCode::kFailedPrecondition, why + ": " + purpose);
+  }
   std::string seen;
   for (const auto& [arm, n] : census.communicatorsPerArm) seen += (seen.empty() ? "" : ", ") + arm;
   if (census.communicatorsPerArm.count(control) == 0) {
@@ -44,7 +78,9 @@ Status checkArms(const ArmCensus& census, const std::string& control, const std:
   }
   if (census.communicatorsPerArm.size() < 2) {
     return Status(StatusCode::kFailedPrecondition,
-                  "only the control arm '" + control + "' has timed communicators: " + purpose);
+                  "only the control arm '" + control + "' has timed communicators (are the other arms' pods' " +
+                      "files among the inputs, and have they run long enough to finish a communicator or write a " +
+                      "checkpoint?): " + purpose);
   }
   return Status::ok();
 }

@@ -16,6 +16,9 @@ namespace nccl_roce::fleet {
 struct ArmCensus {
   std::map<std::string, int> communicatorsPerArm;  // timed communicators that count, per arm
   std::vector<std::string> notes;                  // those left out, and why
+  // Why nothing may count, for the refusal to say: communicators of an arm with no timings (their pods' profiler
+  // was not loaded), those of no arm, and timed ones in Inspector dumps that no statistics file names.
+  int untimed = 0, withoutArm = 0, inspectorOnly = 0;
 };
 
 // Timed communicators per arm. Those without an arm are left out with a note, and with `needNodeCount` (ab fit
@@ -23,7 +26,8 @@ struct ArmCensus {
 ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount);
 
 // kFailedPrecondition when no timed communicator of `control`, or of any other arm, counts; `purpose` ends the
-// message ("nothing to compare").
+// message ("nothing to compare"). When nothing is timed at all the message says why that happens (no profiler
+// loaded, no experiment) rather than asking for another --control.
 Status checkArms(const ArmCensus& census, const std::string& control, const std::string& purpose);
 
 // A communicator's value in a cell: the geometric mean of its collectives there in microseconds (from its merged

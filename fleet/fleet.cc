@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "fleet/experiment_choice.h"
 #include "fleet/switchback_ranks.h"
 
 namespace nccl_roce::fleet {
@@ -21,11 +22,21 @@ Status checkOneExperiment(const std::vector<CommunicatorRecord>& records, std::s
       first = &r;
       continue;
     }
-    if (r.experiment != first->experiment || r.experimentHash != first->experimentHash) {
+    if (r.experiment != first->experiment) {
       return Status(StatusCode::kInvalidArgument,
                     "statistics from different experiments: " + first->file + " has '" + first->experiment + "' (" +
                         first->experimentHash + "), " + r.file + " has '" + r.experiment + "' (" + r.experimentHash +
-                        "); compare one experiment at a time");
+                        "); compare one experiment at a time: name it with --experiment (the inputs hold " +
+                        experimentsNamed(records) + ")");
+    }
+    if (r.experimentHash != first->experimentHash) {
+      return Status(StatusCode::kInvalidArgument,
+                    "statistics from two versions of experiment '" + r.experiment +
+                        "' (its file changed while it "
+                        "ran, and its arms with it): " +
+                        first->file + " has " + first->experimentHash + ", " + r.file + " has " + r.experimentHash +
+                        "; compare one version at a time: name it with --experiment and its hash, e.g. --experiment " +
+                        r.experimentHash);
     }
   }
   *experiment = first ? first->experiment : "";
@@ -44,12 +55,15 @@ bool mergeIdentity(FleetCommunicator& c, const CommunicatorRecord& r, std::strin
   if (c.arm != r.arm || c.policyHash != r.policyHash) {
     *why = "communicator " + formatHexId(r.commId) + ": ranks disagree (arm '" + c.arm + "', policy " + c.policyHash +
            " in " + *c.files.begin() + "; arm '" + r.arm + "', policy " + r.policyHash + " in " + r.file +
-           "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out";
+           "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out: every pod of a job must load "
+           "the same policy and experiment files (NCCL_ROCE_POLICY)";
     return false;
   }
   if (c.nNodes != 0 && r.nNodes != 0 && c.nNodes != r.nNodes) {
     *why = "communicator " + formatHexId(r.commId) + ": ranks disagree on the node count (" + std::to_string(c.nNodes) +
-           " in " + *c.files.begin() + ", " + std::to_string(r.nNodes) + " in " + r.file + "): left out";
+           " in " + *c.files.begin() + ", " + std::to_string(r.nNodes) + " in " + r.file +
+           "): left out: NCCL gives every rank the same count, so one of them was edited or damaged: re-copy them "
+           "from their pods";
     return false;
   }
   if (c.nNodes == 0) c.nNodes = r.nNodes;

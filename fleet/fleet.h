@@ -51,6 +51,10 @@ struct FleetCommunicator {
 // An input file, or its cut-short last record, that was not read, and why.
 struct SkippedInput {
   std::string file, why;
+  // An input error: something that should have been read was not (a file of neither format, a statistics file cut
+  // short), so no gate passes on it. False where nothing was lost: an empty file, the last record of a dump a
+  // killed process was writing (only --strict, which wants every file read whole, refuses those).
+  bool error = true;
 };
 
 struct Fleet {

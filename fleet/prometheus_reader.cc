@@ -37,7 +37,10 @@ std::string promString(const std::string& text) {
 std::string lastOf(const char* metric, const std::vector<std::string>& extra, const PrometheusSelection& s) {
   std::vector<std::string> by = telemetry::abCommunicatorLabels();
   by.insert(by.end(), extra.begin(), extra.end());
-  std::string selector = std::string(metric) + (s.experiment.empty() ? "" : "{experiment=" + promString(s.experiment) + "}");
+  // --experiment takes a name, or an experiment_hash ("sha256:...") to pick one version of a name.
+  const char* label = startsWith(s.experiment, "sha256:") ? "experiment_hash" : "experiment";
+  std::string selector = std::string(metric) +
+                         (s.experiment.empty() ? "" : "{" + std::string(label) + "=" + promString(s.experiment) + "}");
   return "max by (" + joined(by) + ") (last_over_time(" + selector + "[" + s.window + "]))";
 }
 

@@ -21,7 +21,7 @@ namespace nccl_roce::fleet {
 
 struct PrometheusSelection {
   std::string window = "1h";  // a PromQL duration: how far back a communicator's last sample may lie
-  std::string experiment;     // only this experiment's series; "" for every series in the window
+  std::string experiment;     // only this experiment's series, by name or experiment_hash; "" for every series
 };
 
 // Sends one instant query (PromQL) and answers the API's JSON body; an error for a transport failure or an

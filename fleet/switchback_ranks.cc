@@ -33,7 +33,9 @@ bool mergeSwitchbackRank(FleetCommunicator& c, const CommunicatorRecord& r, std:
     *why = "communicator " + formatHexId(r.commId) +
            ": its ranks' switchback turns disagree (tuner calls by arm: " + described(c.callsPerArm) + " in " +
            *c.files.begin() + "; " + described(calls) + " in " + r.file +
-           "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out";
+           "): ranks that decide differently can hang (NVIDIA/nccl#1136); left out: the causes are a policy file "
+           "that differs between its pods, or ncclGroupSimulateEnd on some ranks only (docs/ab-testing.md, \"Why "
+           "every rank counts the same calls\")";
     return false;
   }
   if (!r.switchback) return true;

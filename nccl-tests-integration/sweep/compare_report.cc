@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/strings.h"
+#include "policy/value_range_text.h"
 
 namespace nccl_roce::sweep {
 
@@ -29,7 +30,7 @@ std::string interval(const std::optional<verdicts::RatioInterval>& i) {
 
 std::string summarySentence(const SeriesComparison& s, double confidence) {
   const verdicts::RangeComparison& r = s.result.range;
-  std::string range = formatByteSize(r.lo) + "-" + formatByteSize(r.hi);
+  std::string range = policy::formatValueRange(policy::ValueRange{r.lo, r.hi}, policy::RangeUnit::kBytes);
   std::string out = "Inference range " + range + " (" + std::to_string(r.cells.size()) + " sizes): ";
   if (!r.interval) return out + "no verdict: " + r.whyNoInterval + ".";
   out += r.verdict == Verdict::kInsufficient ? "no verdict: " + r.whyNoInterval

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "common/file.h"
+#include "common/sha256.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/perf_log_parser.h"
 
@@ -63,7 +64,9 @@ StatusOr<std::vector<std::string>> expandLogPaths(const std::vector<std::string>
 StatusOr<PerfLog> readPerfLog(const std::string& path) {
   StatusOr<std::string> text = readFileBounded(path, kMaxLogBytes);
   if (!text.isOk()) return text.status();
-  return parsePerfLog(*text, path);
+  PerfLog log = parsePerfLog(*text, path);
+  log.textSha256 = sha256Hex(*text);
+  return log;
 }
 
 StatusOr<std::vector<PerfLog>> readPerfLogs(const std::vector<std::string>& paths) {

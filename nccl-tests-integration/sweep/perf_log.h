@@ -115,6 +115,7 @@ struct PerfLog {
   LineCounts lines;
   std::vector<LineNote> unknownExamples;  // the first few unknown lines, shortened
   std::vector<LineNote> problems;         // malformed rows and other file-level messages
+  std::string textSha256;                 // of the file's text (readPerfLog), to find one log given twice
 };
 
 const char* collectiveSourceName(CollectiveSource source);

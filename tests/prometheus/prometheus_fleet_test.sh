@@ -83,20 +83,21 @@ done
 python3 "$(dirname "$0")/dashboard_queries.py" "$url" "$dashboard" live 1h || fail "the dashboard's queries"
 echo "ok: the dashboard's queries (${SECONDS} s)"
 
-# Refusals, each exit 2 with the reason: two experiments in the window, a bad window, nothing listening.
-expect_refusal() {  # DESCRIPTION EXPECTED_TEXT COMMAND...
-  local what=$1 text=$2 status=0
-  shift 2
+# Refusals, each with the reason: exit 3 (input error) for two experiments in the window, an experiment with no
+# series and nothing listening; exit 2 (usage error) for a bad window (docs/ab-testing.md, "Exit status").
+expect_refusal() {  # DESCRIPTION EXIT_STATUS EXPECTED_TEXT COMMAND...
+  local what=$1 expected=$2 text=$3 status=0
+  shift 3
   "$@" >"$work/out" 2>"$work/err" || status=$?
-  [ "$status" -eq 2 ] || { cat "$work/err" >&2; fail "$what: exit $status, expected 2"; }
+  [ "$status" -eq "$expected" ] || { cat "$work/err" >&2; fail "$what: exit $status, expected $expected"; }
   grep -qF "$text" "$work/err" || { cat "$work/err" >&2; fail "$what: stderr lacks '$text'"; }
   echo "ok: $what (${SECONDS} s)"
 }
-expect_refusal "two experiments" "(decode-ll, explore-allreduce): name one with --experiment" \
+expect_refusal "two experiments" 3 "(decode-ll, explore-allreduce): name one with --experiment" \
   "$cli" ab --prometheus "$url"
-expect_refusal "a bad window" "is not a Prometheus duration" "$cli" ab --prometheus "$url" --window 5minutes
-expect_refusal "an experiment with no series" "no nccl_roce_ab_log_duration_count series of experiment 'nope'" \
+expect_refusal "a bad window" 2 "is not a Prometheus duration" "$cli" ab --prometheus "$url" --window 5minutes
+expect_refusal "an experiment with no series" 3 "no nccl_roce_ab_log_duration_count series of experiment 'nope'" \
   "$cli" ab --prometheus "$url" --experiment nope
 closed=$(free_port)
-expect_refusal "nothing listening" "Prometheus at http://127.0.0.1:$closed" "$cli" ab --prometheus "http://127.0.0.1:$closed"
+expect_refusal "nothing listening" 3 "Prometheus at http://127.0.0.1:$closed" "$cli" ab --prometheus "http://127.0.0.1:$closed"
 echo "prometheus_fleet_test: all passed"

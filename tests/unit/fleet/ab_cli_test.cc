@@ -1,5 +1,5 @@
 // `nccl-roce ab` as an operator runs it on a directory of statistics files: the verdict, the gate, the outputs,
-// and exit 2 with the file named on input it cannot trust.
+// and exit 3 with the file named on input it cannot trust (more on the gates: ab_gates_cli_test.cc).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -49,19 +49,21 @@ TEST(AbCli, GivesAVerdictPerBucketAndGatesOnASlowerArm) {
   EXPECT_EQ(gate.exitCode, 1) << "a quoted glob, and the rollout gate closed";
 }
 
-TEST(AbCli, UnreadableInputExitsTwoNamingTheFile) {
+TEST(AbCli, UnreadableInputExitsThreeNamingTheFileAndTheRemedy) {
   TempDir dir;
   writeFleet(dir, 40);
   dir.writeFile("pods/control0/stats.2.json", "{\"schema\": \"nccl-roce.stats/2\", \"communicators\": [");
   auto report = runCommand(cliPath() + " ab " + dir.join("pods"));
-  EXPECT_EQ(report.exitCode, 2);
-  EXPECT_THAT(report.err, HasSubstr("stats.2.json"));
+  EXPECT_EQ(report.exitCode, 3);
+  EXPECT_THAT(report.err, HasSubstr(dir.join("pods/control0/stats.2.json") + ": cut short after 50 bytes"));
+  EXPECT_THAT(report.err, HasSubstr("re-copy it from its pod, or move it aside; --skip-unreadable leaves such files "
+                                    "out and lists them"));
   EXPECT_EQ(report.out, "") << "no verdict from a fleet with a file that cannot be read";
 }
 
 // What an operator copies off the pods: the statistics files, an empty Inspector dump (created before the first
 // collective it keeps), NCCL's and vLLM's own logs, and last time's report. The report reads the fleet, names every
-// file it skipped, and exits 0; --strict makes a skipped file exit 2 for a pipeline that must see every file.
+// file it skipped, and exits 0; --strict makes a skipped file exit 3 for a pipeline that must see every file.
 TEST(AbCli, SkippedInputsAreListedByNameAndFailOnlyWithStrict) {
   TempDir dir;
   writeFleet(dir, 48);
@@ -82,10 +84,11 @@ TEST(AbCli, SkippedInputsAreListedByNameAndFailOnlyWithStrict) {
   auto json = nlohmann::json::parse(runCommand("cat " + dir.join("ab.json")).out);
   EXPECT_EQ(json["skipped_inputs"].size(), 4u);
   auto strict = runCommand(cliPath() + " ab --strict " + dir.join("pods"));
-  EXPECT_EQ(strict.exitCode, 2);
-  EXPECT_THAT(strict.err, HasSubstr("--strict: 4 input(s) could not be read whole"));
-  EXPECT_THAT(strict.err, HasSubstr(dir.join("pods/control0/inspector.log") + ": empty"));
-  EXPECT_EQ(strict.out, "");
+  EXPECT_EQ(strict.exitCode, 3);
+  EXPECT_THAT(strict.err, HasSubstr("nccl-roce ab: skipped " + dir.join("pods/control0/inspector.log") + ": empty"));
+  EXPECT_THAT(strict.err, HasSubstr("nccl-roce ab: 4 input(s) skipped (above): exit 3, --strict wants every input "
+                                    "read whole"));
+  EXPECT_THAT(strict.out, HasSubstr("slower")) << "the report is written, and says what was skipped";
 }
 
 // The summary averages the buckets over the communicators that measured all of them. When that leaves an arm
@@ -129,9 +132,9 @@ TEST(AbCli, TakesStatisticsFilesOrPrometheusNotBoth) {
   auto neither = runCommand(cliPath() + " ab fit");
   EXPECT_NE(neither.exitCode, 0);
   EXPECT_THAT(neither.err, HasSubstr("STATS or --prometheus"));
-  auto strict = runCommand(cliPath() + " ab --strict --prometheus http://127.0.0.1:1");
-  EXPECT_NE(strict.exitCode, 0);
-  EXPECT_THAT(strict.err, HasSubstr("--strict: applies only to STATS files"));
+  auto skip = runCommand(cliPath() + " ab --skip-unreadable --prometheus http://127.0.0.1:1");
+  EXPECT_EQ(skip.exitCode, 2);
+  EXPECT_THAT(skip.err, HasSubstr("--skip-unreadable: applies only to STATS files"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `nccl-roce ab fit` as an operator runs it: on an exploration fleet written by the plugin's own writers
 // (tests/calibration/synthetic_fleet --exploration), the policy holds exactly the known best arms' rules and
-// lints clean; thin evidence, mixed experiments and unreadable files exit 2 with nothing written; and
+// lints clean; thin evidence, mixed experiments and unreadable files exit 3 with nothing written, and so does
+// --strict on a communicator whose ranks disagree; and
 // `nccl-roce ab STATS...` works as before beside its new subcommand.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -122,11 +123,11 @@ void writeThinFleet(const TempDir& dir) {
   }
 }
 
-TEST(AbFitCli, ThinEvidenceExitsTwoSayingWhatToCollectAndWritesNothing) {
+TEST(AbFitCli, ThinEvidenceExitsThreeSayingWhatToCollectAndWritesNothing) {
   TempDir dir;
   writeThinFleet(dir);
   auto fit = runCommand(cliPath() + " ab fit " + dir.join("pods") + " -o " + dir.join("policy.toml"));
-  EXPECT_EQ(fit.exitCode, 2);
+  EXPECT_EQ(fit.exitCode, 3);
   EXPECT_THAT(fit.err, HasSubstr("arm 'explore-ring-ll' has at most 3 communicators per size bucket"));
   EXPECT_THAT(fit.err, HasSubstr("run the experiment longer"));
   EXPECT_EQ(runCommand("test -e " + dir.join("policy.toml")).exitCode, 1) << "nothing written";
@@ -134,21 +135,51 @@ TEST(AbFitCli, ThinEvidenceExitsTwoSayingWhatToCollectAndWritesNothing) {
   EXPECT_NE(lowered.exitCode, 0) << "the minimum cannot be set below the calibrated one";
 }
 
-TEST(AbFitCli, MixedExperimentsAndUnreadableFilesExitTwoNamingTheFiles) {
+TEST(AbFitCli, MixedExperimentsAndUnreadableFilesExitThreeNamingTheFiles) {
   TempDir dir;
   writeThinFleet(dir);
   CommEntry other;
   other.experiment = "prefill-tree";
   dir.writeFile("pods/other/stats.9.json", testing::statisticsFile({other}));
   auto mixed = runCommand(cliPath() + " ab fit " + dir.join("pods") + " -o " + dir.join("policy.toml"));
-  EXPECT_EQ(mixed.exitCode, 2);
+  EXPECT_EQ(mixed.exitCode, 3);
   EXPECT_THAT(mixed.err, HasSubstr("statistics from different experiments"));
   EXPECT_THAT(mixed.err, HasSubstr("stats.9.json"));
+  EXPECT_THAT(mixed.err, HasSubstr("name it with --experiment (the inputs hold 'decode-ll' (0x51a7), 'prefill-tree'"));
+  auto chosen = runCommand(cliPath() + " ab fit " + dir.join("pods") + " --experiment decode-ll");
+  EXPECT_EQ(chosen.exitCode, 3);
+  EXPECT_THAT(chosen.err, HasSubstr("too little evidence")) << "past the mixing, on to the (thin) evidence";
   dir.writeFile("pods/other/stats.9.json", "{\"schema\": \"nccl-roce.stats/2\", \"communicators\": [");
   auto truncated = runCommand(cliPath() + " ab fit " + dir.join("pods") + " -o " + dir.join("policy.toml"));
-  EXPECT_EQ(truncated.exitCode, 2);
-  EXPECT_THAT(truncated.err, HasSubstr("stats.9.json"));
+  EXPECT_EQ(truncated.exitCode, 3);
+  EXPECT_THAT(truncated.err, HasSubstr("stats.9.json: cut short"));
   EXPECT_EQ(runCommand("test -e " + dir.join("policy.toml")).exitCode, 1) << "nothing written";
+}
+
+// A policy is a rollout: under --strict it is never fitted from a fleet with a communicator left out.
+TEST(AbFitCli, StrictWritesNoPolicyWhenRanksOfACommunicatorDisagree) {
+  TempDir dir;
+  std::string pods = writeExplorationFleet(dir);
+  // A communicator of the same experiment (its name and hash as the fleet's files give them) whose two ranks ran
+  // different arms.
+  std::string someFile = runCommand("find " + pods + " -name '*.json' | head -n 1").out;
+  nlohmann::json written = nlohmann::json::parse(cat(someFile.substr(0, someFile.find('\n'))));
+  CommEntry rank0, rank1;
+  rank0.commId = rank1.commId = "0xe1";
+  rank0.experiment = rank1.experiment = written["communicators"][0]["experiment"].get<std::string>();
+  rank0.experimentHash = rank1.experimentHash = written["communicators"][0]["experiment_hash"].get<std::string>();
+  rank1.rank = 1;
+  rank1.arm = "explore-ring-ll";
+  rank1.policyHash = "0x2";
+  dir.writeFile("pods/split-0/stats.1.json", testing::statisticsFile({rank0}));
+  dir.writeFile("pods/split-1/stats.1.json", testing::statisticsFile({rank1}));
+  auto plain = runCommand(cliPath() + " ab fit " + pods + " -q -o " + dir.join("policy.toml"));
+  EXPECT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_THAT(plain.err, HasSubstr("nccl-roce ab fit: error: communicator 0x00000000000000e1: ranks disagree"));
+  auto strict = runCommand(cliPath() + " ab fit " + pods + " --strict -o " + dir.join("strict.toml"));
+  EXPECT_EQ(strict.exitCode, 3);
+  EXPECT_THAT(strict.err, HasSubstr("1 communicator(s) left out (above): exit 3, --strict"));
+  EXPECT_EQ(runCommand("test -e " + dir.join("strict.toml")).exitCode, 1) << "nothing written";
 }
 
 }  // namespace

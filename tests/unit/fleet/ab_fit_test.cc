@@ -227,12 +227,29 @@ TEST(AbFit, TooFewCommunicatorsRefusesSayingWhatToCollect) {
   EXPECT_THAT(message, HasSubstr("the control 'control' at most 30"));
   EXPECT_THAT(message, HasSubstr("ab fit needs " + std::to_string(kAbFitMinCommunicators)));
   EXPECT_THAT(message, HasSubstr("run the experiment longer"));
-  EXPECT_THAT(message, HasSubstr("raise the weight of 'explore-ring-ll'"));
+  EXPECT_THAT(message, HasSubstr("raise the weight of 'explore-ring-ll' (the control has communicators to spare)"));
+  EXPECT_THAT(message, Not(HasSubstr("weight of the control")));
+}
+
+// Weights share out the communicators there are: the advice names only the side that lacks them, and only while
+// the other has some to spare.
+TEST(AbFit, WeightAdviceNamesOnlyTheSideThatLacksCommunicators) {
+  Arm control{"control"}, arm{"explore-ring-ll"};
   control.communicators = 4;
-  arm.communicators = 12;
+  arm.communicators = 40;
+  arm.ratio = {{16, 0.8}};
   StatusOr<AbFit> thinControl = fitArms(fleetOf({control, arm}, {16}), AbFitOptions{});
   ASSERT_FALSE(thinControl.isOk());
-  EXPECT_THAT(thinControl.status().message(), HasSubstr("raise the weight of the control 'control'"));
+  EXPECT_THAT(thinControl.status().message(),
+              HasSubstr("raise the weight of the control 'control' (the arms have communicators to spare)"));
+  EXPECT_THAT(thinControl.status().message(), Not(HasSubstr("weight of 'explore-ring-ll'")));
+  arm.communicators = 6;
+  StatusOr<AbFit> bothThin = fitArms(fleetOf({control, arm}, {16}), AbFitOptions{});
+  ASSERT_FALSE(bothThin.isOk());
+  EXPECT_THAT(bothThin.status().message(),
+              HasSubstr("run the experiment longer (more communicators): the control 'control' lacks them as well as "
+                        "'explore-ring-ll', so moving weight between them cannot help"));
+  EXPECT_THAT(bothThin.status().message(), Not(HasSubstr("raise the weight")));
 }
 
 TEST(AbFit, GroupsBelowTheMinimumAreLeftOutAndNamed) {

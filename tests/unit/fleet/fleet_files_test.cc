@@ -77,6 +77,38 @@ TEST(FleetFiles, AFileOfEitherFormatThatFailsItsChecksIsAnError) {
   }
 }
 
+// The plugin renames whole files into place, so a statistics file that stops part-way is a copy that did: the
+// error says so, for the operator to copy it again.
+TEST(FleetFiles, AStatisticsFileCutShortSaysSoAndHowLongItIs) {
+  std::string stats = testing::statisticsFile({CommEntry{}});
+  std::string cut = stats.substr(0, 120);
+  FleetReader reader;
+  Status added = reader.add("pod-3/stats.7.json", cut);
+  ASSERT_FALSE(added.isOk());
+  EXPECT_EQ(added.message(),
+            "pod-3/stats.7.json: cut short after 120 bytes (the plugin renames whole files into "
+            "place, so a copy that stopped part-way)");
+  Status edited = reader.add("pod-3/stats.8.json", "{\"schema\": \"nccl-roce.stats/2\", \"communicators\": 7}");
+  ASSERT_FALSE(edited.isOk());
+  EXPECT_THAT(edited.message(), ::testing::Not(HasSubstr("cut short"))) << "whole, but not what the plugin writes";
+}
+
+// A caller that goes on without an unreadable file lists it as skipped, marked as an input error: the gates
+// (--strict, --fail-on-slower) refuse to pass on it, where an empty file passes --fail-on-slower.
+TEST(FleetFiles, AnUnreadableFileLeftOutIsListedAsAnInputError) {
+  FleetReader reader;
+  ASSERT_TRUE(reader.add("pod-0/stats.1.json", testing::statisticsFile({CommEntry{}})).isOk());
+  ASSERT_TRUE(reader.add("pod-1/inspector.log", "").isOk());
+  reader.skipUnreadable("pod-3/stats.7.json", "cut short after 120 bytes");
+  StatusOr<Fleet> fleet = reader.assemble();
+  ASSERT_TRUE(fleet.isOk());
+  ASSERT_EQ(fleet->skipped.size(), 2u);
+  EXPECT_FALSE(fleet->skipped[0].error) << "an empty file lost nothing";
+  EXPECT_EQ(fleet->skipped[1].file, "pod-3/stats.7.json");
+  EXPECT_EQ(fleet->skipped[1].why, "cut short after 120 bytes");
+  EXPECT_TRUE(fleet->skipped[1].error);
+}
+
 TEST(FleetFiles, InspectorRecordsThatAreNotTimedCollectivesAreCounted) {
   FleetReader reader;
   ASSERT_TRUE(reader.add("pod-0/stats.1.json", testing::statisticsFile({CommEntry{}})).isOk());

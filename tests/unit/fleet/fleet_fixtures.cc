@@ -50,7 +50,8 @@ std::string document(const std::vector<CommEntry>& comms, bool v3, const std::st
     comm["n_nodes"] = c.nodes;
     comm["rank"] = c.rank;
     comm["experiment"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.experiment);
-    comm["experiment_hash"] = c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json("0x51a7");
+    comm["experiment_hash"] =
+        c.experiment.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.experimentHash);
     comm["policy"] = c.arm;
     comm["policy_source"] = "/etc/nccl-roce/" + c.arm + ".toml";
     comm["policy_hash"] = c.policyHash;

@@ -32,6 +32,7 @@ struct CommEntry {
   std::string arm = "control";
   std::string policyHash = "0x1111111111111111";
   std::string experiment = "decode-ll";
+  std::string experimentHash = "0x51a7";  // the experiment file's version (its sha256 in the plugin's files)
   int rank = 0;
   int nodes = 2;
   std::vector<TimedKey> keys{TimedKey{}};

@@ -126,7 +126,7 @@ TEST(Compare, OneReplicateGetsNumbersButNoVerdict) {
   EXPECT_EQ(s.result.range.insufficient, 13);
   EXPECT_FALSE(s.result.range.interval);
   EXPECT_EQ(s.result.range.verdict, Verdict::kInsufficient);
-  EXPECT_NE(comparisonToMarkdown(c).find("Inference range 16K-64M (13 sizes): no verdict: A has 1 value"),
+  EXPECT_NE(comparisonToMarkdown(c).find("Inference range 16K..=64M (13 sizes): no verdict: A has 1 value"),
             std::string::npos)
       << comparisonToMarkdown(c);
 }
@@ -272,7 +272,7 @@ TEST(CompareReport, MarkdownJsonAndSvgSayTheSameThing) {
   c.labelB = "fitted <v2>";
   std::string md = comparisonToMarkdown(c);
   EXPECT_NE(md.find("# nccl-tests A/B: nccl (A) vs fitted <v2> (B)"), std::string::npos);
-  EXPECT_NE(md.find("Inference range 16K-64M (13 sizes): B is 11.3% faster"), std::string::npos) << md;
+  EXPECT_NE(md.find("Inference range 16K..=64M (13 sizes): B is 11.3% faster"), std::string::npos) << md;
   EXPECT_NE(md.find("| **64K** |"), std::string::npos);
   nlohmann::json j = comparisonToJson(c);
   EXPECT_EQ(j["schema"], kCompareSchema);
