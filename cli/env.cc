@@ -14,7 +14,7 @@ void addEnvCommand(CLI::App& app, CommandContext& context) {
   env->footer("Usage in an entrypoint: eval \"$(nccl-roce env)\". Variables already set are kept and shown as "
               "comments, with what would have been set; warnings are comments too. Exit status 0 when at least one device port is selected; 1 otherwise (reason on stderr); 2 "
               "on a usage error.");
-  env->callback([options, &context] { context.exitCode = runResolution(*options, "env"); });
+  env->callback([options, &context] { context.exitCode = runResolution(*options, "env", "env"); });
 }
 
 }  // namespace nccl_roce::cli

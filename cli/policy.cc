@@ -130,8 +130,10 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
 
   auto digestFiles = std::make_shared<std::vector<std::string>>();
   CLI::App* digest = policy->add_subcommand(
-      "digest", "Print the content digest a pin names (NCCL_ROCE_POLICY_DIGEST): sha256 of a policy file's bytes; for "
-                "an experiment, of its file and every arm's policy");
+      "digest",
+      "Print the digest a pin names (NCCL_ROCE_POLICY_DIGEST): the sha256 of the policy's text with CRLF line ends "
+      "read as LF and the whitespace at its very end dropped (so a file and \"$(cat file)\" agree); for an "
+      "experiment, of its text and every arm's name and digest");
   digest->add_option("FILE", *digestFiles, "Policy or experiment files, built-in names, or - for an inline policy on stdin")
       ->required();
   digest->footer("Exit status 0 when every file is usable; 1 otherwise (an unusable policy has no digest to pin); 2 "

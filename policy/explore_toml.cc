@@ -187,11 +187,14 @@ void addChoices(TomlReader& r, const std::vector<Listed>& algorithms, const std:
                               algorithm + " with " + protocolsOfferedList(a.value) + " only)");
         continue;
       }
+      // Once per algorithm and protocol: the channel counts do not change what NCCL can use, nor its error.
+      std::vector<const ListedChunk*> usable;
+      for (const ListedChunk& k : chunks) {
+        if (chunkUsable(r, k, a.value, p.value, collectives)) usable.push_back(&k);
+      }
       for (const Listed& c : channels) {
-        for (const ListedChunk& k : chunks) {
-          if (!chunkUsable(r, k, a.value, p.value, collectives)) continue;
-          out.choices.push_back({a.value, p.value, c.value, k.chunk, collectives, nodes});
-        }
+        for (const ListedChunk* k : usable)
+          out.choices.push_back({a.value, p.value, c.value, k->chunk, collectives, nodes});
       }
     }
   }

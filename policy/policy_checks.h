@@ -9,6 +9,8 @@
 
 namespace nccl_roce::policy {
 
-std::vector<PolicyError> checkPolicy(const Policy& policy);
+// selectorsRead[i] false leaves rule i out (its selectors are not what was written, and an error says so already:
+// an overlap found with them would be a follow-on error about text that is not there). Empty: every rule is in.
+std::vector<PolicyError> checkPolicy(const Policy& policy, const std::vector<bool>& selectorsRead = {});
 
 }  // namespace nccl_roce::policy

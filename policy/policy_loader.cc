@@ -1,5 +1,7 @@
 #include "policy/policy_loader.h"
 
+#include <map>
+
 #include "common/file.h"
 #include "policy/builtin_policies.h"
 #include "policy/exploration.h"
@@ -66,27 +68,42 @@ std::vector<std::pair<std::string, std::string>> sharedEnvironment(const Experim
   return shared;
 }
 
-// Loads every arm's policy: written arms' from their files (relative to the experiment's), then the generated
-// arms' from the base arm's. Returns what the experiment's identity covers: each arm's name and policy identity,
-// so a changed arm file changes it. Problems are appended to `out`.
-std::vector<std::pair<std::string, std::string>> loadArms(Experiment& experiment, const Source& source,
-                                                          std::vector<PolicyError>& out) {
-  const size_t before = out.size();
+// Loads every written arm's policy from its file (relative to the experiment's). Returns what the experiment's
+// identity covers of them: each arm's name and policy identity, so a changed arm file changes it. Problems are
+// appended to `out`. An arm without a policy reference has its error already.
+std::vector<std::pair<std::string, std::string>> loadWrittenArms(Experiment& experiment, const Source& source,
+                                                                 std::vector<PolicyError>& out) {
   std::vector<std::pair<std::string, std::string>> bundle;
+  // By path: arms sharing a file read it, and list its problems, once; the arm that read it first.
+  std::map<std::string, std::pair<std::shared_ptr<const Policy>, std::string>> loaded;
   for (auto& arm : experiment.arms) {
+    if (arm.policyRef.empty()) continue;
     std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
                           ? arm.policyRef
                           : directoryOf(source.name) + arm.policyRef;
     size_t armErrors = out.size();
-    arm.policy = loadSinglePolicy(ref, &out);
+    auto [entry, first] = loaded.emplace(ref, std::make_pair(nullptr, arm.name));
+    if (first) entry->second.first = loadSinglePolicy(ref, &out);
+    arm.policy = entry->second.first;
     if (!arm.policy) {
+      std::string listed =
+          first ? "its problems follow" : "its problems are listed with arm '" + entry->second.second + "'";
       out.insert(out.begin() + static_cast<long>(armErrors),
                  PolicyError{source.name, arm.position.line, arm.position.column,
-                             "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable"});
+                             "arm '" + arm.name + "': policy '" + arm.policyRef + "' is unusable (" + listed + ")"});
       continue;
     }
     bundle.emplace_back(arm.name, arm.policy->digest);
   }
+  return bundle;
+}
+
+// Every arm's policy: the written arms', then the generated arms' from the base arm's; the identity bundle of
+// both, as loadWrittenArms.
+std::vector<std::pair<std::string, std::string>> loadArms(Experiment& experiment, const Source& source,
+                                                          std::vector<PolicyError>& out) {
+  const size_t before = out.size();
+  std::vector<std::pair<std::string, std::string>> bundle = loadWrittenArms(experiment, source, out);
   if (out.size() > before || !experiment.explore) return bundle;
   const SourcePosition& at = experiment.explore->position;
   const ExperimentArm* base = baseArm(experiment);
@@ -99,6 +116,18 @@ std::vector<std::pair<std::string, std::string>> loadArms(Experiment& experiment
                        "): explore fewer configurations or give a smaller base"});
     return bundle;
   }
+  // Statistics count decisions by rule name: a base rule named as a generated one would add up with it.
+  for (const ExploredChoice& choice : experiment.explore->choices) {
+    if (base == nullptr || !base->policy) break;
+    const std::string name = exploredRuleName(choice);
+    for (const Rule& rule : base->policy->rules) {
+      if (rule.name != name) continue;
+      out.push_back({base->policy->source, rule.position.line, rule.position.column,
+                     "rule name '" + name + "' is the name of a rule [experiment.explore] of " + source.name +
+                         " generates from this policy; rename it"});
+    }
+  }
+  if (out.size() > before) return bundle;
   if (!buildExploredPolicies(experiment, source.text)) {  // the parser checked the base: not expected
     out.push_back(
         {source.name, at.line, at.column, "[experiment.explore]: no base arm '" + experiment.explore->base + "'"});
@@ -156,7 +185,11 @@ std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& na
   size_t before = out.size();
   PolicyDocument doc = parseSource(source);
   out.insert(out.end(), doc.errors.begin(), doc.errors.end());
-  if (!doc.ok()) return ActivePolicy::fallback(requested, summary(out, before));
+  if (!doc.ok()) {
+    // Every problem in one run: a broken experiment's arm files are read too, so lint lists theirs with its own.
+    if (doc.experiment) loadWrittenArms(*doc.experiment, source, out);
+    return ActivePolicy::fallback(requested, summary(out, before));
+  }
 
   auto active = std::make_shared<ActivePolicy>();
   active->requested_ = requested;

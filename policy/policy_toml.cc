@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "common/strings.h"
 #include "policy/chunk_size_toml.h"
 #include "policy/design_toml.h"
+#include "policy/env_toml.h"
 #include "policy/explore_toml.h"
 #include "policy/policy_checks.h"
 #include "policy/toml_reader.h"
@@ -46,7 +48,10 @@ void readChoices(TomlReader& r, const toml::table& rule, Rule& out) {
   }
 }
 
-Rule readRule(TomlReader& r, const toml::table& rule, const NcclBuffers& buffers) {
+// A rule as written; *selectorsRead is false when what it matches is not what was written (an unknown key may be a
+// misspelled selector, a selector that does not parse matches everything), so whole-policy checks leave it out.
+Rule readRule(TomlReader& r, const toml::table& rule, const NcclBuffers& buffers, bool* selectorsRead) {
+  const size_t errorsBefore = r.errorCount();
   Rule out;
   out.position = positionOf(rule);
   r.onlyKeys(rule,
@@ -76,6 +81,7 @@ Rule readRule(TomlReader& r, const toml::table& rule, const NcclBuffers& buffers
       r.error(*node, "reg_buff must be true or false");
     }
   }
+  *selectorsRead = r.errorCount() == errorsBefore;
   if (const toml::node* node = rule.get("channels")) {
     int64_t channels = node->is_integer() ? *node->value<int64_t>() : -1;
     if (channels < 0 || channels > kMaxChannels) {
@@ -92,7 +98,25 @@ Rule readRule(TomlReader& r, const toml::table& rule, const NcclBuffers& buffers
   return out;
 }
 
-void readPolicy(TomlReader& r, const toml::table& root, Policy& policy) {
+// Statistics count a policy's decisions by rule name, and an unnamed rule by "line N": two rules under one label
+// would add up as one.
+void checkRuleName(TomlReader& r, const toml::table& rule, const Rule& read, std::map<std::string, int>& names) {
+  const toml::node* node = rule.get("name");
+  if (node == nullptr || read.name.empty()) return;
+  const std::string& name = read.name;
+  if (startsWith(name, "line ") && parseUnsigned(std::string_view(name).substr(5))) {
+    r.error(*node, "rule name '" + name + "' is how statistics label the unnamed rule at that line; choose another");
+    return;
+  }
+  auto [first, inserted] = names.emplace(name, read.position.line);
+  if (!inserted) {
+    r.error(*node, "duplicate rule name '" + name + "' (the rule at line " + std::to_string(first->second) +
+                       " has it): statistics count decisions by rule name; give each rule its own");
+  }
+}
+
+// Reads [policy], [env] and the rules; selectorsRead[i] says whether rule i's selectors are as written.
+void readPolicy(TomlReader& r, const toml::table& root, Policy& policy, std::vector<bool>& selectorsRead) {
   r.onlyKeys(root, {"policy", "env", "rule"}, "a policy file");
   const toml::table* header = root["policy"].as_table();
   if (header == nullptr) {
@@ -107,22 +131,7 @@ void readPolicy(TomlReader& r, const toml::table& root, Policy& policy) {
   if (const toml::node* node = header->get("description")) {
     if (auto text = r.string(*node, "description")) policy.description = *text;
   }
-  if (const toml::node* env = root.get("env")) {
-    if (const toml::table* table = env->as_table()) {
-      for (auto&& [key, value] : *table) {
-        // Only NCCL reads what the plugins serve; our own NCCL_ROCE_* settings come from the process.
-        const std::string name(key.str());
-        if (!startsWith(name, "NCCL_") || startsWith(name, "NCCL_ROCE_")) {
-          r.error(value, "[env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): '" + name +
-                             "' would not reach what reads it; export it in the container instead");
-          continue;
-        }
-        if (auto text = r.string(value, "an [env] value")) policy.env.emplace_back(name, *text);
-      }
-    } else {
-      r.error(*env, "[env] must be a table of NAME = \"value\"");
-    }
-  }
+  if (const toml::node* env = root.get("env")) readEnvTable(r, *env, policy);
   if (const toml::node* rules = root.get("rule")) {
     const toml::array* array = rules->as_array();
     if (array == nullptr || !array->is_array_of_tables()) {
@@ -134,7 +143,14 @@ void readPolicy(TomlReader& r, const toml::table& root, Policy& policy) {
       return;
     }
     const NcclBuffers buffers = buffersOf(policy);  // [env] is read by now
-    for (const toml::node& rule : *array) policy.rules.push_back(readRule(r, *rule.as_table(), buffers));
+    std::map<std::string, int> names;
+    for (const toml::node& node : *array) {
+      const toml::table& rule = *node.as_table();
+      bool read = false;
+      policy.rules.push_back(readRule(r, rule, buffers, &read));
+      selectorsRead.push_back(read);
+      checkRuleName(r, rule, policy.rules.back(), names);
+    }
   }
 }
 
@@ -254,8 +270,9 @@ PolicyDocument parsePolicyToml(const std::string& text, const std::string& sourc
   } else if (root.contains("policy")) {
     Policy policy;
     policy.source = sourceName;
-    readPolicy(reader, root, policy);
-    std::vector<PolicyError> problems = checkPolicy(policy);
+    std::vector<bool> selectorsRead;
+    readPolicy(reader, root, policy, selectorsRead);
+    std::vector<PolicyError> problems = checkPolicy(policy, selectorsRead);
     doc.errors.insert(doc.errors.end(), problems.begin(), problems.end());
     doc.policy = std::move(policy);
   } else {

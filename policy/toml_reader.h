@@ -34,6 +34,9 @@ class TomlReader {
     errors_.push_back({source_, where.line, where.column, message});
   }
 
+  // How many problems are recorded so far: a reader compares counts to tell whether a part read cleanly.
+  size_t errorCount() const { return errors_.size(); }
+
   // Rejects keys the format does not know (typos such as "protocl" must not silently mean "any").
   void onlyKeys(const toml::table& table, std::initializer_list<const char*> allowed, const std::string& where) {
     for (auto&& [key, node] : table) {

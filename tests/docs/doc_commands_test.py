@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The doc-command harness fails where it must: a wrong output, a wrong exit status, an untagged or indented block,
-an unknown `# needs:` tag, a transcript hidden in a text block; and passes what the normalisation allows, no more.
+an unknown `# needs:` tag, a transcript hidden in a text block, a block left open; and passes what the
+normalisation allows, no more.
 
     tests/docs/doc_commands_test.py --build build
 """
@@ -35,6 +36,10 @@ CASES = [
     ("an indented block is refused", "Text.\n\n    echo hi\n", False),
     ("a transcript in a text block is refused", "```text\n$ echo hi\nhi\n```\n", False),
     ("other languages do not run", "```toml\nname = \"x\"\n```\n", True),
+    ("a block left open is refused", "```text\nlog line\n\nprose\n\n```json\n{}\n```\n", False),
+    ("a block open at the end is refused", "Text.\n\n```toml\nname = \"x\"\n", False),
+    ("an empty block open at the end is refused", "Text.\n\n```toml\n", False),
+    ("a longer fence may hold a fence", "````text\n```json\n{}\n```\n````\n", True),
 ]
 
 

@@ -63,6 +63,7 @@ def parse_needs(first_line):
 def read_blocks(source_root, path):
     """Every code block of one markdown file, and the problems that make it unreadable for the doc tests."""
     text = open(os.path.join(source_root, path), encoding="utf-8").read()
+    source_lines = text.split("\n")
     blocks, problems = [], []
     for token in MarkdownIt("commonmark").parse(text):
         if token.type not in ("fence", "code_block"):
@@ -77,6 +78,19 @@ def read_blocks(source_root, path):
             needs = parse_needs(lines[0]) or []
         except ValueError as e:
             problems.append(f"{path}:{line + 1}: {e}")
+        # Fences must pair up. CommonMark closes a fence only with a bare fence line, so a "```json" inside means
+        # this block was never closed and swallowed the next one (which then neither runs nor renders); a block
+        # whose last line is not a fence runs to the end of the file.
+        if token.type == "fence":
+            last = source_lines[token.map[1] - 1] if token.map[1] - 1 > token.map[0] else ""
+            last = last.lstrip(" >").rstrip()  # in a list item or a block quote too
+            closed = last.startswith(token.markup) and set(last) == {token.markup[0]}
+            if any(l.lstrip().startswith(token.markup) for l in lines):
+                problems.append(f"{path}:{line}: this {token.markup}{language} block holds a fence line: close it "
+                                "before the next block opens (or fence it with more backticks)")
+            elif not closed:
+                problems.append(f"{path}:{line}: this {token.markup}{language} block is never closed: end it with "
+                                f"a {token.markup} line")
         blocks.append(Block(path, line, language, lines, needs))
     for b in blocks:
         if b.language == "(indented)":

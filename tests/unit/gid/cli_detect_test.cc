@@ -2,6 +2,8 @@
 // exit statuses, export lines that survive eval, and snapshots that replay to the same answer.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -169,6 +171,29 @@ TEST(SnapshotCli, TheBundledExampleMachineResolves) {
   EXPECT_EQ(doc["devices"][1]["function"], "VF");
   EXPECT_EQ(doc["devices"][1]["pci"], "0000:1a:00.2");
   EXPECT_EQ(doc["devices"][5]["numa_node"], 1);
+}
+
+// A laptop or a CI runner has no RDMA devices: detect says so and how to see what it reports on a RoCE pod, with a
+// command that works as printed (the README's promise of a bundled example machine).
+TEST(DetectCli, WithoutRdmaDevicesItPointsAtTheBundledExampleMachine) {
+  TempDir dir;
+  auto result = runCommand(cliPath() + " detect --sysfs-root " + dir.path());
+  EXPECT_EQ(result.exitCode, 1);
+  const std::string hint = "replay the bundled example machine: nccl-roce detect --snapshot ";
+  size_t at = result.err.find(hint);
+  ASSERT_NE(at, std::string::npos) << result.err;
+  std::string path = result.err.substr(at + hint.size());
+  path.erase(path.find('\n'));
+  char example[PATH_MAX];
+  ASSERT_NE(::realpath(sourcePath("share/nccl-roce/examples/sriov-pod-8rail.json").c_str(), example), nullptr);
+  EXPECT_EQ(path, example) << "this build tree's (inside the source tree): a package's is PREFIX/share/nccl-roce";
+  EXPECT_EQ(runCommand(cliPath() + " detect --snapshot " + path).exitCode, 0);
+  auto env = runCommand(cliPath() + " env --sysfs-root " + dir.path());
+  EXPECT_THAT(env.err, HasSubstr("replay the bundled example machine: nccl-roce env --snapshot " + path));
+  FakeSysfs sys(dir.path() + "/sys");
+  sys.device("mlx5_0").port(1).roce(100).state("1: DOWN");
+  EXPECT_THAT(runCommand(cliPath() + " detect --sysfs-root " + sys.root()).err, Not(HasSubstr("example")))
+      << "a machine with devices is a machine to fix, not to replace by an example";
 }
 
 TEST(DetectCli, BadOptionFilesAreReportedNotCrashedOn) {

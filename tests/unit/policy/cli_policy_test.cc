@@ -40,6 +40,25 @@ TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
   EXPECT_THAT(result.out, HasSubstr("ok (experiment 'e', 2 arms, sha256:"));
 }
 
+// One run lists every problem: the experiment's own (weights) and those of each arm's file, a file two arms share
+// once, so an operator fixes them all at once instead of meeting the arm's after fixing the weights.
+TEST(PolicyLintCli, AnExperimentsProblemsAndItsArmsAreListedInOneRun) {
+  TempDir dir;
+  std::string arm = dir.writeFile("cand.toml", "[policy]\nname = \"cand\"\n[env]\nNCCL_BUFFSIZE = \"banana\"\n");
+  std::string ab = dir.writeFile("ab.toml",
+                                 "[experiment]\nname = \"e\"\n"
+                                 "[[experiment.arm]]\nname = \"a\"\npolicy = \"cand.toml\"\nweight = 50\n"
+                                 "[[experiment.arm]]\nname = \"b\"\npolicy = \"cand.toml\"\nweight = 40\n");
+  auto result = runCommand(cliPath() + " policy lint " + ab);
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.err, ab + ":1:1: arm weights add up to 90, not 100\n" + ab +
+                            ":3:1: arm 'a': policy 'cand.toml' is unusable (its problems follow)\n" + arm +
+                            ":4:17: [env] NCCL_BUFFSIZE = \"banana\": NCCL reads it as a whole number and would take "
+                            "\"banana\" as 0: write a whole number (decimal, or hex with 0x)\n" +
+                            ab +
+                            ":7:1: arm 'b': policy 'cand.toml' is unusable (its problems are listed with arm 'a')\n");
+}
+
 // What a pin names: for a policy file, the sha256 of its text without the final newline (so "$(cat f)" inline is
 // the same policy); for an experiment, a digest that changes when an arm's file changes (a ConfigMap update of one
 // arm must not pass under the old pin).

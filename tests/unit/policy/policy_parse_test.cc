@@ -94,6 +94,48 @@ TEST(PolicyToml, RangesMustBeUpright) {
   EXPECT_THAT(errorsOf(inverted), ElementsAre("p.toml:4:8: size: inverted range '8K..=4K': 8K is above 4K"));
 }
 
+// A selector that does not read matches everything as far as the other rules can tell: comparing with it would add
+// errors about text that is not there ("never fires", "overlaps") to the one that says what to fix.
+TEST(PolicyToml, ABrokenSelectorGetsItsOwnErrorAndNoFollowOnOnes) {
+  auto later = parsePolicyToml(
+      "[policy]\nname = \"x\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..1M\"\n"
+      "[[rule]]\ncollective = \"allreduce\"\nsize = \"64K..16K\"\nprotocol = \"ll\"\n",
+      "p.toml");
+  EXPECT_THAT(errorsOf(later), ElementsAre("p.toml:8:8: size: inverted range '64K..16K': 64K..16K holds no value"));
+  auto earlier = parsePolicyToml(
+      "[policy]\nname = \"x\"\n[[rule]]\nsize = \"64K..16K\"\n[[rule]]\ncollective = \"allreduce\"\n"
+      "size = \"..1M\"\nprotocol = \"ll\"\n",
+      "p.toml");
+  EXPECT_THAT(errorsOf(earlier), ElementsAre("p.toml:4:8: size: inverted range '64K..16K': 64K..16K holds no value"));
+  auto misspelt = parsePolicyToml(
+      "[policy]\nname = \"x\"\n[[rule]]\ncolective = \"allreduce\"\n[[rule]]\ncollective = \"allreduce\"\n", "p.toml");
+  EXPECT_THAT(errorsOf(misspelt), ElementsAre(HasSubstr("p.toml:4:1: unknown key 'colective' in a [[rule]]")));
+  // The rules that read are still compared with each other.
+  auto rest = parsePolicyToml(
+      "[policy]\nname = \"x\"\n[[rule]]\nsize = \"4K..2K\"\n[[rule]]\nsize = \"..1M\"\n[[rule]]\n"
+      "size = \"..=4K\"\n",
+      "p.toml");
+  EXPECT_THAT(errorsOf(rest), ElementsAre(HasSubstr("p.toml:4:8: size: inverted range"),
+                                          HasSubstr("p.toml:7:1: never fires: the rule at line 5")));
+}
+
+// Statistics count a policy's decisions by rule name (and an unnamed rule's as "line N"): two rules under one
+// label would add up as one.
+TEST(PolicyToml, RuleNamesAreUnique) {
+  auto doc = parsePolicyToml(
+      "[policy]\nname = \"x\"\n[[rule]]\nname = \"small\"\nsize = \"..64K\"\n[[rule]]\nname = \"small\"\n"
+      "size = \"64K..\"\n",
+      "n.toml");
+  EXPECT_THAT(errorsOf(doc), ElementsAre("n.toml:7:8: duplicate rule name 'small' (the rule at line 3 has it): "
+                                         "statistics count decisions by rule name; give each rule its own"));
+  auto label = parsePolicyToml("[policy]\nname = \"x\"\n[[rule]]\nname = \"line 9\"\n", "n.toml");
+  EXPECT_THAT(errorsOf(label), ElementsAre("n.toml:4:8: rule name 'line 9' is how statistics label the unnamed rule "
+                                           "at that line; choose another"));
+  auto unnamed =
+      parsePolicyToml("[policy]\nname = \"x\"\n[[rule]]\nsize = \"..64K\"\n[[rule]]\nsize = \"64K..\"\n", "n.toml");
+  EXPECT_TRUE(unnamed.ok()) << "unnamed rules are told apart by their line";
+}
+
 TEST(PolicyToml, SizesPastTwoToTheSixtyFourAreRejected) {
   auto doc = parsePolicyToml("[policy]\nname = \"x\"\n[[rule]]\nsize = \"..18446744073709551616\"\n", "p.toml");
   ASSERT_EQ(doc.errors.size(), 1u);
@@ -123,8 +165,9 @@ size = "32K..1M"
 protocol = "ll128"
 )",
                              "o.toml");
-  EXPECT_THAT(errorsOf(doc), ElementsAre("o.toml:7:1: size range 32K..1M overlaps ..64K of the rule at line 3 with "
-                                         "the same selectors"));
+  EXPECT_THAT(errorsOf(doc),
+              ElementsAre("o.toml:7:1: size range 32K..1M overlaps ..64K of the rule at line 3 with "
+                          "the same selectors; make the ranges meet without overlapping (\"..64K\" then \"64K..\")"));
 }
 
 TEST(PolicyToml, RulesThatCanNeverFireAreErrors) {
@@ -141,7 +184,7 @@ protocol = "ll"
 )",
                              "s.toml");
   EXPECT_THAT(errorsOf(doc), ElementsAre("s.toml:6:1: never fires: the rule at line 3 ('everything-small') matches "
-                                         "everything it matches"));
+                                         "everything it matches; move this rule above it, or narrow that one"));
 }
 
 // NVSHMEM and UCX never ask NCCL's env plugin, and NCCL_ROCE_* configure the plugin that reads the policy.
@@ -151,9 +194,9 @@ TEST(PolicyToml, EnvDefaultsAreNcclVariablesOnly) {
       "NVSHMEM_IB_GID_INDEX = \"3\"\nNCCL_ROCE_POLICY = \"nccl\"\n",
       "e.toml");
   EXPECT_THAT(errorsOf(doc),  // toml++ hands table keys over in name order
-              ElementsAre("e.toml:6:20: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
+              ElementsAre("e.toml:6:1: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
                           "'NCCL_ROCE_POLICY' would not reach what reads it; export it in the container instead",
-                          "e.toml:5:24: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
+                          "e.toml:5:1: [env] sets NCCL variables only (NCCL_*, not NCCL_ROCE_*): "
                           "'NVSHMEM_IB_GID_INDEX' would not reach what reads it; export it in the container instead"));
 }
 

@@ -131,6 +131,18 @@ TEST(ExploreToml, AnExploredChunkSizeNcclCannotUseIsAnErrorAtTheValue) {
                           "bytes (NCCL would round it down to 512)"));
 }
 
+// A chunk size NCCL cannot use is one mistake per algorithm and protocol: the channel counts explored beside it do
+// not change what NCCL can use, so they do not repeat it.
+TEST(ExploreToml, AnUnusableChunkSizeIsReportedOnceWhateverTheChannelCounts) {
+  auto doc = policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+                                                 "protocol = \"simple\"\nchannels = [0, 8, 16]\n"
+                                                 "chunk_size = [\"nccl\", \"1000\"]\n"),
+                                     "e.toml");
+  EXPECT_THAT(errorsOf(doc),
+              ElementsAre("e.toml:13:23: chunk_size 1000 for Ring/Simple: not a multiple of Simple's grain of 512 "
+                          "bytes (NCCL would round it down to 512)"));
+}
+
 // What NCCL's tuning model (ncclTopoTuneModel) can give a cost at all, read from its source at every tag from
 // v2.21.5-1 to v2.30.7-1 (policy/nccl_availability.cc cites the lines).
 TEST(NcclAvailability, WhichCollectivesProtocolsAndNodeCountsEachAlgorithmCanEverRun) {
@@ -414,6 +426,17 @@ TEST(ExploredPolicy, AnExperimentWithAnUnusableExploreTableIsThePassthrough) {
   EXPECT_THAT(active->error(), HasSubstr("e.toml:10:13: NCCL never runs Tree for Broadcast"));
   EXPECT_FALSE(active->experiment().has_value());
   EXPECT_EQ(tuner::assignPolicy(*active, 3).policy->name, "nccl");
+}
+
+// Statistics count decisions by rule name: a base rule named like the rule an arm puts before it would add up with it.
+TEST(ExploredPolicy, ABaseRuleNamedLikeTheGeneratedRuleIsRefused) {
+  TempDir dir;
+  auto active = loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n",
+                            "[policy]\nname = \"base\"\n[[rule]]\nname = \"explore ring/ll\"\nprotocol = \"simple\"\n");
+  EXPECT_EQ(active->error(), dir.join("base.toml") +
+                                 ":3:1: rule name 'explore ring/ll' is the name of a rule "
+                                 "[experiment.explore] of " +
+                                 dir.join("explore.toml") + " generates from this policy; rename it");
 }
 
 // Each generated arm copies the base's rules: 64 arms over a base of 1000 rules would hold 64,064.

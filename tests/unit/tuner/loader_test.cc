@@ -66,8 +66,10 @@ TEST(LoadPolicySpec, ReadsNcclExampleCsvByItsName) {
 
 TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
   TempDir dir;
-  dir.writeFile("candidate.toml", "[policy]\nname = \"cand\"\n[env]\nNCCL_X = \"1\"\nNCCL_Y = \"2\"\n[[rule]]\nprotocol = \"ll\"\n");
-  dir.writeFile("other.toml", "[policy]\nname = \"other\"\n[env]\nNCCL_X = \"1\"\n");
+  dir.writeFile("candidate.toml",
+                "[policy]\nname = \"cand\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n"
+                "NCCL_IB_TC = \"106\"\n[[rule]]\nprotocol = \"ll\"\n");
+  dir.writeFile("other.toml", "[policy]\nname = \"other\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n");
   std::string path = dir.writeFile("ab.toml",
                                    "[experiment]\nname = \"e\"\n"
                                    "[[experiment.arm]]\nname = \"a\"\npolicy = \"candidate.toml\"\nweight = 30\n"
@@ -75,7 +77,8 @@ TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
   auto active = policy::loadPolicySpec(path, nullptr);
   ASSERT_TRUE(active->error().empty()) << active->error();
   ASSERT_TRUE(active->experiment().has_value());
-  EXPECT_EQ(active->environmentDefaults(), (std::vector<std::pair<std::string, std::string>>{{"NCCL_X", "1"}}))
+  EXPECT_EQ(active->environmentDefaults(),
+            (std::vector<std::pair<std::string, std::string>>{{"NCCL_IB_QPS_PER_CONNECTION", "2"}}))
       << "only what every arm agrees on: the environment is per process, arms are per communicator";
   std::map<std::string, int> arms;
   for (uint64_t id = 0; id < 2000; ++id) ++arms[tuner::assignPolicy(*active, id * 0x9e3779b97f4a7c15ull).arm];
