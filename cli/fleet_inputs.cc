@@ -78,7 +78,7 @@ StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, const s
     // The message names the file already; the listing names it again.
     std::string why = added.message();
     if (startsWith(why, file + ": ")) why = why.substr(file.size() + 2);
-    reader.skipUnreadable(file, why);
+    reader.skipUnreadable(file, why + ": re-copy it from its pod");
   }
   return reader.assemble(experiment);
 }

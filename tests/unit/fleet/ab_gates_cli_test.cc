@@ -119,6 +119,7 @@ TEST(AbGates, SkipUnreadableGoesOnWithoutTheFileButNoGatePasses) {
   EXPECT_THAT(skipped.err, HasSubstr("nccl-roce ab: skipped " + dir.join("pods/late/stats.1.json") + ": cut short"));
   EXPECT_THAT(skipped.out, HasSubstr("- skipped: " + dir.join("pods/late/stats.1.json") + ": cut short"));
   EXPECT_THAT(skipped.out, HasSubstr("slower"));
+  EXPECT_THAT(skipped.err, HasSubstr("a copy that stopped part-way): re-copy it from its pod"));
   EXPECT_EQ(runCommand(ab(pods + " --skip-unreadable --fail-on-slower")).exitCode, 3);
   EXPECT_EQ(runCommand(ab(pods + " --skip-unreadable --strict")).exitCode, 3);
 }
