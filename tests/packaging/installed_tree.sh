@@ -65,5 +65,13 @@ check_base_works() {
   rm -rf "$scratch"
   grep -qx "export NCCL_IB_HCA='=mlx5_0:1'" <<<"$out" && grep -qx "export NCCL_IB_GID_INDEX='3'" <<<"$out" || fail "detect on a one-rail machine printed:
 $out"
+  # Without RDMA devices, detect names the installed example machine (found from bin/), by a path that replays.
+  scratch=$(mktemp -d)
+  out=$("$prefix/bin/nccl-roce" detect --sysfs-root "$scratch" 2>&1 >/dev/null) && fail "detect without RDMA exited 0"
+  rm -rf "$scratch"
+  local example
+  example=$(realpath "$prefix/share/nccl-roce/examples/sriov-pod-8rail.json")
+  grep -qF "nccl-roce detect --snapshot $example" <<<"$out" || fail "detect without RDMA does not name $example:
+$out"
   "$load_from_c" "$prefix/lib" >/dev/null || fail "the plugin does not load by NCCL's names from $prefix/lib"
 }
