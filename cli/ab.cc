@@ -4,10 +4,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/ab_flat_timings.h"
 #include "cli/commands.h"
 #include "cli/fleet_inputs.h"
-#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
+#include "cli/verdict_options.h"
 #include "common/strings.h"
 #include "fleet/ab_report.h"
 
@@ -36,6 +37,7 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
     return 2;
   }
+  noteFlatTimings(report.value(), command);
   std::string json = fleet::abToJson(*report).dump(1) + "\n";
   if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return 2;
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;

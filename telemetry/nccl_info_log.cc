@@ -273,6 +273,12 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
       p.log.roceTuners.push_back(*tuner);
     } else if (take(&m, "TUNER/Plugin: Using ")) {
       p.log.tunerPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "ENV/Plugin: Using ")) {
+      p.log.envPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "NET/Plugin: Loaded net plugin ")) {
+      p.log.netPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "PROFILER/Plugin: Loaded ")) {
+      p.log.profilerPlugin = std::string(m.substr(0, m.find(" (")));
     } else if (take(&m, "NCCL version ")) {
       p.log.ncclVersion = std::string(m.substr(0, m.find_first_of("+ ")));
     }

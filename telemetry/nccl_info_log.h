@@ -82,6 +82,9 @@ struct NcclProcessLog {
   int64_t pid = 0;
   std::string ncclVersion;  // "2.28.9" from "NCCL version 2.28.9+cuda13.0"; "" when not printed
   std::string tunerPlugin;  // "nccl-roce" from "TUNER/Plugin: Using nccl-roce (v5)"; "" when NCCL loaded none
+  // The other plugins NCCL names as it loads them: "ENV/Plugin: Using nccl-roce (v1)", "NET/Plugin: Loaded net
+  // plugin nccl-roce (v11)", "PROFILER/Plugin: Loaded nccl-roce (v5)".
+  std::string envPlugin, netPlugin, profilerPlugin;
   std::vector<NcclCommunicatorLine> communicators;
   std::vector<RoceTunerLine> roceTuners;
   std::vector<std::string> roceTunerWarnings;  // our tuner's WARN lines ("policy 'x' unusable, ..."), as printed

@@ -33,6 +33,9 @@ TEST(NcclInfoLog, RankZeroOfARealRunGivesItsCommunicatorTableTunerAndEveryTuning
   EXPECT_EQ(p.pid, 620);
   EXPECT_EQ(p.ncclVersion, "2.28.9");
   EXPECT_EQ(p.tunerPlugin, "nccl-roce");
+  EXPECT_EQ(p.envPlugin, "nccl-roce");
+  EXPECT_EQ(p.netPlugin, "nccl-roce");
+  EXPECT_EQ(p.profilerPlugin, "nccl-roce");
 
   ASSERT_EQ(p.communicators.size(), 1u);
   const NcclCommunicatorLine& comm = p.communicators[0];

@@ -4,9 +4,9 @@
 #include "verdicts/flat_timings.h"
 
 #include <glob.h>
+#include <gtest/gtest.h>
 
 #include <tuple>
-#include <gtest/gtest.h>
 
 #include "common/file.h"
 #include "nccl-tests-integration/sweep/perf_log_parser.h"
@@ -35,10 +35,10 @@ std::map<uint64_t, double> timesOf(const sweep::PerfRun& run, bool inPlace) {
 TEST(FlatTimings, TheTimeSlicedH200RunTakesOneQuantumFrom8BytesTo4MiB) {
   // 8 MiB took 4.57 ms in the default run and 5.46 ms in the inference run: the bandwidth term shows through the
   // quantum from there (16 MiB took 9 ms in both).
-  for (const auto& [config, hi, sizes] : {std::tuple<const char*, uint64_t, int>{"default", 8u << 20, 21},
-                                          {"policy-inference", 4u << 20, 20}}) {
-    sweep::PerfLog log = parseFile(sourcePath(std::string("tests/data/gpu-runs/h200-nccl-2.28.9/sweep/") + config +
-                                              "/rep-1.log"));
+  for (const auto& [config, hi, sizes] :
+       {std::tuple<const char*, uint64_t, int>{"default", 8u << 20, 21}, {"policy-inference", 4u << 20, 20}}) {
+    sweep::PerfLog log =
+        parseFile(sourcePath(std::string("tests/data/gpu-runs/h200-nccl-2.28.9/sweep/") + config + "/rep-1.log"));
     ASSERT_EQ(log.runs.size(), 1u);
     std::optional<FlatSpan> flat = findFlatSpan(timesOf(log.runs[0], false));
     ASSERT_TRUE(flat.has_value()) << config;
