@@ -32,9 +32,9 @@ void noteFlatTimings(fleet::AbReport& report, const char* command) {
       const std::string& arm = control ? report.control : c.arm;
       std::optional<verdicts::FlatSpan> flat = verdicts::findFlatSpan(bySize(c.cells, control));
       if (!flat) continue;
-      std::string note = "flat timings: arm '" + arm + "''s " + telemetry::collectiveName(c.collective) + " (" +
-                         fleet::timingClockName(c.clock) + " clock) took " + verdicts::describeFlatSpan(*flat) + ": " +
-                         verdicts::kFlatMeaning;
+      std::string note = "flat timings: " + std::string(telemetry::collectiveName(c.collective)) + " of arm '" + arm +
+                         "' (" + fleet::timingClockName(c.clock) + " clock) took " + verdicts::describeFlatSpan(*flat) +
+                         ": " + verdicts::kFlatMeaning;
       if (!said.insert(note).second) continue;
       report.notes.push_back(note);
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());

@@ -74,7 +74,7 @@ elif [[ -x $driver ]] && ! ldd "$driver" 2>/dev/null | grep -q 'libnccl.so.2 => 
   nccl_from="the system's ($(ldd "$driver" | awk '/libnccl.so.2/ {print $3}'))"
 elif dirs=$(wheel_dirs) && [[ -n $dirs ]]; then
   while read -r d; do export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done <<<"$dirs"
-  nccl_from="PyTorch's pip wheel ($(tr '\n' ' ' <<<"$dirs"))"
+  nccl_from="PyTorch's pip wheel (${dirs//$'\n'/, })"
 else
   nccl_from="not found (no system NCCL, no nvidia-nccl wheel for python3; give --nccl-lib DIR)"
   ((dry_run)) || die "NCCL $nccl_from"
