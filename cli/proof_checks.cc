@@ -15,7 +15,6 @@
 #include "nccl-tests-integration/sweep/compare_report.h"
 #include "nccl-tests-integration/sweep/degenerate_comparison.h"
 #include "nccl-tests-integration/sweep/sample_set.h"
-#include "policy/builtin_policies.h"
 #include "policy/policy_loader.h"
 #include "tuner/policy_verify.h"
 #include "verdicts/flat_timings.h"

@@ -124,12 +124,14 @@ struct LoggedTable {
   }
 };
 
+// Whether the rule that decides depends on what the log does not show: a rule selecting on pipe_ops or reg_buff
+// before the first rule that matches every call of this size.
 bool selectsOnUnlogged(const CompiledPolicy& compiled, int collective, uint64_t bytes) {
-  for (uint32_t index : compiled.candidates(collective, bytes)) {
-    const policy::Rule& rule = compiled.rule(index);
-    if (!rule.pipeOps.isAll() || rule.regBuff) return true;
-  }
-  return false;
+  RuleIndices candidates = compiled.candidates(collective, bytes);
+  if (candidates.size() == 0) return false;
+  // The first candidate decides, unless it selects on what the log does not show.
+  const policy::Rule& first = compiled.rule(*candidates.begin());
+  return !first.pipeOps.isAll() || first.regBuff.has_value();
 }
 
 std::string describeChoice(const policy::Choice& c) {

@@ -200,6 +200,13 @@ TEST(PolicyVerify, WhatTheLogCannotTellIsUncheckedWithTheReason) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, VerifyStatus::kUnchecked);
   EXPECT_THAT(c->why, HasSubstr("selects on pipe_ops or reg_buff"));
+  // A rule before it that matches every call decides alone: that is checked.
+  auto first = loadText(dir,
+                        "[policy]\nname = \"first\"\n[[rule]]\nsize = \"..=16K\"\nprotocol = \"ll\"\n"
+                        "[[rule]]\npipe_ops = \"2..\"\nprotocol = \"simple\"\n");
+  VerifyReport ordered = verify(*first, asIfRan(realLog("policy-inference/rep-1.log"), *first));
+  EXPECT_EQ(cellAt(ordered, kAllReduce, 8)->status, VerifyStatus::kMatch);
+  EXPECT_EQ(cellAt(ordered, kAllReduce, 1 << 20)->status, VerifyStatus::kUnchecked);
 
   std::string experiment =
       dir.writeFile("switchback.toml",
