@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/ab_flat_timings.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/fleet_inputs.h"
@@ -40,6 +41,7 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
     return kExitInputError;
   }
+  noteFlatTimings(report.value(), command);
   std::string json = fleet::abToJson(*report).dump(1) + "\n";
   if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return kExitUsage;
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return kExitUsage;

@@ -18,6 +18,8 @@ void addEnvCommand(CLI::App& app, CommandContext& context);
 void addSnapshotCommand(CLI::App& app, CommandContext& context);
 // cli/policy.cc: `policy lint`, `policy explain`
 void addPolicyCommands(CLI::App& app, CommandContext& context);
+// cli/policy_verify.cc: `policy verify`, a subcommand of `policy`
+void addPolicyVerifyCommand(CLI::App& policy, CommandContext& context);
 // cli/doctor_command.cc: `doctor`
 void addDoctorCommand(CLI::App& app, CommandContext& context);
 // cli/sweep.cc: `sweep parse|compare|fit`
@@ -28,5 +30,7 @@ void addAbCommand(CLI::App& app, CommandContext& context);
 CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context);
 // cli/ab_plan.cc: `ab plan`, a subcommand of `ab`
 void addAbPlanCommand(CLI::App& ab, CommandContext& context);
+// cli/proof.cc: `proof`
+void addProofCommand(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

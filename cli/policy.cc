@@ -163,6 +163,7 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
   explain->footer("Exit status 0 when the policy is usable; 1 when it is not (the explanation then shows NCCL's own "
                   "choice, as the tuner would fall back); 2 on a usage error.");
   explain->callback([options, &context] { context.exitCode = runExplain(*options); });
+  addPolicyVerifyCommand(*policy, context);
 }
 
 }  // namespace nccl_roce::cli

@@ -6,9 +6,11 @@
 #include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 #include "cli/verdict_options.h"
+#include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"
 #include "nccl-tests-integration/sweep/compare_report.h"
+#include "nccl-tests-integration/sweep/degenerate_comparison.h"
 #include "nccl-tests-integration/sweep/log_files.h"
 #include "nccl-tests-integration/sweep/perf_log_json.h"
 #include "nccl-tests-integration/sweep/shared_logs.h"
@@ -31,14 +33,31 @@ struct CompareCliOptions {
   sweep::CompareOptions compare;
 };
 
-// "a.log,b.log" or a directory: the logs of one side.
-StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
+std::vector<std::string> pathsOf(const std::string& spec) {
   std::vector<std::string> paths;
   for (std::string_view part : split(spec, ',')) {
     if (!trim(part).empty()) paths.emplace_back(trim(part));
   }
+  return paths;
+}
+
+// "a.log,b.log" or a directory: the logs of one side.
+StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
+  std::vector<std::string> paths = pathsOf(spec);
   if (paths.empty()) return Status(StatusCode::kInvalidArgument, "no log given");
   return sweep::readPerfLogs(paths);
+}
+
+// What one side ran: each run's forced configuration and NCCL's TUNING lines in the same files (readSide has read
+// them once already, so they are there).
+sweep::SideConfigurations configurationsOf(const std::string& spec, const std::vector<sweep::PerfLog>& logs) {
+  std::vector<telemetry::NcclInfoLog> nccl;
+  StatusOr<std::vector<std::string>> files = sweep::expandLogPaths(pathsOf(spec));
+  for (const std::string& file : files.isOk() ? *files : std::vector<std::string>{}) {
+    StatusOr<std::string> text = readFileBounded(file, sweep::kMaxLogBytes);
+    if (text.isOk()) nccl.push_back(telemetry::parseNcclInfoLog(*text, file));
+  }
+  return sweep::configurationsOf(logs, nccl);
 }
 
 std::string labelFor(const std::string& spec) {
@@ -70,6 +89,11 @@ int runCompare(CompareCliOptions o) {
   comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
   std::string shared = sweep::describeSharedLogs(sweep::sharedLogs(*a, *b), comparison.labelA, comparison.labelB);
   if (!shared.empty()) comparison.notes.insert(comparison.notes.begin(), "warning: " + shared);
+  for (const std::string& note :
+       sweep::degenerateNotes(comparison, configurationsOf(o.a, *a), configurationsOf(o.b, *b))) {
+    comparison.notes.push_back(note);
+    if (startsWith(note, "flat timings")) std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());
+  }
 
   std::string report = o.format == "json" ? sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n"
                                           : sweep::comparisonToMarkdown(comparison);

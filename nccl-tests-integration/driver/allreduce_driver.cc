@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nccl-tests-integration/driver/check_pattern.h"
 #include "nccl-tests-integration/driver/driver_options.h"
+#include "nccl-tests-integration/driver/issued_counts.h"
 #include "nccl-tests-integration/driver/perf_table.h"
 #include "nccl-tests-integration/driver/rank_launcher.h"
 #include "nccl-tests-integration/driver/rendezvous.h"
@@ -82,8 +84,8 @@ DeviceRecord describeSelf(int rank, int device) {
 template <typename T>
 class Sweep {
  public:
-  Sweep(const DriverOptions& o, int rank, ncclComm_t comm, ncclDataType_t type)
-      : o_(o), rank_(rank), comm_(comm), type_(type) {}
+  Sweep(const DriverOptions& o, int rank, ncclComm_t comm, ncclDataType_t type, DriverIssued* issued)
+      : o_(o), rank_(rank), comm_(comm), type_(type), issued_(*issued) {}
   ~Sweep() {
     for (void* p : {send_, recv_, stats_, records_}) cudaFree(p);
     if (stream_) cudaStreamDestroy(stream_);
@@ -125,6 +127,7 @@ class Sweep {
     DeviceRecord self = describeSelf(rank_, device);
     char* slot = static_cast<char*>(records_) + sizeof(DeviceRecord) * static_cast<size_t>(rank_);
     std::vector<DeviceRecord> all(static_cast<size_t>(o_.nranks));
+    ++issued_.allGather.eager;
     if (!copy(slot, &self, sizeof self) ||
         !ncclOk(ncclAllGather(slot, records_, sizeof(DeviceRecord), ncclChar, comm_, stream_), "ncclAllGather", rank_,
                 comm_) ||
@@ -151,24 +154,57 @@ class Sweep {
     return copy(buffer, pattern_.data(), count * sizeof(T));
   }
 
+  // One all-reduce on the stream, counted as eager or as captured into the graph being recorded.
+  bool allReduce(const void* in, void* out, size_t count, ncclDataType_t type, bool captured = false) {
+    ++(captured ? issued_.allReduce.captured : issued_.allReduce.eager);
+    return ncclOk(ncclAllReduce(in, out, count, type, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_);
+  }
+
   // Warm-up then timed iterations; the time is per iteration, host clock around the launches, like nccl-tests.
   bool timed(const void* in, void* out, size_t count, double* us) {
     for (int i = 0; i < o_.warmupIters; ++i) {
-      if (!ncclOk(ncclAllReduce(in, out, count, type_, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_)) {
-        return false;
-      }
+      if (!allReduce(in, out, count, type_)) return false;
     }
     if (!cudaOk(cudaStreamSynchronize(stream_), "warm-up", rank_)) return false;
+    if (o_.graphLaunches > 0) return timedGraph(in, out, count, us);
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < o_.iters; ++i) {
-      if (!ncclOk(ncclAllReduce(in, out, count, type_, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_)) {
-        return false;
-      }
+      if (!allReduce(in, out, count, type_)) return false;
     }
     if (!cudaOk(cudaStreamSynchronize(stream_), "timed iterations", rank_)) return false;
     std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
     *us = elapsed.count() / o_.iters;
     return true;
+  }
+
+  // nccl-tests' -G: the timed iterations captured into a CUDA graph once, the graph launched graphLaunches times,
+  // the time per iteration over every launch. NCCL plans the captured collectives once (the tuner is asked then) and
+  // every launch runs them again (the profiler times each).
+  bool timedGraph(const void* in, void* out, size_t count, double* us) {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (!cudaOk(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", rank_)) {
+      return false;
+    }
+    bool captured = true;
+    for (int i = 0; i < o_.iters && captured; ++i) captured = allReduce(in, out, count, type_, true);
+    bool ended = cudaOk(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture", rank_);
+    bool ok =
+        captured && ended && cudaOk(cudaGraphInstantiateWithFlags(&exec, graph, 0), "cudaGraphInstantiate", rank_);
+    auto start = std::chrono::steady_clock::now();
+    for (int l = 0; ok && l < o_.graphLaunches; ++l) {
+      ok = cudaOk(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch", rank_);
+      if (ok) {
+        ++issued_.allReduce.graphLaunches;
+        issued_.allReduce.replayed += static_cast<uint64_t>(o_.iters);
+      }
+    }
+    ok = ok && cudaOk(cudaStreamSynchronize(stream_), "graph launches", rank_);
+    std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    *us = elapsed.count() / (static_cast<double>(o_.iters) * o_.graphLaunches);
+    return ok;
   }
 
   bool wrongIn(const void* result, size_t count, double* wrong) {
@@ -190,18 +226,15 @@ class Sweep {
     // In place: the timed loop keeps summing into the buffer, so the check is a fresh single call.
     if (!load(recv_, count) || !timed(recv_, recv_, count, &local[1])) return false;
     if (o_.check) {
-      if (!load(recv_, count) ||
-          !ncclOk(ncclAllReduce(recv_, recv_, count, type_, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_) ||
+      if (!load(recv_, count) || !allReduce(recv_, recv_, count, type_) ||
           !cudaOk(cudaStreamSynchronize(stream_), "in-place check", rank_) || !wrongIn(recv_, count, &local[3])) {
         return false;
       }
     }
     // Times are averaged over ranks and wrong counts summed, as nccl-tests does by default (-a 1).
     double total[4];
-    if (!copy(stats_, local, sizeof local) ||
-        !ncclOk(ncclAllReduce(stats_, stats_, 4, ncclDouble, ncclSum, comm_, stream_), "ncclAllReduce", rank_, comm_) ||
-        !cudaOk(cudaStreamSynchronize(stream_), "result exchange", rank_) ||
-        !copy(total, stats_, sizeof total)) {
+    if (!copy(stats_, local, sizeof local) || !allReduce(stats_, stats_, 4, ncclDouble) ||
+        !cudaOk(cudaStreamSynchronize(stream_), "result exchange", rank_) || !copy(total, stats_, sizeof total)) {
       return false;
     }
     row->outOfPlace = {total[0] / o_.nranks, o_.check ? static_cast<int64_t>(total[2]) : -1};
@@ -213,6 +246,7 @@ class Sweep {
   const int rank_;
   ncclComm_t comm_;
   ncclDataType_t type_;
+  DriverIssued& issued_;
   std::vector<T> pattern_;
   cudaStream_t stream_ = nullptr;
   void* send_ = nullptr;
@@ -220,6 +254,27 @@ class Sweep {
   void* stats_ = nullptr;
   void* records_ = nullptr;
 };
+
+// This rank's counts, after the communicator is gone (so the profiler has timed everything it will); a finished
+// sweep that issued other than expectedIssued says so, a bug of the driver's own.
+void printIssued(const DriverOptions& o, int rank, const DriverIssued& issued, bool finished) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  for (const auto& [name, counts] :
+       {std::pair<const char*, const IssuedCounts&>{"AllReduce", issued.allReduce}, {"AllGather", issued.allGather}}) {
+    std::fputs(formatIssuedLine({rank, static_cast<int64_t>(getpid()), host, name, counts}).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  DriverIssued expected = expectedIssued(o);
+  if (finished && !(expected.allReduce == issued.allReduce && expected.allGather == issued.allGather)) {
+    std::fprintf(stderr,
+                 "%s: rank %d counted other calls than its options imply (all-reduce: eager %llu, captured %llu, "
+                 "replayed %llu expected): a bug of the driver\n",
+                 kName, rank, static_cast<unsigned long long>(expected.allReduce.eager),
+                 static_cast<unsigned long long>(expected.allReduce.captured),
+                 static_cast<unsigned long long>(expected.allReduce.replayed));
+  }
+}
 
 bool exchangeUniqueId(const DriverOptions& o, int rank, const std::string& rendezvous, ncclUniqueId* id) {
   if (rank == 0) {
@@ -265,10 +320,12 @@ int runRank(const DriverOptions& o, int rank, const std::string& rendezvous) {
   ncclComm_t comm = nullptr;
   if (!ncclOk(ncclCommInitRank(&comm, o.nranks, id, rank), "ncclCommInitRank", rank)) return 1;
   if (rank == 0 && o.nranks > 1) unlink(rendezvous.c_str());  // every rank has read it: init needs them all
-  bool ok = o.type == DataType::kDouble ? Sweep<double>(o, rank, comm, ncclDouble).run()
-                                        : Sweep<float>(o, rank, comm, ncclFloat).run();
+  DriverIssued issued;
+  bool ok = o.type == DataType::kDouble ? Sweep<double>(o, rank, comm, ncclDouble, &issued).run()
+                                        : Sweep<float>(o, rank, comm, ncclFloat, &issued).run();
   ncclCommFinalize(comm);
   ncclCommDestroy(comm);
+  printIssued(o, rank, issued, ok);
   return ok ? 0 : 1;
 }
 

@@ -79,6 +79,7 @@ std::optional<Status> applyMeasurementValue(const std::string& flag, const std::
     }
     return Status::ok();
   }
+  if (flag == "-G" || flag == "--cudagraph") return setNumber(flag, value, 0, 1 << 20, &o->graphLaunches);
   if (flag == "-o" || flag == "--op") {
     return value == "sum" ? Status::ok() : badValue(flag, value, "the driver measures sum");
   }
@@ -200,6 +201,8 @@ std::string driverUsage() {
          "  -w, --warmup_iters N  untimed iterations first (default 1)\n"
          "  -c, --check 0|1       count wrong elements (default 1; 0 prints N/A)\n"
          "  -d, --datatype T      float (default) or double\n"
+         "  -G, --cudagraph N     capture each size's timed iterations in a CUDA graph and launch it N times\n"
+         "                        (default 0: no graph); time per iteration over the launches, as nccl-tests\n"
          "  --nranks N            ranks; without --rank the driver starts all N processes itself\n"
          "  --distinct-hostid     give each self-started rank its own NCCL_HOSTID (<host>-rank<R>), so NCCL\n"
          "                        treats the ranks as separate nodes: its network paths on one host, one GPU\n"
@@ -207,6 +210,7 @@ std::string driverUsage() {
          "  --rendezvous FILE     where rank 0 writes NCCL's unique id and the other ranks read it\n"
          "  --device D            CUDA device (default: rank modulo the number of devices)\n"
          "  --timeout S           seconds to wait for the unique id (default 120)\n"
+         "Each rank ends with its counts, one '# nccl-roce-issued:' line per collective (eager, captured, replayed).\n"
          "Exit status: 0 measured; 2 bad arguments; 77 no usable CUDA device; 1 any other failure.\n";
 }
 

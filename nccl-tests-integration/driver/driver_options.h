@@ -1,4 +1,4 @@
-// Command line of nccl-roce-allreduce-driver: nccl-tests' flags for what is measured (-b -e -f -i -n -w -c -d),
+// Command line of nccl-roce-allreduce-driver: nccl-tests' flags for what is measured (-b -e -f -i -n -w -c -d -G),
 // plus how the ranks are started: all of them by the driver itself (--nranks N), or one per process by a
 // launcher (--rank R --nranks N --rendezvous FILE, as run-sweep.sh --launcher local passes them).
 #pragma once
@@ -27,6 +27,9 @@ struct DriverOptions {
   int warmupIters = 1;
   bool check = true;  // -c 1: count wrong elements after each size (the #wrong columns); -c 0: N/A
   DataType type = DataType::kFloat;
+  // -G N: the timed iterations of each size captured into a CUDA graph (once out of place, once in place) and the
+  // graph launched N times, as nccl-tests' -G does; 0: every call eager. vLLM's decode path: captured once, replayed.
+  int graphLaunches = 0;
 
   int nranks = 1;
   std::optional<int> rank;     // set: this process is one rank started by a launcher

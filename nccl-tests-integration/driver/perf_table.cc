@@ -55,8 +55,8 @@ std::string tableHeader(const DriverOptions& o, const std::string& versionLine, 
   std::string step = o.stepIsFactor ? std::to_string(o.stepFactor) + "(factor)" : std::to_string(o.stepBytes) + "(bytes)";
   std::snprintf(line, sizeof line,
                 "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
-                " step: %s warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
-                o.minBytes, o.maxBytes, step.c_str(), o.warmupIters, o.iters, o.check ? 1 : 0);
+                " step: %s warmup iters: %d iters: %d agg iters: 1 validation: %d graph: %d\n",
+                o.minBytes, o.maxBytes, step.c_str(), o.warmupIters, o.iters, o.check ? 1 : 0, o.graphLaunches);
   out += line;
   out += "#\n# Using devices\n";
   for (const RankDevice& d : devices) {

@@ -27,12 +27,14 @@ HOME_DOCS = {
     "policy lint": ["docs/policy-format.md", "docs/tuner.md"],
     "policy digest": ["docs/rollout.md"],
     "policy explain": ["docs/tuner.md", "docs/policy-format.md"],
+    "policy verify": ["docs/tuner.md", "docs/gpu-proof.md"],
     "sweep parse": ["docs/sweep.md"],
     "sweep compare": ["docs/sweep.md"],
     "sweep fit": ["docs/sweep.md"],
     "ab": ["docs/ab-testing.md"],
     "ab fit": ["docs/ab-testing.md"],
     "ab plan": ["docs/ab-testing.md"],
+    "proof": ["docs/gpu-proof.md"],
 }
 GROUPS = ["policy", "sweep"]  # commands that only hold subcommands
 

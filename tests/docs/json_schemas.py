@@ -96,6 +96,13 @@ def documents(source, build, scratch):
                            for n in ("default-run-a", "default-run-b", "ofi-tuner"))
     yield out("sweep-compare", [cli, "sweep", "compare", f"{run_a},{run_b}", tuner, "--format", "json"])
     yield out("sweep-compare", [cli, "sweep", "compare", run_a, run_b, "--format", "json", "--range", "8K-256K"])
+    gpu_run = os.path.join(source, "tests", "data", "gpu-runs", "h200-nccl-2.28.9")
+    divergent = os.path.join(source, "share", "nccl-roce", "examples", "gpu-proof-divergent.toml")
+    yield out("policy-verify", [cli, "policy", "verify", "--policy", "inference",
+                                os.path.join(gpu_run, "sweep", "policy-inference"), "--format", "json"])
+    yield out("policy-verify", [cli, "policy", "verify", "--policy", divergent, os.path.join(gpu_run, "sweep", "default"),
+                                "--format", "json"])
+    yield out("gpu-proof", [cli, "proof", gpu_run, "--format", "json"])
     fleet, explore, switchback = (os.path.join(scratch, d) for d in ("fleet", "explore", "switchback"))
     run([fleet_tool, fleet])
     run([fleet_tool, "--exploration", explore])

@@ -135,16 +135,49 @@ TEST(RunSweep, AFailingRunIsRecordedAndTheRunnerExitsOne) {
   EXPECT_THAT(run.err, HasSubstr("default replicate 1 exited with status 3"));
 }
 
-TEST(GpuProofDryRun, SweepsEachProcessCountUnderBothConfigurationsWithAllThreePlugins) {
+TEST(GpuProofDryRun, RunsTheSweepTheGraphsAndTheSwitchbackWithEveryPluginThenDecides) {
   auto r = runCommand(sourcePath("nccl-tests-integration/scripts/gpu-proof.sh") +
-                      " --driver drv --plugin-dir /opt/nccl-roce/lib --out o --replicates 1 --dry-run");
+                      " --driver drv --plugin-dir /opt/nccl-roce/lib --cli nccl-roce --out o --replicates 1 --dry-run");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  for (const char* expected : {"# default, replicate 1 of 1 -> o/np2/default/rep-1.log",
-                               "# policy-inference, replicate 1 of 1 -> o/np4/policy-inference/rep-1.log",
-                               "NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce",
-                               "LD_LIBRARY_PATH=/opt/nccl-roce/lib", "--rank 3 --nranks 4"}) {
+  for (const char* expected :
+       {"# default, replicate 1 of 1 -> o/sweep/default/rep-1.log",
+        "# policy-gpu-proof-divergent, replicate 1 of 1 -> o/sweep/policy-gpu-proof-divergent/rep-1.log",
+        "NCCL_ROCE_POLICY=o/gpu-proof-divergent.toml",
+        "# policy-gpu-proof-divergent, replicate 1 of 1 -> o/graph/policy-gpu-proof-divergent/rep-1.log",
+        "drv -b 4K -e 16M -f 16 -n 5 -w 1 -c 1 -G 10 --rank 1 --nranks 2",
+        "# policy-gpu-proof-switchback, replicate 1 of 1 -> o/switchback/policy-gpu-proof-switchback/rep-1.log",
+        "NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce NCCL_PROFILER_PLUGIN=roce",
+        "NCCL_DEBUG_SUBSYS=INIT,ENV,NET,TUNING NCCL_ROCE_STATS=o/sweep/stats", "LD_LIBRARY_PATH=/opt/nccl-roce/lib",
+        "NCCL_ROCE_STATS=o/switchback/stats", "\nnccl-roce proof o -o o/summary.md --json o/summary.json\n"}) {
     EXPECT_THAT(r.out, HasSubstr(expected));
   }
+  // Without nvidia-cuda-mps-control (this machine) the ranks time-slice, and it says so before anything runs.
+  if (runCommand("command -v nvidia-cuda-mps-control").exitCode != 0) {
+    EXPECT_THAT(r.out, HasSubstr("# MPS: none: nvidia-cuda-mps-control not found, so the ranks' processes time-slice "
+                                 "the GPU\n"));
+  }
+  auto off = runCommand(sourcePath("nccl-tests-integration/scripts/gpu-proof.sh") +
+                        " --driver drv --plugin-dir p --out o --mps off --dry-run");
+  EXPECT_THAT(off.out, HasSubstr("# MPS: off (--mps off): the ranks' processes time-slice the GPU\n"));
+  auto bad = runCommand(sourcePath("nccl-tests-integration/scripts/gpu-proof.sh") +
+                        " --driver drv --plugin-dir p --out o --ranks 1 --dry-run");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--ranks takes a process count of 2 or more, got '1'"));
+}
+
+TEST(GpuProofDryRun, FindsNcclInPyTorchsWheelWhenTheSystemHasNone) {
+  // A site-packages as nvidia-nccl-cu13 and nvidia-cuda-runtime lay it out: `nvidia` a namespace package.
+  TempDir dir;
+  dir.writeFile("site/nvidia/nccl/lib/libnccl.so.2", "");
+  dir.writeFile("site/nvidia/cu13/lib/libcudart.so.13", "");
+  auto r =
+      runCommand("PYTHONPATH=" + dir.join("site") + " " + sourcePath("nccl-tests-integration/scripts/gpu-proof.sh") +
+                 " --driver drv --plugin-dir p --out o --replicates 1 --dry-run");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# NCCL: PyTorch's pip wheel (" + dir.join("site/nvidia/nccl/lib") + ", " +
+                               dir.join("site/nvidia/cu13/lib") + ")"));
+  EXPECT_THAT(r.out, HasSubstr("LD_LIBRARY_PATH=p:" + dir.join("site/nvidia/cu13/lib") + ":" +
+                               dir.join("site/nvidia/nccl/lib")));
 }
 
 }  // namespace

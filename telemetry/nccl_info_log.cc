@@ -1,0 +1,290 @@
+#include "telemetry/nccl_info_log.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include "common/strings.h"
+
+namespace nccl_roce::telemetry {
+
+namespace {
+
+constexpr std::string_view kInfo = " NCCL INFO ";
+constexpr std::string_view kWarn = " NCCL WARN ";
+
+// Consumes `prefix` from the front of *text.
+bool take(std::string_view* text, std::string_view prefix) {
+  if (!startsWith(*text, prefix)) return false;
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
+// Consumes a decimal number (digits only) from the front of *text.
+std::optional<uint64_t> takeNumber(std::string_view* text) {
+  size_t n = 0;
+  while (n < text->size() && (*text)[n] >= '0' && (*text)[n] <= '9') ++n;
+  std::optional<uint64_t> value = parseUnsigned(text->substr(0, n));
+  if (value) text->remove_prefix(n);
+  return value;
+}
+
+// Consumes characters up to (not including) `stop`, which must follow.
+std::optional<std::string_view> takeUntil(std::string_view* text, std::string_view stop) {
+  size_t at = text->find(stop);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view out = text->substr(0, at);
+  text->remove_prefix(at);
+  return out;
+}
+
+std::optional<uint64_t> takeHex(std::string_view* text) {
+  size_t n = 0;
+  while (n < text->size() && (*text)[n] != ' ' && (*text)[n] != ',' && (*text)[n] != ')') ++n;
+  std::optional<uint64_t> value = parseHexId(text->substr(0, n));
+  if (value) text->remove_prefix(n);
+  return value;
+}
+
+std::optional<int> smallInt(std::optional<uint64_t> value) {
+  if (!value || *value > (1u << 30)) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+// "host:pid:tid" (possibly behind a launcher's prefix joined by ':'), the token before "[dev]".
+bool readOrigin(std::string_view before, std::string* host, int64_t* pid) {
+  before = trim(before);
+  // Drop a WARN line's "file.cc:63" and the "[dev]" before it.
+  size_t dev = before.rfind(" [");
+  if (dev == std::string_view::npos) return false;
+  if (before.back() != ']') before = trim(before.substr(0, before.rfind(' ')));
+  dev = before.rfind(" [");
+  if (dev == std::string_view::npos || before.back() != ']') return false;
+  std::string_view origin = trim(before.substr(0, dev));
+  size_t space = origin.rfind(' ');
+  if (space != std::string_view::npos) origin = origin.substr(space + 1);
+  std::vector<std::string_view> parts = split(origin, ':');
+  if (parts.size() < 3) return false;
+  std::optional<uint64_t> value = parseUnsigned(parts[parts.size() - 2]);
+  if (!value || !parseUnsigned(parts.back())) return false;
+  *host = std::string(parts[parts.size() - 3]);
+  *pid = static_cast<int64_t>(*value);
+  return true;
+}
+
+// "comm 0x558df9d6dd40 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0"
+std::optional<NcclCommunicatorLine> parseCommunicatorMessage(std::string_view m) {
+  NcclCommunicatorLine c;
+  std::optional<uint64_t> comm, rank, nRanks, nNodes;
+  if (!take(&m, "comm ") || !(comm = takeHex(&m)) || !take(&m, " rank ") || !(rank = takeNumber(&m)) ||
+      !take(&m, " nRanks ") || !(nRanks = takeNumber(&m)) || !take(&m, " nNodes ") || !(nNodes = takeNumber(&m)) ||
+      !startsWith(m, " localRanks ")) {
+    return std::nullopt;
+  }
+  std::optional<int> r = smallInt(rank), n = smallInt(nRanks), nodes = smallInt(nNodes);
+  if (!r || !n || !nodes) return std::nullopt;
+  c.comm = *comm;
+  c.rank = *r;
+  c.nRanks = *n;
+  c.nNodes = *nodes;
+  return c;
+}
+
+// One process's state while its lines are read: where its current table block puts its cells.
+struct ProcessState {
+  NcclProcessLog log;
+  std::vector<int> blockAlgorithms;  // the algorithms of the table block being read, -1 for names not known
+  int tableLine = 0;
+};
+
+// "  Algorithm   |   Tree   |   Ring   |  CollNetDirect  |": a new block of the table.
+bool readTableHeader(std::string_view m, int line, ProcessState* p) {
+  std::vector<std::string_view> cells = split(m, '|');
+  if (cells.size() < 2 || trim(cells[0]) != "Algorithm") return false;
+  p->blockAlgorithms.clear();
+  for (size_t i = 1; i < cells.size(); ++i) {
+    std::string_view name = trim(cells[i]);
+    if (name.empty()) continue;
+    std::optional<int> algorithm = parseAlgorithm(name);
+    p->blockAlgorithms.push_back(algorithm ? *algorithm : -1);
+  }
+  if (p->blockAlgorithms.empty() || p->log.communicators.empty()) return true;
+  NcclCommunicatorLine& comm = p->log.communicators.back();
+  if (!comm.availability) {
+    comm.availability.emplace();
+    comm.availability->line = line;
+  }
+  for (int a : p->blockAlgorithms) {
+    if (a >= comm.availability->numAlgorithms) comm.availability->numAlgorithms = a + 1;
+  }
+  return true;
+}
+
+// "    AllReduce |    16.8/   0.2 |    31.0/   0.0 | ...": which entries of the block have a bandwidth.
+bool readTableRow(std::string_view m, ProcessState* p) {
+  if (p->blockAlgorithms.empty() || p->log.communicators.empty() || !p->log.communicators.back().availability) {
+    return false;
+  }
+  std::vector<std::string_view> cells = split(m, '|');
+  if (cells.size() < 2) return false;
+  std::optional<int> collective = parseCollective(trim(cells[0]));
+  if (!collective) return false;
+  NcclAvailability& table = *p->log.communicators.back().availability;
+  for (size_t i = 1; i < cells.size(); ++i) {
+    size_t index = i - 1;
+    size_t block = index / kNumProtocols;
+    std::string_view cell = trim(cells[i]);
+    if (cell.empty() || block >= p->blockAlgorithms.size()) continue;
+    int algorithm = p->blockAlgorithms[block];
+    size_t slash = cell.find('/');
+    if (algorithm < 0 || slash == std::string_view::npos) continue;
+    std::string bandwidth(trim(cell.substr(slash + 1)));
+    char* end = nullptr;
+    double bw = std::strtod(bandwidth.c_str(), &end);
+    bool parsed = end != bandwidth.c_str() && *end == '\0';
+    table.offered[*collective][algorithm][index % kNumProtocols] = parsed && bw > 0.0;
+  }
+  return true;
+}
+
+// Whether a message begins like a TUNING line ("Name: 123 Bytes -> "), parsed or not.
+bool looksLikeTuning(std::string_view m) {
+  size_t colon = m.find(": ");
+  return colon != std::string_view::npos && colon < 16 && m.find(" Bytes -> ") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
+  NcclTuningLine t;
+  std::optional<std::string_view> name = takeUntil(&m, ": ");
+  if (!name) return std::nullopt;
+  std::optional<int> collective = parseCollective(*name);
+  std::optional<uint64_t> bytes, lo, hi;
+  std::optional<std::string_view> algorithm, protocol;
+  if (!collective || !take(&m, ": ") || !(bytes = takeNumber(&m)) || !take(&m, " Bytes -> Algo ") ||
+      !(algorithm = takeUntil(&m, " ")) || !take(&m, " proto ") || !(protocol = takeUntil(&m, " ")) ||
+      !take(&m, " channel{Lo..Hi}={") || !(lo = takeNumber(&m)) || !take(&m, "..") || !(hi = takeNumber(&m)) ||
+      !take(&m, "}")) {
+    return std::nullopt;
+  }
+  std::optional<int> a = parseAlgorithm(*algorithm), p = parseProtocol(*protocol);
+  std::optional<int> channelLo = smallInt(lo), channelHi = smallInt(hi);
+  if (!a || !p || !channelLo || !channelHi || *channelHi < *channelLo) return std::nullopt;
+  t.collective = *collective;
+  t.bytes = *bytes;
+  t.algorithm = *a;
+  t.protocol = *p;
+  t.channelLo = *channelLo;
+  t.channelHi = *channelHi;
+  // Some builds go on with " comm 0x..." (and newer ones " cgaClusterSize N"): the communicator where named.
+  size_t comm = m.find(" comm ");
+  if (comm != std::string_view::npos) {
+    std::string_view rest = m.substr(comm + 6);
+    if (std::optional<uint64_t> pointer = takeHex(&rest)) t.comm = *pointer;
+  }
+  return t;
+}
+
+std::optional<RoceTunerLine> parseRoceTunerMessage(std::string_view m) {
+  RoceTunerLine t;
+  std::optional<uint64_t> id, ranks, nodes;
+  if (!take(&m, "NCCL-RoCE: tuner: comm ") || !(id = takeHex(&m)) || !take(&m, " (") || !(ranks = takeNumber(&m)) ||
+      !take(&m, " ranks, ") || !(nodes = takeNumber(&m)) || !take(&m, " nodes) ")) {
+    return std::nullopt;
+  }
+  std::optional<int> r = smallInt(ranks), n = smallInt(nodes);
+  if (!r || !n) return std::nullopt;
+  t.commId = *id;
+  t.nRanks = *r;
+  t.nNodes = *n;
+  std::optional<std::string_view> name, source, digest;
+  if (take(&m, "runs experiment '")) {
+    if (!(name = takeUntil(&m, "' (")) || !take(&m, "' (") || !(digest = takeUntil(&m, ")"))) return std::nullopt;
+    t.switchback = true;
+    t.experiment = std::string(*name);
+    t.experimentDigest = std::string(*digest);
+    return t;
+  }
+  if (!take(&m, "uses policy '") || !(name = takeUntil(&m, "' (")) || !take(&m, "' (") ||
+      !(source = takeUntil(&m, ", ")) || !take(&m, ", ") || !(digest = takeUntil(&m, ")")) || !take(&m, ")")) {
+    return std::nullopt;
+  }
+  t.policy = std::string(*name);
+  t.source = std::string(*source);
+  t.digest = std::string(*digest);
+  if (take(&m, ", experiment '")) {
+    std::optional<std::string_view> experiment, experimentDigest, arm;
+    if (!(experiment = takeUntil(&m, "' (")) || !take(&m, "' (") || !(experimentDigest = takeUntil(&m, ")")) ||
+        !take(&m, ") arm ") || !(arm = takeUntil(&m, ":"))) {
+      return std::nullopt;
+    }
+    t.experiment = std::string(*experiment);
+    t.experimentDigest = std::string(*experimentDigest);
+    t.arm = std::string(*arm);
+  }
+  return t;
+}
+
+NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
+  NcclInfoLog out;
+  out.source = std::move(source);
+  std::vector<ProcessState> processes;
+  auto processOf = [&](const std::string& host, int64_t pid) -> ProcessState& {
+    for (ProcessState& p : processes) {
+      if (p.log.pid == pid && p.log.host == host) return p;
+    }
+    processes.emplace_back();
+    processes.back().log.host = host;
+    processes.back().log.pid = pid;
+    return processes.back();
+  };
+  int number = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    bool warn = false;
+    size_t at = line.find(kInfo);
+    if (at == std::string_view::npos) {
+      at = line.find(kWarn);
+      warn = true;
+    }
+    std::string host;
+    int64_t pid = 0;
+    if (at == std::string_view::npos || !readOrigin(line.substr(0, at), &host, &pid)) continue;
+    std::string_view m = line.substr(at + kInfo.size());
+    ProcessState& p = processOf(host, pid);
+    if (warn) {
+      if (startsWith(m, "NCCL-RoCE: tuner: ")) p.log.roceTunerWarnings.emplace_back(m);
+      continue;
+    }
+    if (std::optional<NcclTuningLine> tuning = parseTuningMessage(m)) {
+      tuning->line = number;
+      p.log.tuning.push_back(*tuning);
+    } else if (looksLikeTuning(m) && parseCollective(m.substr(0, m.find(':')))) {
+      ++out.malformedTuningLines;
+    } else if (std::optional<NcclCommunicatorLine> comm = parseCommunicatorMessage(m)) {
+      comm->line = number;
+      p.log.communicators.push_back(*comm);
+      p.blockAlgorithms.clear();
+    } else if (readTableHeader(m, number, &p) || readTableRow(m, &p)) {
+      continue;
+    } else if (std::optional<RoceTunerLine> tuner = parseRoceTunerMessage(m)) {
+      tuner->line = number;
+      p.log.roceTuners.push_back(*tuner);
+    } else if (take(&m, "TUNER/Plugin: Using ")) {
+      p.log.tunerPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "ENV/Plugin: Using ")) {
+      p.log.envPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "NET/Plugin: Loaded net plugin ")) {
+      p.log.netPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "PROFILER/Plugin: Loaded ")) {
+      p.log.profilerPlugin = std::string(m.substr(0, m.find(" (")));
+    } else if (take(&m, "NCCL version ")) {
+      p.log.ncclVersion = std::string(m.substr(0, m.find_first_of("+ ")));
+    }
+  }
+  for (ProcessState& p : processes) out.processes.push_back(std::move(p.log));
+  return out;
+}
+
+}  // namespace nccl_roce::telemetry

@@ -1,0 +1,108 @@
+// What NCCL's own INFO log says about the choices it ran, per process: the communicators it built (the
+// "comm 0x.. rank R nRanks N nNodes M ..." line of each), the latency/bandwidth table it prints at each init (what it
+// offers: an entry of bandwidth 0 is one it never runs), which tuner plugin it loaded, our tuner's "uses policy"
+// line, and each collective's TUNING line ("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}").
+// `policy verify` checks the TUNING lines against a policy (tuner/policy_verify.h); `sweep compare` tells an A/A
+// from them. NCCL prints the table and the TUNING lines on rank 0 of each communicator only, with
+// NCCL_DEBUG=INFO and TUNING among NCCL_DEBUG_SUBSYS; the same line formats from 2.23 to 2.30
+// (src/enqueue.cc, src/graph/tuning.cc, src/init.cc).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "telemetry/nccl_names.h"
+
+namespace nccl_roce::telemetry {
+
+// "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}"; builds that append " comm 0x.." name the
+// communicator (NCCL's pointer).
+struct NcclTuningLine {
+  int line = 0;         // 1-based, in its file
+  int collective = -1;  // tuner index (nccl_names.h)
+  uint64_t bytes = 0;   // as NCCL prints it: count x type size, one rank's buffer (AllGather: its send buffer)
+  int algorithm = -1;
+  int protocol = -1;
+  int channelLo = 0, channelHi = 0;
+  uint64_t comm = 0;  // 0: the line names no communicator
+
+  int channels() const { return channelHi - channelLo + 1; }
+  // The size the tuner was asked about: NCCL passes AllGather and ReduceScatter the bytes over all ranks
+  // (ncclFuncMaxSendRecvCount in src/include/enqueue.h).
+  uint64_t tunerBytes(int nRanks) const {
+    return sizedOverRanks(collective) && nRanks > 0 ? bytes * static_cast<uint64_t>(nRanks) : bytes;
+  }
+};
+
+// What NCCL offers one communicator: [collective][algorithm][protocol] from the table it prints at init
+// ("    AllReduce |    16.8/   0.2 |    31.0/   0.0 | ..."). NCCL zeroes the bandwidth of what it will not run
+// (NCCL_ALGO, NCCL_PROTO, LL128 off on the path, CollNet without its plugin) and its cost model then marks the
+// entry unavailable (ncclTopoGetAlgoTime: bw == 0 gives -1). Printed to 0.1: a bandwidth under 0.05 GB/s reads as
+// 0, which no fabric has.
+struct NcclAvailability {
+  int line = 0;           // the table's first line
+  int numAlgorithms = 0;  // algorithms the table listed (7 since 2.23, PAT; 6 before)
+  std::array<std::array<std::array<bool, kNumProtocols>, kMaxAlgorithms>, kNumCollectives> offered{};
+
+  bool offers(int collective, int algorithm, int protocol) const {
+    return collective >= 0 && collective < kNumCollectives && algorithm >= 0 && algorithm < numAlgorithms &&
+           protocol >= 0 && protocol < kNumProtocols && offered[collective][algorithm][protocol];
+  }
+};
+
+// "comm 0x558df9d6dd40 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0", and the table that follows.
+struct NcclCommunicatorLine {
+  int line = 0;
+  uint64_t comm = 0;  // NCCL's pointer, as the TUNING lines of builds that name it print it
+  int rank = -1;
+  int nRanks = 0;
+  int nNodes = 0;
+  std::optional<NcclAvailability> availability;  // rank 0 only, and only with TUNING logged
+};
+
+// Our tuner's line at a communicator's init (plugin/tuner_setup.cc): "NCCL-RoCE: tuner: comm 0x<id> (2 ranks, 2
+// nodes) uses policy 'NAME' (SOURCE, DIGEST)[, experiment 'E' (DIGEST) arm A]: ..." or, for a switchback, "... runs
+// experiment 'E' (DIGEST) as a switchback: ...".
+struct RoceTunerLine {
+  int line = 0;
+  uint64_t commId = 0;
+  int nRanks = 0;
+  int nNodes = 0;
+  std::string policy, source, digest;  // the policy the communicator runs; empty for a switchback
+  std::string experiment, experimentDigest, arm;
+  bool switchback = false;
+};
+
+struct NcclProcessLog {
+  std::string host;
+  int64_t pid = 0;
+  std::string ncclVersion;  // "2.28.9" from "NCCL version 2.28.9+cuda13.0"; "" when not printed
+  std::string tunerPlugin;  // "nccl-roce" from "TUNER/Plugin: Using nccl-roce (v5)"; "" when NCCL loaded none
+  // The other plugins NCCL names as it loads them: "ENV/Plugin: Using nccl-roce (v1)", "NET/Plugin: Loaded net
+  // plugin nccl-roce (v11)", "PROFILER/Plugin: Loaded nccl-roce (v5)".
+  std::string envPlugin, netPlugin, profilerPlugin;
+  std::vector<NcclCommunicatorLine> communicators;
+  std::vector<RoceTunerLine> roceTuners;
+  std::vector<std::string> roceTunerWarnings;  // our tuner's WARN lines ("policy 'x' unusable, ..."), as printed
+  std::vector<NcclTuningLine> tuning;
+};
+
+struct NcclInfoLog {
+  std::string source;                     // the file name, or what the caller named the text
+  std::vector<NcclProcessLog> processes;  // in order of first appearance
+  int malformedTuningLines = 0;           // lines that began like a TUNING line and did not parse (cut short, garbled)
+};
+
+// Every process whose lines the text holds, however they are interleaved (several ranks writing one file, or
+// mpirun's "[1,0]<stdout>:" prefixes); other text (nccl-tests' table, our runner's lines) is skipped.
+NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source);
+
+// The parts of one line, exposed for tests and for callers that read lines one by one.
+std::optional<NcclTuningLine> parseTuningMessage(std::string_view message);
+std::optional<RoceTunerLine> parseRoceTunerMessage(std::string_view message);
+
+}  // namespace nccl_roce::telemetry
