@@ -146,6 +146,14 @@ bool readTableRow(std::string_view m, ProcessState* p) {
   return true;
 }
 
+// NCCL 2.23's TUNING line: "AllReduce: 8 Bytes -> Algo 1 proto 0 time 10.400000".
+bool isOlderTuning(std::string_view m) {
+  size_t algo = m.find(" Bytes -> Algo ");
+  if (algo == std::string_view::npos) return false;
+  std::string_view rest = m.substr(algo + 15);
+  return takeNumber(&rest) && take(&rest, " proto ") && takeNumber(&rest) && startsWith(rest, " time ");
+}
+
 // Whether a message begins like a TUNING line ("Name: 123 Bytes -> "), parsed or not.
 bool looksLikeTuning(std::string_view m) {
   size_t colon = m.find(": ");
@@ -261,7 +269,7 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
       tuning->line = number;
       p.log.tuning.push_back(*tuning);
     } else if (looksLikeTuning(m) && parseCollective(m.substr(0, m.find(':')))) {
-      ++out.malformedTuningLines;
+      ++(isOlderTuning(m) ? out.olderTuningLines : out.malformedTuningLines);
     } else if (std::optional<NcclCommunicatorLine> comm = parseCommunicatorMessage(m)) {
       comm->line = number;
       p.log.communicators.push_back(*comm);

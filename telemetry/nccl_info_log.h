@@ -4,8 +4,9 @@
 // line, and each collective's TUNING line ("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}").
 // `policy verify` checks the TUNING lines against a policy (tuner/policy_verify.h); `sweep compare` tells an A/A
 // from them. NCCL prints the table and the TUNING lines on rank 0 of each communicator only, with
-// NCCL_DEBUG=INFO and TUNING among NCCL_DEBUG_SUBSYS; the same line formats from 2.23 to 2.30
-// (src/enqueue.cc, src/graph/tuning.cc, src/init.cc).
+// NCCL_DEBUG=INFO and TUNING among NCCL_DEBUG_SUBSYS; the same line formats from 2.24 to 2.30
+// (src/enqueue.cc, src/graph/tuning.cc, src/init.cc). NCCL 2.23 printed "AllReduce: 8 Bytes -> Algo 1 proto 0 time
+// 10.4" (the tuner's bytes, numbers for names, no channels): such lines are counted, not read.
 #pragma once
 
 #include <array>
@@ -95,6 +96,7 @@ struct NcclInfoLog {
   std::string source;                     // the file name, or what the caller named the text
   std::vector<NcclProcessLog> processes;  // in order of first appearance
   int malformedTuningLines = 0;           // lines that began like a TUNING line and did not parse (cut short, garbled)
+  int olderTuningLines = 0;               // NCCL 2.23's form ("... Algo 1 proto 0 time 10.4"), counted, not read
 };
 
 // Every process whose lines the text holds, however they are interleaved (several ranks writing one file, or

@@ -401,6 +401,11 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
   if (!active.error().empty()) v.report.problems.push_back("the policy is unusable: " + active.error());
   for (const telemetry::NcclInfoLog& log : logs) {
     for (const NcclProcessLog& p : log.processes) v.verifyProcess(p, log.source);
+    if (log.olderTuningLines > 0) {
+      v.report.problems.push_back(log.source + ": " + std::to_string(log.olderTuningLines) +
+                                  " TUNING line(s) in NCCL 2.23's form (numbers for names, no channels), which verify "
+                                  "does not read: it needs NCCL 2.24 or later");
+    }
     if (log.malformedTuningLines > 0) {
       v.report.problems.push_back(log.source + ": " + std::to_string(log.malformedTuningLines) +
                                   " TUNING line(s) cut short or garbled");

@@ -138,11 +138,13 @@ TEST(NcclInfoLog, CutShortOrUnknownTuningLinesAreCountedNotGuessed) {
       "h:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING_X proto LL channel{Lo..Hi}={0..0}\n"
       "h:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={1..0}\n"
       "h:1:1 [0] NCCL INFO AllToAll: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
-      "h:1:1 [0] NCCL INFO 8 Bytes -> Algo 1 proto 2 time 12.5\n";  // NCCL 2.22: no collective, not ours to read
+      "h:1:1 [0] NCCL INFO 8 Bytes -> Algo 1 proto 2 time 12.5\n"  // NCCL 2.22: no collective, not ours to read
+      "h:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo 1 proto 0 time 10.400000\n";  // NCCL 2.23: counted apart
   NcclInfoLog log = parseNcclInfoLog(text, "cut.log");
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_TRUE(log.processes[0].tuning.empty());
   EXPECT_EQ(log.malformedTuningLines, 3);
+  EXPECT_EQ(log.olderTuningLines, 1);
 }
 
 TEST(NcclInfoLog, OurTunerLinesOfAnExperimentAndASwitchbackAndItsWarnings) {

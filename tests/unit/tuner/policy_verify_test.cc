@@ -236,6 +236,9 @@ TEST(PolicyVerify, LogsWithoutTuningLinesProveNothing) {
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_THAT(r.problems[0], HasSubstr("no NCCL TUNING line in the logs"));
+  VerifyReport older = verify(
+      *load("inference"), "h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo 1 proto 0 time 10.400000\n", "2.23.log");
+  EXPECT_THAT(older.problems, ::testing::Contains(HasSubstr("1 TUNING line(s) in NCCL 2.23's form")));
 }
 
 }  // namespace
