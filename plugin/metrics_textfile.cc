@@ -40,7 +40,7 @@ MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
 void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (path_.empty()) {
+    if (fileName_.empty()) {
       auto dir = env.get("NCCL_ROCE_METRICS");
       if (!dir || dir->empty()) return;
       char host[256] = {0};
@@ -49,8 +49,7 @@ void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, con
       process_ = id.labels;
       dir_ = *dir;
       fileName_ = id.fileName;
-      path_ = dir_ + "/" + fileName_;
-      removeAtExit(path_);
+      removeAtExit(dir_ + "/" + fileName_);
     }
     live_.push_back(std::move(comm));
   }
@@ -90,19 +89,18 @@ void MetricsTextfile::adjustWriter() {
 
 std::string MetricsTextfile::path() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return path_;
+  return fileName_.empty() ? std::string() : dir_ + "/" + fileName_;
 }
 
 Status MetricsTextfile::writeNow() {
   std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live;
   std::vector<telemetry::CommunicatorSnapshot> all;
-  std::string path, dir, fileName;
+  std::string dir, fileName;
   telemetry::ProcessLabels process;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (path_.empty()) return Status::ok();
-    path = path_;
+    if (fileName_.empty()) return Status::ok();
     dir = dir_;
     fileName = fileName_;
     process = process_;
@@ -110,7 +108,7 @@ Status MetricsTextfile::writeNow() {
     live = live_;
   }
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
-  Status written = writeFileAtomically(path, telemetry::renderTextfile(process, all));
+  Status written = writeFileAtomically(dir + "/" + fileName, telemetry::renderTextfile(process, all));
   removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
   return written;
 }

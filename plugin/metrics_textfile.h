@@ -53,7 +53,7 @@ class MetricsTextfile {
   void adjustWriter();
 
   mutable std::mutex mutex_;
-  std::string dir_, fileName_, path_;
+  std::string dir_, fileName_;  // set by the first communicator; the file is dir_/fileName_
   telemetry::ProcessLabels process_;
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live_;
   std::deque<telemetry::CommunicatorSnapshot> finished_;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/strings.h"
+
 namespace nccl_roce::plugin {
 
 namespace {
@@ -28,16 +30,9 @@ std::string valueOr(const Environment& env, const char* name, const std::string&
   return value && !value->empty() ? *value : otherwise;
 }
 
-bool startsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
 // nccl-roce.*.prom, or a temporary file of writeFileAtomically's next to one (nccl-roce.*.prom.tmp.<pid>).
 bool isOurTextfile(const std::string& name) {
-  if (!startsWith(name, "nccl-roce.")) return false;
-  const std::string suffix = ".prom";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
-  return name.find(".prom.tmp.") != std::string::npos;
+  return startsWith(name, "nccl-roce.") && (endsWith(name, ".prom") || name.find(".prom.tmp.") != std::string::npos);
 }
 
 }  // namespace

@@ -35,8 +35,7 @@ start_node_exporter_and_prometheus "$work/textfiles" 5s
 # for a machine busy with other tests).
 scraped=0
 for _ in $(seq 1 240); do
-  answer=$(curl -sf "$url/api/v1/query" --data-urlencode 'query=count(nccl_roce_ab_log_duration_count)' || true)
-  scraped=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+  scraped=$(query_value 'count(nccl_roce_ab_log_duration_count)')
   [ "$scraped" = "$series" ] && break
   sleep 0.5
 done
@@ -71,9 +70,7 @@ grep -q '# Note: 6 collective(s) timed at zero' "$work/prometheus.toml" || fail 
 # The dashboard's rates need two samples of every series inside Grafana's 1m rate interval: on a fast machine
 # the reports above finish before Prometheus's second scrape (60 s at most).
 for _ in $(seq 1 120); do
-  answer=$(curl -sf "$url/api/v1/query" \
-    --data-urlencode 'query=min(count_over_time(nccl_roce_ab_log_duration_count[1m]))' || true)
-  samples=$(echo "$answer" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+  samples=$(query_value 'min(count_over_time(nccl_roce_ab_log_duration_count[1m]))')
   [ "${samples:-0}" -ge 2 ] && break
   sleep 0.5
 done
