@@ -28,8 +28,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Depends are computed from what the ELF files need (dpkg-shlibdeps and the distribution's symbols files): libc6
-# (>= the newest GLIBC_ symbol version referenced; 2.34 for the library, tests/portability pins it) for
-# libnccl-roce.so, plus libstdc++6 and libgcc-s1 for the command-line tools.
+# (>= the newest GLIBC_ symbol version referenced; 2.34, tests/portability pins it) for libnccl-roce.so and
+# nccl-roce alike (both carry their C++ runtime); the driver adds the CUDA runtime and NCCL.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # `nccl-roce ab --prometheus` opens libcurl with dlopen (fleet/curl_library.h), which dpkg-shlibdeps cannot see:
 # suggested, not depended on, as no other command and no serving process needs it.
