@@ -38,8 +38,9 @@ set(CPACK_DEBIAN_PACKAGE_SUGGESTS libcurl4)
 
 set(CPACK_DEBIAN_BASE_PACKAGE_NAME nccl-roce)
 # Descriptions: a synopsis line, then lines of at most 79 characters (Debian policy 5.6.13).
+# The synopsis is the project's one-line description (the wheel's Summary too).
 set(NCCL_ROCE_BASE_DESCRIPTION
-    "NCCL env, net and tuner plugin for RoCE/InfiniBand inference clusters
+    "${PROJECT_DESCRIPTION}
 libnccl-roce.so resolves, at communicator init, which HCA ports this pod can
 use and which RoCE v2 GID each needs, serves them to NCCL, and picks
 algorithm, protocol and channels for inference all-reduce from a policy.
