@@ -258,9 +258,11 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
   }
   if (!unset.empty()) {
     bool optedOut = wheel && !wheel->library.empty() && !wheel->autoEnable;
-    f.add(
-        join(unset, ", ") + " unset" +
-        (optedOut ? " (NCCL_ROCE_AUTO_ENABLE=0: the nccl-roce wheel, which " + wheel->python + " imports, sets nothing)" : ""));
+    if (wheel && wheel->broken) f.add(wheel->why + ": a broken nccl-roce wheel sets nothing");
+    f.add(join(unset, ", ") + " unset" +
+          (optedOut
+               ? " (NCCL_ROCE_AUTO_ENABLE=0: the nccl-roce wheel, which " + wheel->python + " imports, sets nothing)"
+               : ""));
   }
   return f.result("nccl-library", "NCCL and the plugins it will load");
 }

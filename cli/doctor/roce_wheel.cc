@@ -32,6 +32,7 @@ void readAnswer(const std::string& answer, RoceWheel& wheel) {
     }
     if (startsWith(line, "none ")) {
       wheel.why = wheel.python + " fails to import nccl_roce (" + std::string(trim(line.substr(5))) + ")";
+      wheel.broken = true;
       return;
     }
     if (startsWith(line, "library ")) wheel.library = std::string(line.substr(8));

@@ -17,6 +17,7 @@ struct RoceWheel {
   std::string version;     // nccl_roce.__version__
   bool autoEnable = true;  // false: NCCL_ROCE_AUTO_ENABLE=0 keeps the vLLM plugin from setting anything
   std::string why;         // when `library` is empty: why, in words for the doctor's line
+  bool broken = false;     // python3 finds the package but fails to import it (`why` says what it said)
 };
 
 // Asks the python3 on env's PATH (python_probe.h) for `import nccl_roce`, and what its vLLM plugin would do with

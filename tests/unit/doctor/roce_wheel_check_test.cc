@@ -63,9 +63,10 @@ TEST(RoceWheel, UnsetVariablesAreCheckedAsTheWheelWillSetThemInVllm) {
     EXPECT_THAT(r.detail,
                 HasSubstr(std::string(kind) + ": " + pod.library() + " (nccl-roce, the nccl-roce 0.1.0 wheel)"));
   }
-  EXPECT_THAT(r.detail, HasSubstr("NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN unset here: the nccl-roce 0.1.0 "
-                                  "wheel, which /usr/bin/python3 imports, sets them in each vLLM process (elsewhere, call "
-                                  "nccl_roce.enable())"));
+  EXPECT_THAT(r.detail,
+              HasSubstr("NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN unset here: the nccl-roce 0.1.0 "
+                        "wheel, which /usr/bin/python3 imports, sets them in each vLLM process (elsewhere, call "
+                        "nccl_roce.enable())"));
 }
 
 TEST(RoceWheel, AVariableSetToTheWheelsLibraryNamesTheWheelWithoutAskingPython) {
@@ -108,6 +109,17 @@ TEST(RoceWheel, WithoutTheWheelUnsetVariablesWarnAsBefore) {
   EXPECT_EQ(r.outcome, Outcome::kWarn) << r.detail;
   EXPECT_THAT(r.detail, HasSubstr("NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN unset"));
   EXPECT_THAT(r.detail, Not(HasSubstr("wheel")));
+}
+
+TEST(RoceWheel, ABrokenWheelIsReportedWithPythonsError) {
+  if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
+  WheelPod pod;
+  pod.dir.writeFile("site-packages/nccl_roce/_version.py", "raise RuntimeError('half-installed')\n");
+  auto r = pod.check();
+  EXPECT_EQ(r.outcome, Outcome::kWarn) << r.detail;
+  EXPECT_THAT(r.detail, HasSubstr("/usr/bin/python3 fails to import nccl_roce (RuntimeError: half-installed): a broken "
+                                  "nccl-roce wheel sets nothing"));
+  EXPECT_THAT(r.detail, HasSubstr("NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN unset"));
 }
 
 TEST(RoceWheel, ALibraryOutsideAnInstalledWheelIsNotCalledOne) {
