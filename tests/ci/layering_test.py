@@ -14,11 +14,12 @@ ALLOWED = {
     "verdicts": {"common"},
     "policy": {"common", "telemetry"},
     "tuner": {"common", "telemetry", "policy"},
+    "inspect": {"common", "telemetry", "policy", "tuner"},
     "profiler": {"common", "telemetry"},
     "plugin": {"common", "telemetry", "gid", "policy", "tuner", "profiler"},
     "fleet": {"common", "telemetry", "verdicts", "policy"},
-    "nccl-tests-integration": {"common", "telemetry", "verdicts", "policy"},
-    "cli": {"common", "telemetry", "gid", "verdicts", "policy", "tuner", "profiler", "plugin", "fleet",
+    "nccl-tests-integration": {"common", "telemetry", "verdicts", "policy", "inspect"},
+    "cli": {"common", "telemetry", "gid", "verdicts", "policy", "tuner", "inspect", "profiler", "plugin", "fleet",
             "nccl-tests-integration"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z-]+)/')

@@ -1,14 +1,14 @@
 // NCCL's INFO log read the way `policy verify` and `sweep compare` read it: the real log of rank 0 of an NCCL
 // 2.28.9 run on an H200 (tests/data/gpu-runs/h200-nccl-2.28.9), rank 1's, and the line forms other builds and
 // launchers print.
-#include "telemetry/nccl_info_log.h"
+#include "inspect/nccl_info_log.h"
 
 #include <gtest/gtest.h>
 
 #include "common/file.h"
 #include "tests/support/run_command.h"
 
-namespace nccl_roce::telemetry {
+namespace nccl_roce::inspect {
 namespace {
 
 using nccl_roce::testing::sourcePath;
@@ -178,4 +178,4 @@ TEST(NcclInfoLog, OurTunerLinesOfAnExperimentAndASwitchbackAndItsWarnings) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::telemetry
+}  // namespace nccl_roce::inspect

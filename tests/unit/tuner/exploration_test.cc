@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "inspect/explain.h"
 #include "policy/nccl_availability.h"
 #include "policy/policy_loader.h"
 #include "policy/policy_toml.h"
@@ -15,7 +16,6 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
-#include "tuner/explain.h"
 #include "tuner/switchback_schedule.h"
 
 namespace nccl_roce::tuner {
@@ -381,7 +381,7 @@ TEST(ExploredPolicy, ABaseRuleTheExploredRuleCoversIsShadowedWithoutErrors) {
   EXPECT_EQ(d.protocol, kSimple);
   uint64_t commId = 0;
   while (armFor(*active->experiment(), commId).name != arm.name) ++commId;
-  std::string text = explainCall(*active, {16, 2, commId, {4, 4096, 1, 0}});
+  std::string text = inspect::explainCall(*active, {16, 2, commId, {4, 4096, 1, 0}});
   EXPECT_THAT(text, HasSubstr("the arm 'explore-ring-simple'"));
   EXPECT_THAT(text, HasSubstr("rule: line 7 'explore ring/simple' matches"));
   EXPECT_THAT(text, HasSubstr("NCCL is told: cost 0.0 on Ring/Simple"));
@@ -481,7 +481,7 @@ TEST(ExploredSwitchback, GeneratedArmsTakeTurnsInsideEveryCommunicator) {
   for (const char* arm : {"explore-ring-ll", "explore-ring-simple", "explore-tree-ll", "explore-tree-simple"}) {
     EXPECT_NEAR(turns[arm], 1500, 200) << arm;
   }
-  std::string explained = explainCall(*active, {16, 2, 0x77, {4, 1 << 20, 1, 0}});
+  std::string explained = inspect::explainCall(*active, {16, 2, 0x77, {4, 1 << 20, 1, 0}});
   EXPECT_THAT(explained, HasSubstr("runs every arm in turns of 8 tuner calls"));
   EXPECT_THAT(explained, HasSubstr("explore-tree-ll: 15% of turns, forces Tree/LL"));
 }

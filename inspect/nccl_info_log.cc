@@ -1,11 +1,11 @@
-#include "telemetry/nccl_info_log.h"
+#include "inspect/nccl_info_log.h"
 
 #include <cstdlib>
 #include <utility>
 
 #include "common/strings.h"
 
-namespace nccl_roce::telemetry {
+namespace nccl_roce::inspect {
 
 namespace {
 
@@ -104,7 +104,7 @@ bool readTableHeader(std::string_view m, int line, ProcessState* p) {
   for (size_t i = 1; i < cells.size(); ++i) {
     std::string_view name = trim(cells[i]);
     if (name.empty()) continue;
-    std::optional<int> algorithm = parseAlgorithm(name);
+    std::optional<int> algorithm = telemetry::parseAlgorithm(name);
     p->blockAlgorithms.push_back(algorithm ? *algorithm : -1);
   }
   if (p->blockAlgorithms.empty() || p->log.communicators.empty()) return true;
@@ -126,12 +126,12 @@ bool readTableRow(std::string_view m, ProcessState* p) {
   }
   std::vector<std::string_view> cells = split(m, '|');
   if (cells.size() < 2) return false;
-  std::optional<int> collective = parseCollective(trim(cells[0]));
+  std::optional<int> collective = telemetry::parseCollective(trim(cells[0]));
   if (!collective) return false;
   NcclAvailability& table = *p->log.communicators.back().availability;
   for (size_t i = 1; i < cells.size(); ++i) {
     size_t index = i - 1;
-    size_t block = index / kNumProtocols;
+    size_t block = index / telemetry::kNumProtocols;
     std::string_view cell = trim(cells[i]);
     if (cell.empty() || block >= p->blockAlgorithms.size()) continue;
     int algorithm = p->blockAlgorithms[block];
@@ -141,7 +141,7 @@ bool readTableRow(std::string_view m, ProcessState* p) {
     char* end = nullptr;
     double bw = std::strtod(bandwidth.c_str(), &end);
     bool parsed = end != bandwidth.c_str() && *end == '\0';
-    table.offered[*collective][algorithm][index % kNumProtocols] = parsed && bw > 0.0;
+    table.offered[*collective][algorithm][index % telemetry::kNumProtocols] = parsed && bw > 0.0;
   }
   return true;
 }
@@ -166,7 +166,7 @@ std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
   NcclTuningLine t;
   std::optional<std::string_view> name = takeUntil(&m, ": ");
   if (!name) return std::nullopt;
-  std::optional<int> collective = parseCollective(*name);
+  std::optional<int> collective = telemetry::parseCollective(*name);
   std::optional<uint64_t> bytes, lo, hi;
   std::optional<std::string_view> algorithm, protocol;
   if (!collective || !take(&m, ": ") || !(bytes = takeNumber(&m)) || !take(&m, " Bytes -> Algo ") ||
@@ -175,7 +175,7 @@ std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
       !take(&m, "}")) {
     return std::nullopt;
   }
-  std::optional<int> a = parseAlgorithm(*algorithm), p = parseProtocol(*protocol);
+  std::optional<int> a = telemetry::parseAlgorithm(*algorithm), p = telemetry::parseProtocol(*protocol);
   std::optional<int> channelLo = smallInt(lo), channelHi = smallInt(hi);
   if (!a || !p || !channelLo || !channelHi || *channelHi < *channelLo) return std::nullopt;
   t.collective = *collective;
@@ -268,7 +268,7 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
     if (std::optional<NcclTuningLine> tuning = parseTuningMessage(m)) {
       tuning->line = number;
       p.log.tuning.push_back(*tuning);
-    } else if (looksLikeTuning(m) && parseCollective(m.substr(0, m.find(':')))) {
+    } else if (looksLikeTuning(m) && telemetry::parseCollective(m.substr(0, m.find(':')))) {
       ++(isOlderTuning(m) ? out.olderTuningLines : out.malformedTuningLines);
     } else if (std::optional<NcclCommunicatorLine> comm = parseCommunicatorMessage(m)) {
       comm->line = number;
@@ -295,4 +295,4 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
   return out;
 }
 
-}  // namespace nccl_roce::telemetry
+}  // namespace nccl_roce::inspect
