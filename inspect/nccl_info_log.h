@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "telemetry/nccl_names.h"
+#include "telemetry/tuner_info_line.h"
 
 namespace nccl_roce::inspect {
 
@@ -67,17 +68,9 @@ struct NcclCommunicatorLine {
   std::optional<NcclAvailability> availability;  // rank 0 only, and only with TUNING logged
 };
 
-// Our tuner's line at a communicator's init (plugin/tuner_setup.cc): "NCCL-RoCE: tuner: comm 0x<id> (2 ranks, 2
-// nodes) uses policy 'NAME' (SOURCE, DIGEST)[, experiment 'E' (DIGEST) arm A]: ..." or, for a switchback, "... runs
-// experiment 'E' (DIGEST) as a switchback: ...".
-struct RoceTunerLine {
+// Our tuner's line at a communicator's init (telemetry/tuner_info_line.h), and where it is in its file.
+struct RoceTunerLine : telemetry::TunerInfoLine {
   int line = 0;
-  uint64_t commId = 0;
-  int nRanks = 0;
-  int nNodes = 0;
-  std::string policy, source, digest;  // the policy the communicator runs; empty for a switchback
-  std::string experiment, experimentDigest, arm;
-  bool switchback = false;
 };
 
 struct NcclProcessLog {
@@ -107,6 +100,5 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source);
 
 // The parts of one line, exposed for tests and for callers that read lines one by one.
 std::optional<NcclTuningLine> parseTuningMessage(std::string_view message);
-std::optional<RoceTunerLine> parseRoceTunerMessage(std::string_view message);
 
 }  // namespace nccl_roce::inspect
