@@ -1,6 +1,6 @@
 # Packages: `cpack --config build/CPackConfig.cmake` writes, per install component,
 #   base    nccl-roce_<version>_<arch>.deb, nccl-roce-<version>-Linux.tar.gz: what a serving image needs, the
-#           layout of DESIGN.md section 1 (lib/libnccl-roce.so and its four plugin names, bin/nccl-roce,
+#           layout of docs/contracts.md (lib/libnccl-roce.so and its four plugin names, bin/nccl-roce,
 #           share/nccl-roce/);
 #   driver  nccl-roce-driver_<version>_<arch>.deb, nccl-roce-driver-<version>-Linux.tar.gz: the CUDA all-reduce
 #           driver for sweeps on GPU hosts, only where it was built (it needs the CUDA runtime and NCCL).

@@ -1,4 +1,4 @@
-# How a shared object of ours is linked so that it loads into any serving image (DESIGN.md section 1):
+# How a shared object of ours is linked so that it loads into any serving image (docs/contracts.md):
 # libstdc++ and libgcc linked in statically, nothing left undefined that libc does not define, and the two
 # symbols the static GCC runtime would take from glibc >= 2.35 served by plugin/glibc_floor.cc instead, so
 # the floor stays at the glibc the .deb declares (2.34). tests/portability checks the result.
