@@ -18,6 +18,8 @@ bool endsEarly(const std::string& text) {
     (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     return e.byte > text.size();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // whole but unreadable, such as a number past a double's range: not a cut copy
   }
   return false;
 }
