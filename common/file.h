@@ -3,6 +3,8 @@
 // anything that is not a regular file (a FIFO would block, a device could be anything) is refused.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,7 +23,48 @@ StatusOr<std::string> readFileBounded(const std::string& path, size_t maxBytes);
 // Names in a directory, without "." and "..", in no particular order. kTooLarge past maxEntries.
 StatusOr<std::vector<std::string>> listDirectory(const std::string& path, size_t maxEntries);
 
-// Writes through a temporary file in the same directory and rename(2), so readers never see half a file.
-Status writeFileAtomically(const std::string& path, const std::string& content);
+// A file descriptor closed when it goes; -1 holds none.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd = -1) : fd_(fd) {}
+  ~UniqueFd();
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// Writes a whole file so that readers never see half of it and nothing planted in the directory can redirect
+// the write (docs/security.md). The content goes into a temporary file in the same directory, then rename(2)
+// puts it at `path`: the temporary file is anonymous (O_TMPFILE) until it is linked under a name nobody can
+// predict, or, where the file system has no O_TMPFILE, is created under such a name with O_EXCL | O_NOFOLLOW.
+// Either way no link, FIFO or file already in the directory is ever opened. Whatever `path` names is replaced (a
+// link by the file, never written through); a directory there is an error. The file's mode is exactly `mode`,
+// whatever the umask (node-exporter reads the metrics textfile as another user). Links in the directory part of
+// `path` are followed: the caller named it. Errors name `path`, never the temporary name.
+Status writeFileAtomically(const std::string& path, const std::string& content, mode_t mode = 0644);
+// The same into the directory open at `dirFd`, as `name` (no '/'); errors name `shown`.
+Status writeFileAt(int dirFd, const std::string& name, const std::string& content, const std::string& shown,
+                   mode_t mode = 0644);
+
+// Temporary files of writeFileAt are ".<name>.tmp-<16 hex digits>" (`name` cut to 200 bytes): hidden, so no
+// reader that lists "*.prom" or "*.json" takes one. True for such a name whose cut name starts with `prefix`.
+bool isTemporaryFileOf(const std::string& entry, const std::string& prefix);
+
+namespace detail {
+// writeFileAt as it runs where the file system has no O_TMPFILE (tests run both).
+Status writeFileAtWithNamedTemporary(int dirFd, const std::string& name, const std::string& content,
+                                     const std::string& shown, mode_t mode);
+}  // namespace detail
 
 }  // namespace nccl_roce

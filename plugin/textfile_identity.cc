@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "common/strings.h"
 
 namespace nccl_roce::plugin {
@@ -30,8 +31,10 @@ std::string valueOr(const Environment& env, const char* name, const std::string&
   return value && !value->empty() ? *value : otherwise;
 }
 
-// nccl-roce.*.prom, or a temporary file of writeFileAtomically's next to one (nccl-roce.*.prom.tmp.<pid>).
+// nccl-roce.*.prom, or a temporary file of writeFileAt's next to one (.nccl-roce.*.tmp-<16 hex digits>, or
+// nccl-roce.*.prom.tmp.<pid> from versions before it).
 bool isOurTextfile(const std::string& name) {
+  if (isTemporaryFileOf(name, "nccl-roce.")) return true;
   return startsWith(name, "nccl-roce.") && (endsWith(name, ".prom") || name.find(".prom.tmp.") != std::string::npos);
 }
 
