@@ -14,6 +14,8 @@
 #include <cstring>
 #include <memory>
 
+#include "common/strings.h"
+
 namespace nccl_roce {
 
 namespace {
@@ -165,10 +167,53 @@ StatusOr<std::vector<std::string>> listDirectory(const std::string& path, size_t
   return names;
 }
 
-Status writeFileAtomically(const std::string& path, const std::string& content, mode_t mode) {
+std::pair<std::string, std::string> splitPath(const std::string& path) {
   size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+StatusOr<UniqueFd> openDirectoryForWriting(const std::string& path, bool create, mode_t mode) {
+  if (path.empty()) return Status(StatusCode::kInvalidArgument, "a directory with an empty name");
+  std::vector<std::string> parts;
+  for (std::string_view part : split(path, '/')) {
+    if (!part.empty() && part != ".") parts.emplace_back(part);
+  }
+  const bool absolute = path[0] == '/';
+  std::string shown = absolute ? "" : ".";
+  UniqueFd at(::open(absolute ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!at) return statusFromErrno(errno, absolute ? "/" : ".");
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const char* part = parts[i].c_str();
+    shown = (i == 0 && !absolute ? "" : shown + "/") + parts[i];
+    const int noFollow = i + 1 == parts.size() ? O_NOFOLLOW : 0;
+    UniqueFd next(::openat(at.get(), part, O_PATH | O_DIRECTORY | O_CLOEXEC | noFollow));
+    if (!next && errno == ENOENT && create) {
+      // Made private, then given its mode once it is known to be the directory made here.
+      bool made = ::mkdirat(at.get(), part, 0700) == 0;
+      if (!made && errno != EEXIST) return statusFromErrno(errno, shown);
+      next = UniqueFd(::openat(at.get(), part, (made ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (next && made && ::fchmod(next.get(), mode) != 0) return statusFromErrno(errno, shown);
+    }
+    struct stat st {};
+    if (!next) {
+      int err = errno;
+      bool link = ::fstatat(at.get(), part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+      if (!link || (err != ELOOP && err != ENOTDIR)) return statusFromErrno(err, shown);
+    } else if (::fstat(next.get(), &st) != 0) {
+      return statusFromErrno(errno, shown);
+    }
+    if (!next || !S_ISDIR(st.st_mode)) {  // O_PATH | O_NOFOLLOW may open the link itself
+      return Status(StatusCode::kInvalidArgument,
+                    shown + ": a symbolic link, not followed (docs/security.md); name the directory it points to");
+    }
+    at = std::move(next);
+  }
+  return at;
+}
+
+Status writeFileAtomically(const std::string& path, const std::string& content, mode_t mode) {
+  auto [dir, name] = splitPath(path);
   if (name.empty()) return Status(StatusCode::kInvalidArgument, path + ": names a directory, not a file");
   UniqueFd dirFd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dirFd) return statusFromErrno(errno, path);

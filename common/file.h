@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -43,6 +44,16 @@ class UniqueFd {
  private:
   int fd_;
 };
+
+// The directory part and the name of a path: "a/b/c" -> {"a/b", "c"}, "c" -> {".", "c"}, "/c" -> {"/", "c"}.
+std::pair<std::string, std::string> splitPath(const std::string& path);
+
+// Opens the directory `path` for writeFileAt. With `create`, makes it and every missing directory above it, each
+// with exactly `mode` whatever the umask. Links in the components above the last are followed (the operator's own
+// paths: /var/lib may be a link); the last component, and every directory made here, must be a directory itself:
+// a link there is refused, never followed (kInvalidArgument, "a symbolic link, not followed"), as another user of
+// a shared parent may have planted it (docs/security.md). Errors name the component at fault.
+StatusOr<UniqueFd> openDirectoryForWriting(const std::string& path, bool create, mode_t mode = 0755);
 
 // Writes a whole file so that readers never see half of it and nothing planted in the directory can redirect
 // the write (docs/security.md). The content goes into a temporary file in the same directory, then rename(2)

@@ -93,7 +93,7 @@ std::string MetricsTextfile::path() const {
 }
 
 Status MetricsTextfile::writeNow() {
-  std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
+  std::lock_guard<std::mutex> writing(writing_);  // one write at a time: an older rendering never lands last
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live;
   std::vector<telemetry::CommunicatorSnapshot> all;
   std::string dir, fileName;
@@ -108,7 +108,10 @@ Status MetricsTextfile::writeNow() {
     live = live_;
   }
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
-  Status written = writeFileAtomically(dir + "/" + fileName, telemetry::renderTextfile(process, all));
+  std::string text = telemetry::renderTextfile(process, all);
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
+  if (!at.isOk()) return at.status();
+  Status written = writeFileAt(at->get(), fileName, text, dir + "/" + fileName);
   removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
   return written;
 }

@@ -288,11 +288,17 @@ Status TelemetryFiles::writeFile(const std::string& path, uint32_t firstPart, co
   // The parts first: killed between these writes, the moved entries are in a part and still in the main file,
   // which readers count once (by their numbers); the other order could lose them. A failed write leaves them
   // held, and the next write makes the same parts again.
+  // The directory is made if missing (the per-pod directory of docs/kubernetes.md is not there at the pod's first
+  // start), and opened for each write: one removed meanwhile is made again.
+  auto [dir, name] = splitPath(path);
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
+  if (!at.isOk()) return at.status();
   for (size_t i = 0; i < rendered.parts.size(); ++i) {
-    Status part = writeFileAtomically(partPathFor(path, firstPart + static_cast<uint32_t>(i)), rendered.parts[i]);
-    if (!part.isOk()) return part;
+    std::string part = partPathFor(path, firstPart + static_cast<uint32_t>(i));
+    Status written = writeFileAt(at->get(), splitPath(part).second, rendered.parts[i], part);
+    if (!written.isOk()) return written;
   }
-  return writeFileAtomically(path, rendered.main);
+  return writeFileAt(at->get(), name, rendered.main, path);
 }
 
 }  // namespace nccl_roce::plugin

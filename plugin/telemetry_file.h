@@ -150,7 +150,7 @@ class TelemetryFiles {
   uint64_t numbered_ = 0;  // entries numbered so far
   size_t live_ = 0;        // live entries over all files
   bool problemTaken_ = false;
-  std::mutex writing_;    // one write of the files at a time (the temporary file's name is per process)
+  std::mutex writing_;    // one write of the files at a time: an older rendering never lands over a newer one
   std::mutex lifecycle_;  // adjustWriter, one at a time
   PeriodicWriter writer_;
 };

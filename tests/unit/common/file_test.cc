@@ -206,6 +206,44 @@ TEST(WriteFileAtomically, NamesItsTemporaryFilesAsTheSweepRecognisesThem) {
   EXPECT_FALSE(isTemporaryFileOf(".nccl-roce.tmp-0123", "nccl-roce."));
 }
 
+TEST(OpenDirectoryForWriting, MakesEveryMissingDirectoryWithExactlyTheModeAsked) {
+  TempDir dir;
+  mode_t before = ::umask(077);
+  StatusOr<UniqueFd> made = openDirectoryForWriting(dir.join("a/b/c"), /*create=*/true);
+  ::umask(before);
+  ASSERT_TRUE(made.isOk()) << made.status().toString();
+  ASSERT_TRUE(writeFileAt(made->get(), "f", "x", dir.join("a/b/c/f")).isOk());
+  EXPECT_EQ(*readFileBounded(dir.join("a/b/c/f"), 8), "x");
+  for (const char* d : {"a", "a/b", "a/b/c"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.join(d).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0755u) << d;
+  }
+  EXPECT_EQ(openDirectoryForWriting(dir.join("missing"), /*create=*/false).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(openDirectoryForWriting(dir.path() + "/./a//b/", /*create=*/false).isOk());
+}
+
+// Above the last component, links are the operator's own (/var/lib may be one); the last is where another user
+// of a shared parent could plant one, and so is a directory about to be made.
+TEST(OpenDirectoryForWriting, FollowsLinksAboveTheLastComponentOnly) {
+  TempDir dir, elsewhere;
+  testing::makeDirectories(elsewhere.join("real/textfile"));
+  ASSERT_EQ(::symlink(elsewhere.join("real").c_str(), dir.join("lib").c_str()), 0);
+  ASSERT_EQ(::symlink(elsewhere.join("real/textfile").c_str(), dir.join("textfile").c_str()), 0);
+  ASSERT_EQ(::symlink(elsewhere.join("nowhere").c_str(), dir.join("dangling").c_str()), 0);
+  EXPECT_TRUE(openDirectoryForWriting(dir.join("lib/textfile"), /*create=*/false).isOk());
+  for (const char* planted : {"textfile", "dangling", "dangling/pod"}) {
+    StatusOr<UniqueFd> opened = openDirectoryForWriting(dir.join(planted), /*create=*/true);
+    ASSERT_FALSE(opened.isOk()) << planted;
+    std::string link = std::string(planted).substr(0, std::string(planted).find('/'));
+    EXPECT_EQ(opened.status().message(),
+              dir.join(link) + ": a symbolic link, not followed (docs/security.md); name the directory it points to");
+  }
+  EXPECT_NE(::access(elsewhere.join("nowhere").c_str(), F_OK), 0) << "nothing made through the dangling link";
+  StatusOr<UniqueFd> file = openDirectoryForWriting(dir.writeFile("plain", "") + "/sub", /*create=*/true);
+  EXPECT_EQ(file.status().code(), StatusCode::kNotFound) << file.status().toString();
+}
+
 TEST(ReadFileBounded, RefusesAFileThatSaysItIsLargerThanTheBoundWithoutReadingIt) {
   TempDir dir;
   std::string sparse = dir.join("sparse");

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,6 +137,23 @@ TEST(MetricsTextfile, IsNamedAndLabelledByItsPod) {
   EXPECT_THAT(metrics.path(), HasSubstr("/nccl-roce.serving.vllm-0-1." + std::to_string(::getpid()) + "."));
   EXPECT_THAT(contents(metrics.path()), HasSubstr("{namespace=\"serving\",pod=\"vllm-0-1\",node=\"gpu-node-7\",pid=\"" +
                                                   std::to_string(::getpid()) + "\",experiment="));
+  metrics.finish(comm.timed);
+}
+
+// A textfile directory that is not there yet (node-exporter not deployed yet, or a hostPath made by hand later)
+// is made, 0755, so node-exporter can list it once it comes.
+TEST(MetricsTextfile, MakesItsDirectory) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.join("node-exporter/textfile")}, {"POD_NAME", "vllm-0"}});
+  MetricsTextfile metrics(std::chrono::hours(1));
+  TrackedComm comm;
+  metrics.add(comm.timed, env);
+  comm.run(1);
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  EXPECT_THAT(contents(metrics.path()), HasSubstr("nccl_roce_ab_log_duration"));
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.join("node-exporter/textfile").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
   metrics.finish(comm.timed);
 }
 

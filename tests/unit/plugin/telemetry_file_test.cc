@@ -5,9 +5,12 @@
 #include "plugin/telemetry_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -226,9 +229,44 @@ TEST(StatisticsFile, AnEntryNoProducerGaveAPartToIsDroppedUnwritten) {
 }
 
 TEST(StatisticsFile, AnUnwritablePathIsAnErrorNotACrash) {
+  testing::TempDir dir;
   TelemetryFiles registry(onlyAtFinalize());
-  std::string path = "/nonexistent-directory/stats.1.json";
+  std::string path = dir.writeFile("a-file", "") + "/stats.1.json";  // no directory can be made there
   EXPECT_FALSE(finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1).isOk());
+}
+
+// docs/kubernetes.md's NCCL_ROCE_STATS=/var/lib/nccl-roce/$(POD_NAME)/stats: the hostPath exists, the pod's
+// directory in it does not at the pod's first start. It is made, 0755 whatever the umask, and made again if it
+// goes while the process runs.
+TEST(StatisticsFile, MakesTheDirectoryOfItsPrefix) {
+  testing::TempDir dir;
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  TelemetryFiles registry(onlyAtFinalize());
+  mode_t umask = ::umask(077);
+  Status first = finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1);
+  ::umask(umask);
+  ASSERT_TRUE(first.isOk()) << first.toString();
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 1u);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.join("vllm-0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  ASSERT_EQ(std::system(("rm -r " + dir.join("vllm-0")).c_str()), 0);
+  ASSERT_TRUE(finishTuner(registry, path, registry.claim(path, 2, Producer::kTuner, eightRanks()), 1).isOk());
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 2u);
+}
+
+// Another pod sharing the hostPath planted a link where the pod's directory is to be made: never followed.
+TEST(StatisticsFile, RefusesALinkWhereItsDirectoryShouldBe) {
+  testing::TempDir dir, elsewhere;
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), dir.join("vllm-0").c_str()), 0);
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  TelemetryFiles registry(onlyAtFinalize());
+  Status written = finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1);
+  EXPECT_EQ(written.message(),
+            dir.join("vllm-0") + ": a symbolic link, not followed (docs/security.md); name the directory it points to");
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere.path()));
 }
 
 // NCCL 2.27 gives the tuner no communicator id (tuner v4): both producers claim with id 0, and only the thread
