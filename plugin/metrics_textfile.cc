@@ -34,10 +34,11 @@ void removeAtExit(const std::string& path) {
 
 }  // namespace
 
-MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
-    : writer_(interval, [this] { (void)writeNow(); }) {}
+MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger)
+    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger), writer_(interval, [this] { (void)writeNow(); }) {}
 
 void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env) {
+  std::string madeDir;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (fileName_.empty()) {
@@ -50,8 +51,13 @@ void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, con
       dir_ = *dir;
       fileName_ = id.fileName;
       removeAtExit(dir_ + "/" + fileName_);
+      madeDir = dir_;
     }
     live_.push_back(std::move(comm));
+  }
+  if (!madeDir.empty()) {  // once per process: a directory that cannot be made is said at the first init
+    StatusOr<UniqueFd> dir = openDirectoryForWriting(madeDir, /*create=*/true);
+    failures_.report(path(), dir.status());
   }
   adjustWriter();
 }
@@ -110,8 +116,9 @@ Status MetricsTextfile::writeNow() {
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
   std::string text = telemetry::renderTextfile(process, all);
   StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
-  if (!at.isOk()) return at.status();
-  Status written = writeFileAt(at->get(), fileName, text, dir + "/" + fileName);
+  Status written = at.isOk() ? writeFileAt(at->get(), fileName, text, dir + "/" + fileName) : at.status();
+  failures_.report(dir + "/" + fileName, written);
+  if (!at.isOk()) return written;
   removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
   return written;
 }

@@ -18,9 +18,11 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/log.h"
 #include "common/status.h"
 #include "plugin/communicator_telemetry.h"
 #include "plugin/periodic_writer.h"
+#include "plugin/write_failures.h"
 #include "telemetry/open_metrics.h"
 
 namespace nccl_roce::plugin {
@@ -29,20 +31,23 @@ inline constexpr std::chrono::milliseconds kMetricsInterval{10000};
 
 class MetricsTextfile {
  public:
-  explicit MetricsTextfile(std::chrono::milliseconds interval = kMetricsInterval);
+  // A failed write is said once, through `logger` (plugin/write_failures.h), which must outlive this.
+  explicit MetricsTextfile(std::chrono::milliseconds interval = kMetricsInterval, Logger& logger = nullLogger());
   ~MetricsTextfile() { writer_.stop(); }
   MetricsTextfile(const MetricsTextfile&) = delete;
   MetricsTextfile& operator=(const MetricsTextfile&) = delete;
 
   // A communicator to export while it lives. With NCCL_ROCE_METRICS set in `env` (read at the first add), the
-  // writer runs while any is live; without it nothing is kept.
+  // writer runs while any is live; without it nothing is kept. The first add makes the directory.
   void add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env);
   // The communicator finalizes: its figures as of now stay in the file. The last live one writes the file and
   // stops the writer.
   void finish(const std::shared_ptr<const CommunicatorTelemetry>& comm);
 
-  // Renders and writes the file now (what the writer does every interval). OK without a directory.
+  // Renders and writes the file now (what the writer does every interval). OK without a directory. A failure is
+  // said once per process (the constructor's logger) and returned.
   Status writeNow();
+  uint64_t writeFailures() const { return failures_.failures(); }
   std::string path() const;
   bool writerRunning() const { return writer_.running(); }
 
@@ -52,6 +57,7 @@ class MetricsTextfile {
   // The writer runs while a communicator is live (decided from the current count: see TelemetryFiles).
   void adjustWriter();
 
+  WriteFailures failures_;
   mutable std::mutex mutex_;
   std::string dir_, fileName_;  // set by the first communicator; the file is dir_/fileName_
   telemetry::ProcessLabels process_;

@@ -15,6 +15,7 @@
 #include "common/file.h"
 #include "plugin/textfile_identity.h"
 #include "profiler/collective_tracker.h"
+#include "tests/support/capturing_logger.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
@@ -155,6 +156,35 @@ TEST(MetricsTextfile, MakesItsDirectory) {
   ASSERT_EQ(::stat(dir.join("node-exporter/textfile").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   metrics.finish(comm.timed);
+}
+
+// A directory planted where the textfile goes cannot be replaced: the writer thread's first write that fails says
+// so, once per process, naming the file; the finalize's write does not say it again.
+TEST(MetricsTextfile, AWriteThatFailsIsOneWarningWhenItFails) {
+  testing::TempDir dir;
+  testing::CapturingLogger log;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-0"}});
+  MetricsTextfile metrics(std::chrono::milliseconds(5), log);
+  TrackedComm first, second;
+  char host[256] = {0};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  std::string name = textfileIdentity(env, host, ::getpid(), processStartTicks()).fileName;  // as others can
+  testing::makeDirectories(dir.join(name + "/planted"));
+  metrics.add(first.timed, env);
+  metrics.add(second.timed, env);
+  ASSERT_EQ(metrics.path(), dir.join(name));
+  for (int i = 0; i < 500 && log.count(LogLevel::kWarn) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(log.text(LogLevel::kWarn), "cannot write the metrics textfile " + metrics.path() +
+                                           ": Is a directory; later writes try again, and their failures are not "
+                                           "repeated here (NCCL_ROCE_METRICS, docs/security.md)");
+  EXPECT_TRUE(metrics.writerRunning()) << "said while communicators live";
+  metrics.finish(first.timed);
+  metrics.finish(second.timed);
+  EXPECT_FALSE(metrics.writeNow().isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u);
+  EXPECT_GE(metrics.writeFailures(), 2u);
 }
 
 // A writer removes what processes killed before their exit left behind, and nothing else.

@@ -4,11 +4,13 @@
 // the files; the writer thread running only while an entry is live.
 #include "plugin/telemetry_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include <thread>
 
 #include "common/file.h"
+#include "tests/support/capturing_logger.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
@@ -267,6 +270,61 @@ TEST(StatisticsFile, RefusesALinkWhereItsDirectoryShouldBe) {
   EXPECT_EQ(written.message(),
             dir.join("vllm-0") + ": a symbolic link, not followed (docs/security.md); name the directory it points to");
   EXPECT_TRUE(std::filesystem::is_empty(elsewhere.path()));
+}
+
+// A statistics directory that cannot be made is said at the first communicator's init, once per process however
+// many communicators and threads meet it: one WARN naming the file and the reason, never one per finalize.
+TEST(StatisticsFile, AnUnwritableDirectoryIsOneWarningAtTheFirstInit) {
+  testing::TempDir dir, elsewhere;
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), dir.join("vllm-0").c_str()), 0);
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  testing::CapturingLogger log;
+  TelemetryOptions options = checkpointEvery(milliseconds(5));
+  options.logger = &log;
+  TelemetryFiles registry(options);
+  TelemetryEntry first = registry.claim(path, 1, Producer::kTuner, eightRanks());
+  ASSERT_EQ(log.count(LogLevel::kWarn), 1u) << "said at the claim, before any write";
+  EXPECT_EQ(log.text(LogLevel::kWarn),
+            "cannot write the statistics file " + path + ": " + dir.join("vllm-0") +
+                ": a symbolic link, not followed (docs/security.md); name the directory it points to; later writes "
+                "try again, and their failures are not repeated here (NCCL_ROCE_STATS, docs/security.md)");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&registry, &path, t] {
+      for (int i = 0; i < 20; ++i) {
+        (void)finishTuner(registry, path, registry.claim(path, 100 + t, Producer::kTuner, eightRanks()), i);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_FALSE(finishTuner(registry, path, first, 1).isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u) << log.text(LogLevel::kWarn);
+  EXPECT_GE(registry.writeFailures(), 2u) << "each failure counted";
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere.path()));
+}
+
+// A directory that goes bad while communicators live (here: replaced by a file) is said by the checkpoint that
+// first fails, on the writer's thread, not when the communicator is destroyed (for vLLM: at shutdown).
+TEST(StatisticsFile, ACheckpointThatFailsIsSaidWhenItFailsNotAtShutdown) {
+  testing::TempDir dir;
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  testing::CapturingLogger log;
+  TelemetryOptions options = checkpointEvery(milliseconds(5));
+  options.logger = &log;
+  TelemetryFiles registry(options);
+  TelemetryEntry live = registry.claim(path, 1, Producer::kTuner, eightRanks());
+  live.telemetry->attach(TunerNow([] { return calls(3); }));
+  waitFor(path, [](const nlohmann::json& doc) { return doc["communicators"].size() == 1; });
+  EXPECT_EQ(log.count(LogLevel::kWarn), 0u);
+  std::string file = dir.writeFile("a-file", "");  // swapped in at once: no write meets a missing directory
+  ASSERT_EQ(::renameat2(AT_FDCWD, file.c_str(), AT_FDCWD, dir.join("vllm-0").c_str(), RENAME_EXCHANGE), 0);
+  for (int i = 0; i < 500 && log.count(LogLevel::kWarn) == 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(log.text(LogLevel::kWarn),
+            "cannot write the statistics file " + path + ": " + dir.join("vllm-0") +
+                ": Not a directory; later writes try again, and their failures are not repeated here "
+                "(NCCL_ROCE_STATS, docs/security.md)");
+  EXPECT_FALSE(finishTuner(registry, path, live, 3).isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u);
 }
 
 // NCCL 2.27 gives the tuner no communicator id (tuner v4): both producers claim with id 0, and only the thread
