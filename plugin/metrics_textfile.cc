@@ -35,7 +35,10 @@ void removeAtExit(const std::string& path) {
 }  // namespace
 
 MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger)
-    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger), writer_(interval, [this] { (void)writeNow(); }) {}
+    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger), writer_(interval, [this] {
+        (void)writeNow();
+        (void)sweepStale();
+      }) {}
 
 void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env) {
   std::string madeDir;
@@ -76,7 +79,11 @@ void MetricsTextfile::finish(const std::shared_ptr<const CommunicatorTelemetry>&
   }
   if (!last) return;
   adjustWriter();
-  (void)writeNow();  // the final figures, which the stopped writer would have written at its next round
+  {
+    std::lock_guard<std::mutex> sweeping(sweeping_);
+    sweep_.close();  // no descriptor of ours stays open on the directory while no communicator lives
+  }
+  (void)writeNow();  // the final figures, which the stopped writer would have written at its next round; no sweep
 }
 
 void MetricsTextfile::adjustWriter() {
@@ -118,9 +125,21 @@ Status MetricsTextfile::writeNow() {
   StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
   Status written = at.isOk() ? writeFileAt(at->get(), fileName, text, dir + "/" + fileName) : at.status();
   failures_.report(dir + "/" + fileName, written);
-  if (!at.isOk()) return written;
-  removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
   return written;
+}
+
+TextfileSweep::Round MetricsTextfile::sweepStale(const TextfileSweep::Limits& limits) {
+  std::string dir, fileName;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fileName_.empty()) return {};
+    dir = dir_;
+    fileName = fileName_;
+  }
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/false);  // as the writes: no link as the last part
+  if (!at.isOk()) return {};
+  std::lock_guard<std::mutex> sweeping(sweeping_);
+  return sweep_.sweep(at->get(), fileName, std::chrono::system_clock::now(), kTextfileMaxAge, limits);
 }
 
 }  // namespace nccl_roce::plugin

@@ -187,21 +187,33 @@ TEST(MetricsTextfile, AWriteThatFailsIsOneWarningWhenItFails) {
   EXPECT_GE(metrics.writeFailures(), 2u);
 }
 
-// A writer removes what processes killed before their exit left behind, and nothing else.
-TEST(MetricsTextfile, EachWriteRemovesTheDirectorysStaleTextfiles) {
+// What processes killed before their exit left behind is removed by the writer thread after its writes, and by
+// nothing NCCL's threads run: a finalize only writes (the sweep's cost stays off NCCL's threads, whatever the
+// directory holds).
+TEST(MetricsTextfile, OnlyTheWriterThreadRemovesTheDirectorysStaleTextfiles) {
   testing::TempDir dir;
   std::string dead = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom", "# EOF\n");
-  std::string abandoned = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom.tmp.1", "");
+  std::string abandoned = dir.writeFile(".nccl-roce.serving.vllm-3.1.4242.prom.tmp-0123456789abcdef", "");
   std::string recent = dir.writeFile("nccl-roce.serving.vllm-4.1.5151.prom", "# EOF\n");
   std::string foreign = dir.writeFile("gpu.prom", "# EOF\n");
   for (const std::string& path : {dead, abandoned, foreign}) {
     ASSERT_EQ(::system(("touch -d '20 minutes ago' " + path).c_str()), 0);
   }
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-5"}});
-  MetricsTextfile metrics(std::chrono::hours(1));
+  {
+    MetricsTextfile metrics(std::chrono::hours(1));
+    TrackedComm comm;
+    metrics.add(comm.timed, env);
+    metrics.finish(comm.timed);  // the last finalize writes the file itself
+    EXPECT_EQ(::access(metrics.path().c_str(), F_OK), 0);
+    EXPECT_EQ(::access(dead.c_str(), F_OK), 0) << "swept on the finalizing thread";
+  }
+  MetricsTextfile metrics(std::chrono::milliseconds(10));
   TrackedComm comm;
   metrics.add(comm.timed, env);
-  ASSERT_TRUE(metrics.writeNow().isOk());
+  for (int i = 0; i < 500 && ::access(dead.c_str(), F_OK) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_NE(::access(dead.c_str(), F_OK), 0) << "untouched for 20 minutes: its process is gone";
   EXPECT_NE(::access(abandoned.c_str(), F_OK), 0);
   EXPECT_EQ(::access(recent.c_str(), F_OK), 0) << "another pod's live file";
