@@ -98,19 +98,20 @@ int runVerify(const VerifyOptions& o) {
                  active->error().c_str());
     return 2;
   }
-  StatusOr<std::vector<std::string>> paths = sweep::expandLogPaths(o.logs);
+  StatusOr<sweep::LogFiles> paths = sweep::expandLogPaths(o.logs);
   if (!paths.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, paths.status().toString().c_str());
     return 2;
   }
+  reportSkipped(paths->skipped, command);
   std::vector<telemetry::NcclInfoLog> logs;
-  for (const std::string& path : *paths) {
-    StatusOr<std::string> text = readFileBounded(path, sweep::kMaxLogBytes);
+  for (const FoundFile& path : paths->files) {
+    StatusOr<std::string> text = readFoundFile(path, sweep::kMaxLogBytes);
     if (!text.isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, text.status().toString().c_str());
       return 2;
     }
-    logs.push_back(telemetry::parseNcclInfoLog(*text, path));
+    logs.push_back(telemetry::parseNcclInfoLog(*text, path.path()));
   }
   tuner::VerifyReport report = tuner::verifyPolicy(*active, logs);
   std::string json = reportJson(report).dump(1) + "\n";
