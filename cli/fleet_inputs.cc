@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/fleet_files.h"

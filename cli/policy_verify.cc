@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_commands.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/log_files.h"

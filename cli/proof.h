@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/file.h"
+#include "common/directory_walk.h"
 #include "nccl-tests-integration/driver/issued_counts.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 #include "telemetry/nccl_info_log.h"
@@ -49,7 +49,7 @@ struct Group {
 
 struct Inputs {
   std::string dir;
-  std::vector<SkippedEntry> skipped;  // entries of OUT not read: links, FIFOs, devices (common/file.h)
+  std::vector<SkippedEntry> skipped;  // entries of OUT not read: links, FIFOs, devices (common/directory_walk.h)
   std::vector<std::pair<std::string, std::string>> setup;  // OUT/setup.txt: "key: value" lines, in order
   Group sweep, graph, switchback;
   std::string setupValue(const std::string& key) const;

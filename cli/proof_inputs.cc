@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "cli/proof.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/log_files.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/file.h"
+#include "common/directory_walk.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::cli {

@@ -6,6 +6,7 @@
 #include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 #include "cli/verdict_options.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/file.h"
 #include "common/sha256.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/perf_log_parser.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/file.h"
+#include "common/directory_walk.h"
 #include "common/status.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 
@@ -24,8 +24,8 @@ struct LogFiles {
 // Each file as given (links followed: the user named it); for a directory, the *.log and *.txt regular files in it
 // and in its subdirectories (4 levels deep; hidden names skipped), in natural name order, read beneath it: a
 // directory others can write may hold links, FIFOs or devices with such names, which are named in `skipped` and
-// never opened (common/file.h, docs/security.md). kNotFound for a missing path, kInvalidArgument for a directory
-// without logs.
+// never opened (common/directory_walk.h, docs/security.md). kNotFound for a missing path, kInvalidArgument for a
+// directory without logs.
 StatusOr<LogFiles> expandLogPaths(const std::vector<std::string>& paths);
 
 // Reads and parses one file.
