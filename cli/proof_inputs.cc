@@ -42,7 +42,7 @@ Status readConfiguration(const std::string& out, const std::string& relative, co
     const std::string path = file.path();
     StatusOr<std::string> text = readFoundFile(file, sweep::kMaxLogBytes);
     if (!text.isOk()) return text.status();
-    c->nccl.push_back(telemetry::parseNcclInfoLog(*text, path));
+    c->nccl.push_back(inspect::parseNcclInfoLog(*text, path));
     for (const driver::IssuedLine& line : driver::issuedLinesOf(*text)) c->issued.push_back(line);
     if (!rankZero) continue;
     c->tables.push_back(sweep::parsePerfLog(*text, path));

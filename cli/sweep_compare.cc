@@ -52,11 +52,11 @@ StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec, std::vec
 // What one side ran: each run's forced configuration and NCCL's TUNING lines in the same files (readSide has read
 // them once already, so they are there).
 sweep::SideConfigurations configurationsOf(const std::string& spec, const std::vector<sweep::PerfLog>& logs) {
-  std::vector<telemetry::NcclInfoLog> nccl;
+  std::vector<inspect::NcclInfoLog> nccl;
   StatusOr<sweep::LogFiles> files = sweep::expandLogPaths(pathsOf(spec));
   for (const FoundFile& file : files.isOk() ? files->files : std::vector<FoundFile>{}) {
     StatusOr<std::string> text = readFoundFile(file, sweep::kMaxLogBytes);
-    if (text.isOk()) nccl.push_back(telemetry::parseNcclInfoLog(*text, file.path()));
+    if (text.isOk()) nccl.push_back(inspect::parseNcclInfoLog(*text, file.path()));
   }
   return sweep::configurationsOf(logs, nccl);
 }
