@@ -74,6 +74,10 @@ void FleetReader::skipUnreadable(const std::string& file, const std::string& why
   skipped_.push_back({file, why, /*error=*/true});
 }
 
+void FleetReader::skip(const std::string& file, const std::string& why, bool error) {
+  skipped_.push_back({file, why, error});
+}
+
 StatusOr<Fleet> FleetReader::assemble(const std::string& experiment) const {
   if (experiment.empty()) return withInputs(assembleFleet(statistics_, inspector_), "");
   StatusOr<ExperimentRecords> records = recordsOfExperiment(statistics_, inspector_, experiment);

@@ -100,6 +100,7 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
   if (eActivationMask != nullptr) *eActivationMask = 0;
   if (context == nullptr || eActivationMask == nullptr) return ncclSuccess;
   NcclLogger logger(logFunction);
+  process.useNcclLogger(logFunction);
   try {
     if (!timingRequested(process.environment())) return ncclSuccess;
     std::string problem = process.telemetryFiles().takeProblem();
@@ -218,11 +219,8 @@ ncclResult_t profilerFinalize(void* context) noexcept {
     // tracker and its histograms) is freed below.
     c->statsEntry.telemetry->finish(reportNow(*c)());
     c->process->metrics().finish(c->statsEntry.telemetry);
-    TelemetryFiles& files = c->process->telemetryFiles();
-    Status written = files.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
-    if (!written.isOk()) {
-      NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
-    }
+    // A failed write has been said, once per process (plugin/write_failures.h).
+    (void)c->process->telemetryFiles().finish(c->statsPath, c->statsEntry, Producer::kProfiler);
   } catch (...) {
     NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: writing statistics failed");
   }

@@ -36,6 +36,7 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   c->nRanks = nRanks;
   c->nNodes = nNodes;
   c->logger.setFunction(logFunction);
+  process.useNcclLogger(logFunction);
   try {
     if (logFunction != nullptr) process.envPlugin().flushPendingLog(c->logger);
     if (!setUpTuner(*c, process, ncclAsksChunkSize)) {
