@@ -70,11 +70,12 @@ ordered_json reportJson(const tuner::VerifyReport& r) {
                          {"nccl_version", p.ncclVersion},
                          {"tuner", p.tunerPlugin},
                          {"policies", p.policies},
-                         {"tuning_lines", p.tuningLines}});
+                         {"tuning_lines", p.tuningLines},
+                         {"tuner_calls", p.tunerCalls}});
   }
   ordered_json cells = ordered_json::array();
   for (const tuner::VerifiedCell& c : r.cells) cells.push_back(cellJson(c));
-  ordered_json summary = {{"tuning_lines", r.calls}};
+  ordered_json summary = {{"tuning_lines", r.calls}, {"tuner_calls", r.tunerCalls}};
   for (auto status : {tuner::VerifyStatus::kMatch, tuner::VerifyStatus::kMismatch, tuner::VerifyStatus::kNccl,
                       tuner::VerifyStatus::kUnavailable, tuner::VerifyStatus::kUnchecked}) {
     summary[tuner::verifyStatusName(status)] = r.count(status);
