@@ -110,11 +110,12 @@ TEST(TunerChunkSize, NcclsOwnWhereNoRuleDecidedOrTheRulesChoiceWasUnavailable) {
 // kernel (no getChunkSize) or asks again as an ordinary collective. Its answer keeps no chunk size: a piece of the
 // ordinary collectives of the same launch gets theirs, not an ambiguity.
 TEST(TunerChunkSize, NcclsSymmetricKernelQueryKeepsNoChunkSize) {
-  Communicator c("[[rule]]\ncollective = \"allreduce\"\npipe_ops = 0\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
-                 "chunk_size = \"8K\"\n"
-                 "[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\nchunk_size = \"16K\"\n");
+  Communicator c(
+      "[[rule]]\ncollective = \"allreduce\"\npipe_ops = 0\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
+      "chunk_size = \"8K\"\n"
+      "[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\nchunk_size = \"16K\"\n");
   c.decide(ncclFuncAllReduce, 65536, {}, /*pipeOps=*/0);  // the symmetric path's check: Ring/LL, 8K
-  c.decide(ncclFuncAllReduce, 4096);                       // an ordinary all-reduce of the launch: Ring/LL, 16K
+  c.decide(ncclFuncAllReduce, 4096);                      // an ordinary all-reduce of the launch: Ring/LL, 16K
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 4096, kRing, kLL, 32768), 16384u);
 }
 

@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "inspect/explain.h"
 #include "plugin/process_context.h"
 #include "plugin/tuner_plugin.h"
 #include "policy/policy_loader.h"
 #include "telemetry/nccl_names.h"
 #include "tests/support/nccl_selection.h"
 #include "tests/support/temp_dir.h"
-#include "tuner/explain.h"
 #include "tuner/switchback_schedule.h"
 
 namespace nccl_roce::plugin {
@@ -306,7 +306,7 @@ void checkCommunicator(const std::string& policyPath, const std::string& label, 
     const std::vector<float> passed = randomTable(random, numAlgo);
     const tuner::CallInputs inputs{static_cast<int>(random() % 5), randomBytes(random), static_cast<int>(random() % 4),
                                    static_cast<int>(random() % 2)};
-    std::string text = tuner::explainCall(*active, {nRanks, nNodes, commId, inputs});
+    std::string text = inspect::explainCall(*active, {nRanks, nNodes, commId, inputs});
     bool offers = false;
     for (float e : passed) offers |= e >= 0.0f;
     Explained expected;

@@ -2,7 +2,7 @@
 // algorithm, protocol and channels NCCL ran one collective with), the decision the tuner makes for that call with
 // this policy, on that communicator's node and rank counts and with what NCCL's printed table offers, by the same
 // decide() the plugin runs; then per collective and size: the rule, what it forces, what NCCL ran, and whether
-// they agree. Where NCCL 2.31.2 logged its tuner calls (telemetry/nccl_info_log.h, NcclTunerCall: every rank's,
+// they agree. Where NCCL 2.31.2 logged its tuner calls (inspect/nccl_info_log.h, NcclTunerCall: every rank's,
 // with pipeOps and regBuff), those are checked instead of the TUNING lines.
 //
 // A cell (communicator shape, collective, size) is:
@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "inspect/nccl_info_log.h"
 #include "policy/policy_loader.h"
 #include "telemetry/chunk_size.h"
-#include "telemetry/nccl_info_log.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 enum class VerifyStatus { kMatch, kMismatch, kNccl, kUnavailable, kUnchecked };
 const char* verifyStatusName(VerifyStatus status);  // "match", "mismatch", "nccl", "unavailable", "unchecked"
@@ -80,9 +80,9 @@ struct VerifyReport {
 };
 
 // The policy `active` against every process of `logs`.
-VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<telemetry::NcclInfoLog>& logs);
+VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<NcclInfoLog>& logs);
 
 // For people: the policy, the processes, one line per cell, the problems, and a summary line.
 std::string verifyReportText(const VerifyReport& report);
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

@@ -1,4 +1,4 @@
-#include "tuner/policy_verify.h"
+#include "inspect/policy_verify.h"
 
 #include <algorithm>
 #include <map>
@@ -11,15 +11,9 @@
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 namespace {
-
-using telemetry::NcclCommunicatorLine;
-using telemetry::NcclProcessLog;
-using telemetry::NcclTunerCall;
-using telemetry::NcclTuningLine;
-using telemetry::RoceTunerLine;
 
 // One collective as the log shows it: a TUNING line (no pipeOps or regBuff), or a tuner call of NCCL 2.31.2's log
 // (exactly what the tuner was asked, the entries NCCL's mask allowed, and what NCCL then chose).
@@ -92,7 +86,7 @@ Decider deciderFor(const policy::ActivePolicy& active, const Communicator& c) {
                          "' gives each communicator an arm by its id, and this communicator has no line of our tuner "
                          "to take the id from"};
   }
-  return {assignPolicy(active, c.tuner ? c.tuner->commId : 0).policy, ""};
+  return {tuner::assignPolicy(active, c.tuner ? c.tuner->commId : 0).policy, ""};
 }
 
 // Which communicator printed a TUNING line: the one its line names, else the only rank-0 communicator of the
@@ -135,7 +129,7 @@ const Communicator* communicatorOf(const std::vector<Communicator>& comms, const
 // NCCL (or for our tuner, when a rule let it pick NCCL's cheapest for a wildcard).
 struct LoggedTable {
   float entries[telemetry::kMaxAlgorithms * telemetry::kNumProtocols];
-  CostTable table{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
+  tuner::CostTable table{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
 
   LoggedTable(const NcclCommunicatorLine& comm, const Observed& o) {
     for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
@@ -151,8 +145,8 @@ struct LoggedTable {
 
 // Whether the rule that decides depends on what the log does not show: a rule selecting on pipe_ops or reg_buff
 // before the first rule that matches every call of this size.
-bool selectsOnUnlogged(const CompiledPolicy& compiled, int collective, uint64_t bytes) {
-  RuleIndices candidates = compiled.candidates(collective, bytes);
+bool selectsOnUnlogged(const tuner::CompiledPolicy& compiled, int collective, uint64_t bytes) {
+  tuner::RuleIndices candidates = compiled.candidates(collective, bytes);
   if (candidates.size() == 0) return false;
   // The first candidate decides, unless it selects on what the log does not show.
   const policy::Rule& first = compiled.rule(*candidates.begin());
@@ -166,7 +160,7 @@ std::string describeChoice(const policy::Choice& c) {
 }
 
 // The preference of `rule` that the decision took: the first that admits its algorithm and protocol.
-const policy::Choice* choiceTaken(const policy::Rule& rule, const Decision& d) {
+const policy::Choice* choiceTaken(const policy::Rule& rule, const tuner::Decision& d) {
   for (const policy::Choice& c : rule.choices) {
     if ((c.algorithm < 0 || c.algorithm == d.algorithm) && (c.protocol < 0 || c.protocol == d.protocol)) return &c;
   }
@@ -189,7 +183,7 @@ struct Judgement {
   std::string why;
 };
 
-Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const Observed& t) {
+Judgement judge(const tuner::CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const Observed& t) {
   Judgement j;
   const uint64_t bytes = t.bytes;
   if (!t.pipeOps && selectsOnUnlogged(compiled, t.collective, bytes)) {
@@ -198,18 +192,19 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
     return j;
   }
   LoggedTable logged(comm, t);
-  Decision d = decide(compiled, {t.collective, bytes, t.pipeOps.value_or(1), t.regBuff.value_or(0)}, logged.table);
+  tuner::Decision d =
+      tuner::decide(compiled, {t.collective, bytes, t.pipeOps.value_or(1), t.regBuff.value_or(0)}, logged.table);
   j.rule = d.rule;
-  if (d.rule < 0 || d.outcome == Decision::Outcome::kNoRule) return j;
+  if (d.rule < 0 || d.outcome == tuner::Decision::Outcome::kNoRule) return j;
   const policy::Rule& rule = compiled.rule(static_cast<uint32_t>(d.rule));
   j.ruleName = rule.name;
   j.ruleLine = rule.position.line;
   switch (d.outcome) {
-    case Decision::Outcome::kNoRule:
-    case Decision::Outcome::kPassThrough:
+    case tuner::Decision::Outcome::kNoRule:
+    case tuner::Decision::Outcome::kPassThrough:
       j.forced = "NCCL's own choice (the rule keeps it)";
       return j;
-    case Decision::Outcome::kUnavailable: {
+    case tuner::Decision::Outcome::kUnavailable: {
       std::string preferences;
       for (const policy::Choice& c : rule.choices) preferences += (preferences.empty() ? "" : ", ") + describeChoice(c);
       j.forced = preferences;
@@ -219,10 +214,10 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
                                 : "none of its preferences was available, so NCCL chose";
       return j;
     }
-    case Decision::Outcome::kSettingsOnly:
+    case tuner::Decision::Outcome::kSettingsOnly:
       j.forced = "NCCL's algorithm and protocol";
       break;
-    case Decision::Outcome::kChosen: {
+    case tuner::Decision::Outcome::kChosen: {
       j.algorithm = d.algorithm;
       j.protocol = d.protocol;
       const policy::Choice* taken = choiceTaken(rule, d);
@@ -236,7 +231,8 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
   }
   j.channels = d.channels;
   j.forced += channelsText(d.channels);
-  bool choiceRan = d.outcome != Decision::Outcome::kChosen || (t.algorithm == d.algorithm && t.protocol == d.protocol);
+  bool choiceRan =
+      d.outcome != tuner::Decision::Outcome::kChosen || (t.algorithm == d.algorithm && t.protocol == d.protocol);
   bool channelsRan = d.channels == 0 || t.channels <= d.channels;
   j.status = choiceRan && channelsRan ? VerifyStatus::kMatch : VerifyStatus::kMismatch;
   if (choiceRan && !channelsRan) {
@@ -268,11 +264,11 @@ struct Verifier {
   const policy::ActivePolicy& active;
   VerifyReport report;
   std::map<CellKey, VerifiedCell> cells;
-  std::map<std::tuple<const policy::Policy*, int, int>, std::unique_ptr<CompiledPolicy>> compiled;
+  std::map<std::tuple<const policy::Policy*, int, int>, std::unique_ptr<tuner::CompiledPolicy>> compiled;
 
-  const CompiledPolicy& compile(const std::shared_ptr<const policy::Policy>& p, int nRanks, int nNodes) {
+  const tuner::CompiledPolicy& compile(const std::shared_ptr<const policy::Policy>& p, int nRanks, int nNodes) {
     auto& slot = compiled[{p.get(), nRanks, nNodes}];
-    if (!slot) slot = std::make_unique<CompiledPolicy>(p, nRanks, nNodes);
+    if (!slot) slot = std::make_unique<tuner::CompiledPolicy>(p, nRanks, nNodes);
     return *slot;
   }
 
@@ -373,10 +369,7 @@ struct Verifier {
         add({"?", 0, 0, t.collective, t.bytes}, Observed::of(t, 0), j, example);
         continue;
       }
-      Decider decider = deciderFor(active, *c);
-      const NcclCommunicatorLine& comm = *c->nccl;
-      std::string policyName = decider.policy ? decider.policy->name : "nccl";
-      judgeIn(p, *c, Observed::of(t, comm.nRanks), example);
+      judgeIn(p, *c, Observed::of(t, c->nccl->nRanks), example);
     }
   }
 
@@ -448,7 +441,7 @@ int VerifyReport::count(VerifyStatus status) const {
       std::count_if(cells.begin(), cells.end(), [&](const VerifiedCell& c) { return c.status == status; }));
 }
 
-VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<telemetry::NcclInfoLog>& logs) {
+VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<NcclInfoLog>& logs) {
   Verifier v{active, {}, {}, {}};
   if (active.experiment()) {
     v.report.policyName = active.experiment()->name;
@@ -459,7 +452,7 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
   }
   v.report.policyDigest = active.digest();
   if (!active.error().empty()) v.report.problems.push_back("the policy is unusable: " + active.error());
-  for (const telemetry::NcclInfoLog& log : logs) {
+  for (const NcclInfoLog& log : logs) {
     for (const NcclProcessLog& p : log.processes) v.verifyProcess(p, log.source);
     if (log.olderTuningLines > 0) {
       v.report.problems.push_back(log.source + ": " + std::to_string(log.olderTuningLines) +
@@ -483,9 +476,9 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
   return v.report;
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 namespace {
 
@@ -573,4 +566,4 @@ std::string verifyReportText(const VerifyReport& r) {
   return out + "NCCL did not run what the policy decides\n";
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect
