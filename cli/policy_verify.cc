@@ -71,11 +71,12 @@ ordered_json reportJson(const inspect::VerifyReport& r) {
                          {"nccl_version", p.ncclVersion},
                          {"tuner", p.tunerPlugin},
                          {"policies", p.policies},
-                         {"tuning_lines", p.tuningLines}});
+                         {"tuning_lines", p.tuningLines},
+                         {"tuner_calls", p.tunerCalls}});
   }
   ordered_json cells = ordered_json::array();
   for (const inspect::VerifiedCell& c : r.cells) cells.push_back(cellJson(c));
-  ordered_json summary = {{"tuning_lines", r.calls}};
+  ordered_json summary = {{"tuning_lines", r.calls}, {"tuner_calls", r.tunerCalls}};
   for (auto status : {inspect::VerifyStatus::kMatch, inspect::VerifyStatus::kMismatch, inspect::VerifyStatus::kNccl,
                       inspect::VerifyStatus::kUnavailable, inspect::VerifyStatus::kUnchecked}) {
     summary[inspect::verifyStatusName(status)] = r.count(status);

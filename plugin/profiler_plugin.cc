@@ -186,7 +186,7 @@ void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
 
 void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
   *eHandle = nullptr;
-  bool known = type != 0 && type <= ncclProfileCeBatch && (type & (type - 1)) == 0;  // one of NCCL's, v1-v6
+  bool known = type != 0 && type <= ncclProfileKernelPhase && (type & (type - 1)) == 0;  // one of NCCL's, v1-v7
   if (context == nullptr || known) return;
   try {
     commOf(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
