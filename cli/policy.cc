@@ -16,11 +16,22 @@ namespace nccl_roce::cli {
 
 namespace {
 
+// A FILE argument of lint and digest: a file, a built-in name, or "-" for stdin read as NCCL_ROCE_POLICY_INLINE
+// is (so an inline policy is checked exactly as the tuner will load it).
+std::shared_ptr<const policy::ActivePolicy> loadPolicyArgument(const std::string& file,
+                                                               std::vector<policy::PolicyError>* errors) {
+  if (file != "-") return policy::loadPolicySpec(file, errors);
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
+  return policy::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", errors);
+}
+
 int runLint(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
     std::vector<policy::PolicyError> errors;
-    auto active = policy::loadPolicySpec(file, &errors);
+    auto active = loadPolicyArgument(file, &errors);
     if (!errors.empty() || !active->error().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
       status = 1;
@@ -50,15 +61,7 @@ int runDigest(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
     std::vector<policy::PolicyError> errors;
-    std::shared_ptr<const policy::ActivePolicy> active;
-    if (file == "-") {
-      std::string text;
-      char buffer[4096];
-      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
-      active = policy::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", &errors);
-    } else {
-      active = policy::loadPolicySpec(file, &errors);
-    }
+    std::shared_ptr<const policy::ActivePolicy> active = loadPolicyArgument(file, &errors);
     if (!errors.empty() || !active->error().empty() || active->digest().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
       std::fprintf(stderr, "nccl-roce policy digest: %s: unusable, no digest\n", file.c_str());
@@ -123,7 +126,8 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* lint = policy->add_subcommand(
       "lint", "Check policy or experiment files (TOML, or NCCL's example CSV); errors as file:line:column");
-  lint->add_option("FILE", *files, "Policy files, experiment files or built-in names")->required();
+  lint->add_option("FILE", *files, "Policy files, experiment files, built-in names, or - for an inline policy on stdin")
+      ->required();
   lint->footer("Exit status 0 when every file is usable; 1 otherwise (a file that cannot be read is not usable); 2 on "
                "a usage error.");
   lint->callback([files, &context] { context.exitCode = runLint(*files); });

@@ -29,6 +29,18 @@ TEST(PolicyLintCli, ErrorsAreFileLineColumnAndTheExitIsNonZero) {
   EXPECT_THAT(result.out, HasSubstr("good.csv: ok (policy 'nccl-csv', 1 rules, sha256:"));
 }
 
+// What an operator is about to put in NCCL_ROCE_POLICY_INLINE is checked as the tuner will read it: "-" is stdin,
+// named as the variable in errors, as `policy digest -` reads it.
+TEST(PolicyLintCli, DashLintsAnInlinePolicyOnStdin) {
+  auto good = runCommand("printf '[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy lint -");
+  EXPECT_EQ(good.exitCode, 0) << good.err;
+  EXPECT_THAT(good.out, HasSubstr("-: ok (policy 'cand', 0 rules, sha256:"));
+  auto bad = runCommand("printf '[policy]\\nname = \"x\"\\n[[rule]]\\nprotocol = \"LL65\"\\n' | " + cliPath() +
+                        " policy lint -");
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_THAT(bad.err, HasSubstr("NCCL_ROCE_POLICY_INLINE:4:12: unknown protocol 'LL65'"));
+}
+
 TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
   TempDir dir;
   std::string ab =
