@@ -87,7 +87,26 @@ struct ExplainOptions {
   uint64_t commId = 0;
 };
 
+// Operations NCCL runs on its point-to-point path, for which it never asks a tuner (nor does our profiler time them):
+// pipeline parallelism's sends between stages, expert parallelism's all-to-all.
+bool isPointToPoint(const std::string& name) {
+  const std::string n = toLower(name);
+  return n == "send" || n == "recv" || n == "sendrecv" || n == "alltoall" || n == "gather" || n == "scatter";
+}
+
 int runExplain(const ExplainOptions& options) {
+  if (isPointToPoint(options.collective)) {
+    std::printf(
+        "call: %s on %llu ranks / %llu nodes\n"
+        "rule: none can apply: NCCL does not ask a tuner for point-to-point operations (send and receive, and the "
+        "all-to-all, gather and scatter it builds from them), and nccl-roce's profiler does not time them, so no "
+        "policy or experiment reaches them. NCCL's point-to-point path decides, over the HCAs and GIDs the resolver "
+        "chose. Pipeline parallelism's sends between stages and expert parallelism's all-to-all are such "
+        "operations (docs/quickstart.md, \"Which layouts it helps\").\n",
+        options.collective.c_str(), static_cast<unsigned long long>(options.ranks),
+        static_cast<unsigned long long>(options.nodes));
+    return 0;
+  }
   auto collective = telemetry::parseCollective(options.collective);
   if (!collective) {
     std::fprintf(stderr, "nccl-roce policy explain: unknown collective '%s' (expected one of: %s)\n",
@@ -153,7 +172,11 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
                           ") or file (default: what the tuner loads: NCCL_ROCE_POLICY_INLINE, else NCCL_ROCE_POLICY, "
                           "else " +
                           policy::kDefaultPolicyName + ")");
-  explain->add_option("--coll", options->collective, "Collective")->capture_default_str();
+  explain
+      ->add_option("--coll", options->collective,
+                   "Collective; send, recv, sendrecv, alltoall, gather and scatter are point-to-point operations, "
+                   "which NCCL never asks a tuner about")
+      ->capture_default_str();
   explain->add_option("--nodes", options->nodes, "Nodes in the communicator")
       ->required()
       ->check(CLI::Range(uint64_t{1}, kMaxRanks));

@@ -224,6 +224,18 @@ TEST(PolicyExplainCli, ShowsEveryArmOfAnExplorationWithItsShareAndWhatItDoesWith
       << "below the explored sizes every generated arm decides as the base";
 }
 
+// Pipeline parallelism's sends and expert parallelism's all-to-all never reach a tuner: explain says so plainly
+// instead of refusing the name, so an operator learns which of a layout's traffic a policy can reach.
+TEST(PolicyExplainCli, PointToPointOperationsAreSaidToBeBeyondAnyPolicy) {
+  for (const char* op : {"send", "recv", "alltoall"}) {
+    auto r = runCommand(cliPath() + " policy explain --coll " + op + " --size 1M --nodes 2 --ranks 16");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(std::string("call: ") + op + " on 16 ranks / 2 nodes\n"));
+    EXPECT_THAT(r.out, HasSubstr("NCCL does not ask a tuner for point-to-point operations"));
+    EXPECT_THAT(r.out, HasSubstr("nccl-roce's profiler does not time them"));
+  }
+}
+
 TEST(PolicyExplainCli, RejectsWhatCannotBeACall) {
   EXPECT_EQ(runCommand(cliPath() + " policy explain --coll allreduse --nodes 2 --ranks 16 --size 1M").exitCode, 2);
   EXPECT_EQ(runCommand(cliPath() + " policy explain --nodes 2 --ranks 16 --size 1Q").exitCode, 2);
