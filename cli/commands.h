@@ -32,5 +32,7 @@ CLI::App* addAbFitCommand(CLI::App& ab, CommandContext& context);
 void addAbPlanCommand(CLI::App& ab, CommandContext& context);
 // cli/proof.cc: `proof`
 void addProofCommand(CLI::App& app, CommandContext& context);
+// cli/layout.cc: `layout`
+void addLayoutCommand(CLI::App& app, CommandContext& context);
 
 }  // namespace nccl_roce::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   nccl_roce::cli::addSweepCommands(app, context);
   nccl_roce::cli::addAbCommand(app, context);
   nccl_roce::cli::addProofCommand(app, context);
+  nccl_roce::cli::addLayoutCommand(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,6 +35,7 @@ HOME_DOCS = {
     "ab fit": ["docs/ab-testing.md"],
     "ab plan": ["docs/ab-testing.md"],
     "proof": ["docs/gpu-proof.md"],
+    "layout": ["docs/quickstart.md"],
 }
 GROUPS = ["policy", "sweep"]  # commands that only hold subcommands
 
