@@ -12,6 +12,9 @@
 # statistics directory cannot be made (a file is in its way): its writes fail, its textfile counts them, and the
 # shipped alerting rules (share/nccl-roce/prometheus/nccl-roce-alerts.yml), loaded into the same Prometheus, fire
 # NcclRoceWriteFailures for pod B and nothing for pod A.
+# Pod A's environment is the documented manifest's (docs/kubernetes.md, rendered by manifest_env.py with the node's
+# file system under a directory of the test): its statistics land in the per-pod directory the plugin makes under
+# the hostPath, and the documented gate on them refuses to pass a fleet that ran no experiment.
 # Usage: pods_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 SECONDS=0
@@ -23,8 +26,9 @@ plugins=$build/plugin
 
 source "$(dirname "$0")/services.sh"
 
-textfiles=$work/textfiles
-mkdir -p "$textfiles"
+node=$work/node  # the node's file system: the manifest's hostPath volumes lie under it
+textfiles=$node/var/lib/node-exporter/textfile
+mkdir -p "$textfiles" "$node/var/lib/nccl-roce"  # the kubelet makes both (DirectoryOrCreate), the plugin the rest
 echo '# EOF' >"$textfiles/nccl-roce.serving.vllm-9.1.777.prom"  # a killed process's, 20 minutes old
 echo '# EOF' >"$textfiles/gpu-health.prom"                       # another collector's, as old
 touch -d '20 minutes ago' "$textfiles/nccl-roce.serving.vllm-9.1.777.prom" "$textfiles/gpu-health.prom"
@@ -50,7 +54,10 @@ pod() {
   served+=("$!")
 }
 served=()
-pod a vllm-0 0xa1 POD_NAMESPACE=serving POD_NAME=vllm-0 NODE_NAME=gpu-node-1
+mapfile -t manifest < <(/usr/bin/python3 "$(dirname "$0")/manifest_env.py" "$2" "$node" serving vllm-0 gpu-node-1)
+[ "${#manifest[@]}" -ge 5 ] || fail "the manifest's environment did not render: ${manifest[*]}"
+printf '  pod A: %s\n' "${manifest[@]}"
+pod a vllm-0 0xa1 "${manifest[@]}"
 echo 'a file where the statistics directory goes' >"$work/blocked"
 pod b vllm-1 0xb1 NCCL_ROCE_STATS="$work/blocked/stats" NCCL_ROCE_STATS_INTERVAL=1
 
@@ -126,6 +133,16 @@ done
 left=$(ls "$textfiles")
 [ "$left" = gpu-health.prom ] || fail "left in the textfile directory after both pods exited: $left"
 echo "ok: each pod's textfile removed at its exit (${SECONDS} s)"
+
+# Pod A's statistics are where the manifest sends them, in the per-pod directory the plugin made; the documented
+# gate on the collected directory exits 3, never 0: this fleet ran a plain policy, no experiment to compare.
+ls "$node/var/lib/nccl-roce/vllm-0/"stats.*.json >/dev/null 2>&1 ||
+  fail "no statistics file in $node/var/lib/nccl-roce/vllm-0 (the manifest's NCCL_ROCE_STATS)"
+status=0
+"$build/cli/nccl-roce" ab "$node/var/lib/nccl-roce" --fail-on-slower >"$work/gate.out" 2>"$work/gate.err" || status=$?
+[ "$status" -eq 3 ] || { cat "$work/gate.err" >&2; fail "the gate on a fleet with no experiment exited $status, not 3"; }
+grep -q "names a policy, not an experiment" "$work/gate.err" || { cat "$work/gate.err" >&2; fail "the gate did not say why"; }
+echo "ok: the manifest's statistics path holds pod A's file, and the gate on it exits 3 (${SECONDS} s)"
 
 # The job has finished: once Prometheus has scraped the emptied directory, the dashboard's rate panels go blank
 # and its panels over the time range still show both pods' communicators.
