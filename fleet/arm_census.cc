@@ -4,6 +4,7 @@ namespace nccl_roce::fleet {
 
 ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   ArmCensus census;
+  census.experiment = fleet.experiment;
   int withoutArm = 0, withoutNodes = 0, live = 0;
   for (const FleetCommunicator& c : fleet.communicators) {
     if (c.arm.empty()) ++census.withoutArm;
@@ -55,6 +56,14 @@ std::string whyNothingTimed(const ArmCensus& census) {
     return "the " + std::to_string(census.inspectorOnly) +
            " communicator(s) the Inspector dumps time are in no statistics file, which gives each its arm: collect "
            "the pods' NCCL_ROCE_STATS files too";
+  }
+  if (census.withoutArm > 0 && !census.experiment.empty()) {
+    // Communicators of a named experiment with no arm ran every arm in turns: a switchback read without its
+    // windows (the metrics textfile carries none; statistics files do, and are judged by them).
+    return "the communicators of experiment '" + census.experiment +
+           "' give no arm: a switchback runs every arm in each communicator, and is judged by the windows its "
+           "statistics files hold, which the metrics textfile does not carry: run `nccl-roce ab` on the pods' "
+           "statistics files (docs/ab-testing.md, \"Switchback experiments\")";
   }
   if (census.withoutArm > 0) {
     return "no communicator ran an experiment arm: the pods' NCCL_ROCE_POLICY names a policy, not an experiment "

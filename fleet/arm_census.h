@@ -19,6 +19,7 @@ struct ArmCensus {
   // Why nothing may count, for the refusal to say: communicators of an arm with no timings (their pods' profiler
   // was not loaded), those of no arm, and timed ones in Inspector dumps that no statistics file names.
   int untimed = 0, withoutArm = 0, inspectorOnly = 0;
+  std::string experiment;  // the fleet's, when its files name one
 };
 
 // Timed communicators per arm. Those without an arm are left out with a note, and with `needNodeCount` (ab fit

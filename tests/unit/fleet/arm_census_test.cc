@@ -47,6 +47,23 @@ TEST(NothingToCompare, ArmsWithoutTimingsSayTheProfilerWasNotLoadedAndHowToLoadI
   EXPECT_THAT(why, Not(HasSubstr("--control")));
 }
 
+// A switchback's communicators ran every arm: read without the windows its statistics files hold (as from
+// Prometheus, whose series name the experiment but no arm), the refusal says so and where the windows are, not
+// that the pods ran no experiment.
+TEST(NothingToCompare, ASwitchbackReadWithoutItsWindowsSaysToReadItsStatisticsFiles) {
+  Fleet fleet;
+  fleet.experiment = "decode-ll";
+  FleetCommunicator c;
+  c.commId = 0xc1;
+  c.timings[TimingClock::kGpu][1] = CellTiming{};
+  fleet.communicators.push_back(c);
+  StatusOr<AbReport> report = compareArms(fleet, AbOptions{});
+  ASSERT_FALSE(report.isOk());
+  EXPECT_THAT(report.status().message(), HasSubstr("the communicators of experiment 'decode-ll' give no arm"));
+  EXPECT_THAT(report.status().message(), HasSubstr("run `nccl-roce ab` on the pods' statistics files"));
+  EXPECT_THAT(report.status().message(), Not(HasSubstr("names a policy, not an experiment")));
+}
+
 TEST(NothingToCompare, TimingsWithoutArmsSayThePodsRanNoExperiment) {
   CommEntry plain = comm("0xc1", "");
   plain.experiment = "";
