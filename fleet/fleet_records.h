@@ -18,8 +18,8 @@
 
 namespace nccl_roce::fleet {
 
-// A (collective, size bucket) cell: the collective (tuner index, telemetry/nccl_names.h) in the high byte, the bucket
-// (floor(log2 bytes)) in the low one, so one collective's buckets are a contiguous range.
+// A (collective, size bucket) cell: telemetry::cellIndex (telemetry/cell_key.h), the one encoding, as fleet's maps key
+// it. Readers refuse collectives they do not know, so every cell here is valid.
 uint64_t cellOf(int collective, int bucket);
 int collectiveOfCell(uint64_t cell);
 int bucketOfCell(uint64_t cell);

@@ -31,11 +31,11 @@ SwitchbackTiming::Pair* SwitchbackTiming::pairFor(int cell, int arm) {
 }
 
 void SwitchbackTiming::record(int collective, int bucket, int arm, int bin) {
-  if (arm < 0 || collective < 0 || collective >= 5 || bucket < 0 || bucket >= 64) {
+  if (arm < 0 || !telemetry::isCell(collective, bucket)) {
     ++unattributed_;  // no single arm decided what it ran (an A/A), or nothing we time
     return;
   }
-  const int cell = collective * 64 + bucket;
+  const int cell = telemetry::cellIndex(collective, bucket);
   Pair* pair = pairFor(cell, arm);
   if (pair == nullptr) {
     ++unattributed_;
@@ -92,7 +92,7 @@ telemetry::SwitchbackTimings SwitchbackTiming::timingsOf(const telemetry::Switch
   t.unattributed = unattributed;
   for (const Pair& p : pairs) {
     t.cells.push_back(
-        {p.cell / 64, p.cell % 64, p.arm, p.count, p.binSum, p.washedOut, p.windows, p.diffSum, p.diffSumSq});
+        {telemetry::collectiveOfCell(p.cell), telemetry::bucketOfCell(p.cell), p.arm, p.count, p.binSum, p.washedOut, p.windows, p.diffSum, p.diffSumSq});
   }
   std::sort(t.cells.begin(), t.cells.end(), [](const telemetry::SwitchbackCell& a, const telemetry::SwitchbackCell& b) {
     return std::tie(a.collective, a.bucket, a.arm) < std::tie(b.collective, b.bucket, b.arm);

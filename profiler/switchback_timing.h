@@ -33,7 +33,7 @@ class SwitchbackTiming {
 
   // The fixed-size state, copied in parts: what the snapshot's parts are.
   struct Pair {
-    int16_t cell = -1;  // collective x 64 + bucket
+    int16_t cell = -1;  // telemetry::cellIndex(collective, bucket)
     int16_t arm = 0;
     uint64_t count = 0, binSum = 0, washedOut = 0;
     uint64_t windows = 0;
@@ -52,7 +52,6 @@ class SwitchbackTiming {
                                                 uint64_t windowsClosed, uint64_t unattributed);
 
  private:
-  static constexpr int kCells = 5 * 64;
   static constexpr int kIndexSize = 2048;  // open addressing over (cell, arm), a quarter full at most
 
   Pair* pairFor(int cell, int arm);
@@ -62,9 +61,9 @@ class SwitchbackTiming {
   std::array<Pair, kMaxPairs> pairs_{};
   std::array<int16_t, kIndexSize> index_;  // -1 empty, else a pairs_ index
   int used_ = 0;
-  std::array<int16_t, kCells> lastArm_;         // the arm of the cell's latest collective; -1 none yet
-  std::array<uint32_t, kCells> washoutLeft_{};  // collectives of the cell still to leave out
-  std::array<int16_t, kCells> referencePair_;   // the cell's pair of arm 0, -1 none
+  std::array<int16_t, telemetry::kNumCells> lastArm_;         // the arm of the cell's latest collective; -1 none yet
+  std::array<uint32_t, telemetry::kNumCells> washoutLeft_{};  // collectives of the cell still to leave out
+  std::array<int16_t, telemetry::kNumCells> referencePair_;   // the cell's pair of arm 0, -1 none
   uint32_t inWindow_ = 0;
   uint64_t windowsClosed_ = 0;
   uint64_t unattributed_ = 0;

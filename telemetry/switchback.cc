@@ -32,15 +32,14 @@ bool sharedOf(uint32_t slot) {
 }
 
 bool valid(int collective, int bucket, int algorithm, int protocol) {
-  return collective >= 0 && collective < 5 && bucket >= 0 && bucket < 64 && algorithm >= 0 && algorithm < 16 &&
-         protocol >= 0 && protocol < 4;
+  return isCell(collective, bucket) && algorithm >= 0 && algorithm < 16 && protocol >= 0 && protocol < 4;
 }
 
 }  // namespace
 
 void ArmMap::note(int collective, int bucket, int algorithm, int protocol, int channels, int arm) {
   if (!valid(collective, bucket, algorithm, protocol) || arm < 0 || arm >= kMaxArms) return;
-  const int cell = collective * 64 + bucket;
+  const int cell = cellIndex(collective, bucket);
   const uint32_t wanted = encode(algorithm, protocol, channels, arm, false);
   for (int i = 0; i < kSlots; ++i) {
     std::atomic<uint32_t>& slot = slots_[static_cast<size_t>(cell * kSlots + i)];
@@ -59,7 +58,7 @@ void ArmMap::note(int collective, int bucket, int algorithm, int protocol, int c
 
 int ArmMap::armOf(int collective, int bucket, int algorithm, int protocol, int channels) const {
   if (!valid(collective, bucket, algorithm, protocol)) return kNoArm;
-  const int cell = collective * 64 + bucket;
+  const int cell = cellIndex(collective, bucket);
   int found = kNoArm;
   for (int i = 0; i < kSlots; ++i) {
     uint32_t slot = slots_[static_cast<size_t>(cell * kSlots + i)].load(std::memory_order_acquire);

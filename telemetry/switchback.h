@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "telemetry/cell_key.h"
+
 namespace nccl_roce::telemetry {
 
 // Which arm decided each choice, per (collective, size bucket). The tuner notes, the profiler looks up, on their
@@ -41,10 +43,9 @@ class ArmMap {
 
  private:
   static constexpr int kSlots = 8;  // distinct choices per (collective, bucket); more are shared
-  static constexpr int kCells = 5 * 64;
   // A slot: bit 31 used, then algorithm (4 bits), protocol (2), channels (8), arm (8), bit 0 shared.
-  std::array<std::atomic<uint32_t>, kCells * kSlots> slots_{};
-  std::array<std::atomic<bool>, kCells> overflowed_{};
+  std::array<std::atomic<uint32_t>, kNumCells * kSlots> slots_{};
+  std::array<std::atomic<bool>, kNumCells> overflowed_{};
 };
 
 // How a communicator's switchback runs: its arms (index order: the written arms, then the explored ones; arm 0 is
