@@ -55,7 +55,9 @@ struct SwitchbackPlan {
   uint32_t block = 0;
   uint32_t washout = 0;
   uint32_t window = 0;  // timed collectives per analysis window
-  std::shared_ptr<ArmMap> armMap;
+  // Read only here: the tuner keeps the one mutable handle (plugin/communicator_tuner.h) and notes into it; the
+  // profiler only looks up.
+  std::shared_ptr<const ArmMap> armMap;
 };
 
 // A communicator rank's switchback timings in one (collective, size bucket) for one arm.
