@@ -2,7 +2,9 @@
 // timed collective's arm comes from the tuner's ArmMap at its Coll event; after a bucket's arm changes its next
 // `washout` collectives are left out; windows of `window` collectives give one paired difference per bucket and
 // arm against the reference arm (arm 0). Fed by the tracker under its lock on NCCL's threads; fixed size, nothing
-// allocates after construction. Not thread safe: the tracker locks for it.
+// allocates after construction, and every collective costs a bounded amount of work: closing a window only moves
+// the window number on, and each pair folds its last window into its differences when it next times a collective
+// (or, for the figures of a snapshot, outside the lock). Not thread safe: the tracker locks for it.
 #pragma once
 
 #include <array>
@@ -31,6 +33,16 @@ class SwitchbackTiming {
   // One timed collective of `collective` in `bucket`, decided by `arm`, whose duration fell in histogram bin `bin`.
   void record(int collective, int bucket, int arm, int bin);
 
+  // A window's collectives of one pair: how many, and their bins' sum.
+  struct WindowSums {
+    uint32_t window = UINT32_MAX;  // its number (windows closed before it, modulo 2^32); UINT32_MAX: none
+    uint32_t count = 0;
+    uint64_t binSum = 0;
+  };
+  // The reference's closed windows an arm's pair may still have to be paired with: an arm that times nothing in a
+  // bucket for this many windows in a row while the reference does loses the difference of its last window there.
+  static constexpr int kKeptWindows = 8;
+
   // The fixed-size state, copied in parts: what the snapshot's parts are.
   struct Pair {
     int16_t cell = -1;  // telemetry::cellIndex(collective, bucket)
@@ -38,7 +50,8 @@ class SwitchbackTiming {
     uint64_t count = 0, binSum = 0, washedOut = 0;
     uint64_t windows = 0;
     double diffSum = 0, diffSumSq = 0;
-    uint64_t windowCount = 0, windowBinSum = 0;  // the window being filled
+    WindowSums latest;                                  // the latest window it timed in, not yet paired
+    std::array<WindowSums, kKeptWindows> referenceOf;   // arm 0's: its closed windows, by number modulo
   };
   int pairs() const { return used_; }
   // Copies pairs [from, from + n) into `out` (room for them reserved by the caller).
@@ -55,7 +68,12 @@ class SwitchbackTiming {
   static constexpr int kIndexSize = 2048;  // open addressing over (cell, arm), a quarter full at most
 
   Pair* pairFor(int cell, int arm);
-  void closeWindow();
+  // Moves `pair` to the current window, pairing the window it leaves with the reference's.
+  void startWindow(Pair& pair);
+  // The reference's sums of window `window` in `cell`'s pairs, if kept: its latest, or one it keeps.
+  static const WindowSums* referenceWindow(const Pair* reference, uint32_t window);
+  // Adds the difference of `arm`'s latest window and the reference's same window to the arm's sums.
+  static void addDifference(Pair& arm, const WindowSums& reference);
 
   std::shared_ptr<const telemetry::SwitchbackPlan> plan_;
   std::array<Pair, kMaxPairs> pairs_{};
@@ -65,7 +83,7 @@ class SwitchbackTiming {
   std::array<uint32_t, telemetry::kNumCells> washoutLeft_{};  // collectives of the cell still to leave out
   std::array<int16_t, telemetry::kNumCells> referencePair_;   // the cell's pair of arm 0, -1 none
   uint32_t inWindow_ = 0;
-  uint64_t windowsClosed_ = 0;
+  uint64_t windowsClosed_ = 0;  // also the current window's number
   uint64_t unattributed_ = 0;
 };
 
