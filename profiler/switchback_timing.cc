@@ -102,6 +102,7 @@ telemetry::SwitchbackTimings SwitchbackTiming::timingsOf(const telemetry::Switch
   t.block = plan.block;
   t.washout = plan.washout;
   t.window = plan.window;
+  t.turnsPerRound = plan.turnsPerRound;
   t.windowsClosed = windowsClosed;
   t.unattributed = unattributed;
   std::vector<const Pair*> reference(telemetry::kNumCells, nullptr);

@@ -78,9 +78,16 @@ bool SwitchbackCell::operator==(const SwitchbackCell& o) const {
          std::tie(o.collective, o.bucket, o.arm, o.count, o.binSum, o.washedOut, o.windows, o.diffSum, o.diffSumSq);
 }
 
+bool CapturedTurn::operator==(const CapturedTurn& o) const {
+  return std::tie(collective, bucket, turn, arm, positions, meanBins, count, binSum, washedOut) ==
+         std::tie(o.collective, o.bucket, o.turn, o.arm, o.positions, o.meanBins, o.count, o.binSum, o.washedOut);
+}
+
 bool SwitchbackTimings::operator==(const SwitchbackTimings& o) const {
-  return std::tie(arms, block, washout, window, windowsClosed, unattributed, cells) ==
-         std::tie(o.arms, o.block, o.washout, o.window, o.windowsClosed, o.unattributed, o.cells);
+  return std::tie(arms, block, washout, window, turnsPerRound, windowsClosed, unattributed, cells, capturesTracked,
+                  captured, capturedUntracked, turns) ==
+         std::tie(o.arms, o.block, o.washout, o.window, o.turnsPerRound, o.windowsClosed, o.unattributed, o.cells,
+                  o.capturesTracked, o.captured, o.capturedUntracked, o.turns);
 }
 
 uint32_t switchbackWindow(uint32_t block, uint32_t blocksPerRound) {
