@@ -24,15 +24,16 @@ struct Side {
 void addCommunicator(const SwitchbackRecord& sb, const std::string& reference, const std::string& arm, int collective,
                      std::map<uint64_t, CaptureUnits>* out) {
   const uint64_t perRound = std::max<uint32_t>(sb.turnsPerRound, 1);
-  std::map<std::pair<uint64_t, uint64_t>, std::pair<Side, Side>> rounds;  // (cell, round) -> (reference, arm)
+  // (cell, bytes, round) -> (reference, arm)
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, std::pair<Side, Side>> rounds;
   for (const auto& [key, turn] : sb.turns) {
-    const auto& [cell, number, name] = key;
+    const auto& [cell, bytes, number, name] = key;
     if (collectiveOfCell(cell) != collective || turn.positions == 0 || (name != reference && name != arm)) continue;
-    std::pair<Side, Side>& round = rounds[{cell, number / perRound}];
+    std::pair<Side, Side>& round = rounds[{cell, bytes, number / perRound}];
     (name == reference ? round.first : round.second).add(turn);
   }
   for (const auto& [where, sides] : rounds) {
-    CaptureUnits& u = (*out)[where.first];
+    CaptureUnits& u = (*out)[std::get<0>(where)];
     const auto& [ref, mine] = sides;
     if (ref.positions == 0 || mine.positions == 0) {  // one side only: nothing to compare it with
       u.unpairedReference += ref.count;

@@ -1,14 +1,15 @@
 // The units of a switchback's collectives replayed from CUDA graphs (docs/statistics.md, "Collectives replayed from
 // CUDA graphs"): what the schedule drew at capture. Turns come in rounds whose order was drawn per round, so in
 // one communicator and size bucket a round's turns compare arms over captured collectives (graph positions) that
-// the draw alone put on one side or the other. A unit is (communicator, round, bucket): the mean over the arm's
-// captured collectives there of each one's mean log duration over its replays, minus the reference's. Units of
+// the draw alone put on one side or the other. A unit is (communicator, round, size): the mean over the arm's
+// captured collectives of that size (in one bucket, one graph: one batch size) of each one's mean log duration
+// over its replays, minus the reference's; both sides ran in the same replays of the same graph. Units of
 // different rounds, and of different communicators (each captured with its own draw), are independent; a
 // communicator's ranks captured alike and were averaged first (fleet/switchback_ranks.h).
 //
-// A round in which only one of the two arms captured collectives of a bucket compares nothing there: its
-// collectives ran one arm at every replay and the other arm never ran those positions (with a long block, whole
-// graphs, that is whole batch sizes). They are counted as unpaired, never compared.
+// A round in which only one of the two arms captured collectives of a size compares nothing there: its
+// collectives ran one arm at every replay and the other arm never ran that graph's positions (with a long block,
+// whole graphs, that is whole batch sizes, on one arm). They are counted as unpaired, never compared.
 #pragma once
 
 #include <cstdint>

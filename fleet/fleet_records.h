@@ -108,7 +108,8 @@ struct SwitchbackRecord {
   // the windows hold every replay too.
   bool capturesTracked = false;
   uint64_t captured = 0, capturedUntracked = 0;
-  std::map<std::tuple<uint64_t, uint64_t, std::string>, CapturedTurnCell> turns;  // (cell, turn, arm)
+  // (cell, bytes, turn, arm): bytes tell a bucket's graphs (batch sizes) apart.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t, std::string>, CapturedTurnCell> turns;
 };
 
 struct CommunicatorRecord {

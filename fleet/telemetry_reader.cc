@@ -44,7 +44,8 @@ SwitchbackRecord switchbackOf(const telemetry::SwitchbackTimings& t) {
   out.capturedUntracked = t.capturedUntracked;
   for (const telemetry::CapturedTurn& c : t.turns) {
     if (c.positions == 0 && c.washedOut == 0) continue;
-    CapturedTurnCell& turn = out.turns[{cellOf(c.collective, c.bucket), c.turn, t.arms.at(static_cast<size_t>(c.arm))}];
+    CapturedTurnCell& turn =
+        out.turns[{cellOf(c.collective, c.bucket), c.bytes, c.turn, t.arms.at(static_cast<size_t>(c.arm))}];
     turn.meanSum = c.positions > 0 ? c.meanBins / c.positions : 0;
     turn.ranks = c.positions > 0 ? 1 : 0;
     turn.positions = c.positions;

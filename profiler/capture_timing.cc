@@ -11,7 +11,7 @@ void CaptureTiming::addChunk(std::unique_ptr<Chunk> chunk) {
   if (chunk && chunksMade_ < kMaxChunks) chunks_[chunksMade_++] = std::move(chunk);
 }
 
-int CaptureTiming::capture(int cell, uint64_t call) {
+int CaptureTiming::capture(int cell, uint64_t bytes, uint64_t call) {
   if (used_ == chunksMade_ * kSlotsPerChunk) {  // no chunk could be made, or none is left to make
     ++untracked_;
     return -1;
@@ -19,6 +19,7 @@ int CaptureTiming::capture(int cell, uint64_t call) {
   Slot& s = at(used_);
   s = Slot{};
   s.call = call;
+  s.bytes = bytes;
   s.cell = static_cast<int16_t>(cell);
   return static_cast<int>(used_++);
 }
@@ -45,12 +46,13 @@ void CaptureTiming::copySlots(uint32_t from, uint32_t n, std::vector<Slot>* out)
 std::vector<telemetry::CapturedTurn> CaptureTiming::turnsOf(const std::vector<Slot>& slots, uint32_t block,
                                                             uint32_t washout) {
   block = std::max<uint32_t>(block, 1);
-  std::map<std::tuple<int, uint64_t, int>, telemetry::CapturedTurn> turns;  // (cell, turn, arm)
+  std::map<std::tuple<int, uint64_t, uint64_t, int>, telemetry::CapturedTurn> turns;  // (cell, bytes, turn, arm)
   for (const Slot& s : slots) {
     if (s.cell < 0 || s.arm < 0 || s.count == 0) continue;  // never replayed (or never by one arm): nothing timed
-    telemetry::CapturedTurn& t = turns[{s.cell, s.call / block, s.arm}];
+    telemetry::CapturedTurn& t = turns[{s.cell, s.bytes, s.call / block, s.arm}];
     t.collective = telemetry::collectiveOfCell(s.cell);
     t.bucket = telemetry::bucketOfCell(s.cell);
+    t.bytes = s.bytes;
     t.turn = s.call / block;
     t.arm = s.arm;
     if (s.call % block < washout) {  // where the arm may just have changed, at every replay

@@ -30,18 +30,19 @@ class CaptureTiming {
 
   struct Slot {
     uint64_t call = 0;    // the tuner call that decided it at capture
+    uint64_t bytes = 0;   // its size as the tuner counts it: with the cell, which graph's collectives it pairs with
     uint64_t binSum = 0;  // its replays' log-histogram bins
     uint32_t count = 0;   // its replays timed
     int16_t cell = -1;    // telemetry::cellIndex(collective, bucket)
     int8_t arm = -1;      // the arm whose choice its replays ran (telemetry::ArmMap), from the first; -1 none yet
   };
-  using Chunk = std::array<Slot, kSlotsPerChunk>;
+  using Chunk = std::array<Slot, kSlotsPerChunk>;  // 40 KiB
 
   // Whether the next capture needs a chunk made first (and one can still be added).
   bool needsChunk() const { return used_ == chunksMade_ * kSlotsPerChunk && chunksMade_ < kMaxChunks; }
   void addChunk(std::unique_ptr<Chunk> chunk);
-  // A collective of `cell` captured now, decided by tuner call `call`: its slot, or -1 past what is kept.
-  int capture(int cell, uint64_t call);
+  // A collective of `cell` and `bytes` captured now, decided by tuner call `call`: its slot, or -1 past what is kept.
+  int capture(int cell, uint64_t bytes, uint64_t call);
   // Whether a replay of slot `slot`, of `cell`, that ran `arm`'s choice is timed for it. A slot runs one choice at
   // every replay; a replay that shows another arm (no single arm decided it, or a slot out of range) is not.
   bool replay(int slot, int cell, int arm);
@@ -53,8 +54,8 @@ class CaptureTiming {
   // Copies slots [from, from + n) into `out` (room for them reserved by the caller).
   void copySlots(uint32_t from, uint32_t n, std::vector<Slot>* out) const;
 
-  // The slots grouped by (collective, bucket, turn, arm), as the statistics file reports them: each slot's mean bin
-  // over its replays summed per turn, the first `washout` calls of each turn left out.
+  // The slots grouped by (collective, bucket, bytes, turn, arm), as the statistics file reports them: each slot's
+  // mean bin over its replays summed per turn, the first `washout` calls of each turn left out.
   static std::vector<telemetry::CapturedTurn> turnsOf(const std::vector<Slot>& slots, uint32_t block, uint32_t washout);
 
  private:

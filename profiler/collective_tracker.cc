@@ -97,8 +97,8 @@ void* CollectiveTracker::captureLocked(const CaptureEvent& capture) {
   h.tracker = config_.index;
   h.generation = captureGeneration();
   // Past the slots kept, the handle names none: its replays are told from eager collectives, and left untimed.
-  const int slot =
-      capture_->capture(telemetry::cellIndex(key.collective, key.bucket), switchback_->plan()->calls->load());
+  const int slot = capture_->capture(telemetry::cellIndex(key.collective, key.bucket),
+                                     capture.count * shape.elementBytes, switchback_->plan()->calls->load());
   h.slot = slot >= 0 ? static_cast<uint32_t>(slot) : EventHandle::kMaxSlots - 1;
   return h.pointer();
 }

@@ -119,6 +119,7 @@ ordered_json capturedTurnJson(const CapturedTurn& t, const std::vector<std::stri
   out["collective"] = collectiveName(t.collective);
   out["bucket"] = bucketLabel(t.bucket);
   out["size_min"] = bucketMinBytes(t.bucket);
+  out["bytes"] = t.bytes;
   out["turn"] = t.turn;
   out["arm"] = t.arm >= 0 && static_cast<size_t>(t.arm) < arms.size() ? arms[static_cast<size_t>(t.arm)] : "";
   out["positions"] = t.positions;
@@ -363,15 +364,16 @@ Status readCapturedTurn(const json& line, const std::string& where, const std::v
   auto named = std::find(arms.begin(), arms.end(), stringField(line, "arm", &arm, false) ? arm : std::string());
   if (named == arms.end()) return invalid(where, "arm is not one of the switchback's arms");
   t->arm = static_cast<int>(named - arms.begin());
-  if (!unsignedAtMost(line, "turn", kMaxExactCount, &t->turn) ||
+  if (!unsignedAtMost(line, "bytes", UINT64_MAX, &t->bytes) || sizeBucket(t->bytes) != t->bucket ||
+      !unsignedAtMost(line, "turn", kMaxExactCount, &t->turn) ||
       !unsignedAtMost(line, "positions", UINT32_MAX, &positions) ||
       !unsignedAtMost(line, "washed_out", UINT32_MAX, &washedOut) ||
       !unsignedAtMost(line, "count", kMaxExactCount, &t->count) ||
       !unsignedAtMost(line, "bin_sum", UINT64_MAX, &t->binSum) || !finiteNumber(line, "mean_bins", &t->meanBins) ||
       t->meanBins < 0 || t->count < positions) {
     return invalid(where,
-                   "turn, positions, washed_out, count and bin_sum are not counts (a replay at least per position), "
-                   "or mean_bins is not a finite sum of bins");
+                   "bytes is not a size in the bucket, turn, positions, washed_out, count and bin_sum are not counts "
+                   "(a replay at least per position), or mean_bins is not a finite sum of bins");
   }
   t->positions = static_cast<uint32_t>(positions);
   t->washedOut = static_cast<uint32_t>(washedOut);

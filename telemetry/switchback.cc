@@ -79,8 +79,9 @@ bool SwitchbackCell::operator==(const SwitchbackCell& o) const {
 }
 
 bool CapturedTurn::operator==(const CapturedTurn& o) const {
-  return std::tie(collective, bucket, turn, arm, positions, meanBins, count, binSum, washedOut) ==
-         std::tie(o.collective, o.bucket, o.turn, o.arm, o.positions, o.meanBins, o.count, o.binSum, o.washedOut);
+  return std::tie(collective, bucket, bytes, turn, arm, positions, meanBins, count, binSum, washedOut) ==
+         std::tie(o.collective, o.bucket, o.bytes, o.turn, o.arm, o.positions, o.meanBins, o.count, o.binSum,
+                  o.washedOut);
 }
 
 bool SwitchbackTimings::operator==(const SwitchbackTimings& o) const {

@@ -101,7 +101,8 @@ struct SwitchbackCell {
 // ran one arm's choice: every replay of them is timed here, and a round of turns is the unit of their verdict.
 struct CapturedTurn {
   int collective = 0, bucket = 0;
-  uint64_t turn = 0;  // the capture's tuner call / block
+  uint64_t bytes = 0;  // the collectives' size as the tuner counts it: within a bucket, which graph (batch size)
+  uint64_t turn = 0;   // the capture's tuner call / block
   int arm = 0;        // index into the plan's arms
   // Captured collectives replayed and timed, and the sum over them of each one's mean log-histogram bin over its
   // replays: their mean is the turn's value, each captured collective (each position in its graph) weighing alike.

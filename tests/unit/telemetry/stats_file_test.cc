@@ -272,9 +272,9 @@ TEST(StatsFile, CapturedTurnsReadBackAsWritten) {
   sb.capturesTracked = true;
   sb.captured = 4290;
   sb.capturedUntracked = 3;
-  sb.turns = {{kAllReduce, 14, 4100, 0, 1, 301.25, 280, 84350, 1},
-              {kAllReduce, 14, 4101, 1, 1, 305.5000000000001, 280, 85540, 1},
-              {kAllReduce, 22, 17, 1, 0, 0.0, 0, 0, 2}};
+  sb.turns = {{kAllReduce, 14, 16384, 4100, 0, 1, 301.25, 280, 84350, 1},
+              {kAllReduce, 14, 16384, 4101, 1, 1, 305.5000000000001, 280, 85540, 1},
+              {kAllReduce, 22, 4194304, 17, 1, 0, 0.0, 0, 0, 2}};
   s.timings->switchback = sb;
   nlohmann::json e = nlohmann::json::parse(renderStatsEntry({3, false, 1772368496789, s}));
   EXPECT_EQ(e["timing"]["switchback"]["turns_per_round"], 2);
@@ -363,12 +363,13 @@ TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
                  R"( "washout": 1, "window": 64, "windows": 0, "unattributed": 0, "cells": [],)"
                  R"( "capture": {"tracked": true, "captured": 5, "turns": []}}})"),
        "capture is not"},
-      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
-                 R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 2,)"
-                 R"( "washout": 1, "window": 64, "windows": 0, "unattributed": 0, "cells": [],)"
-                 R"( "capture": {"tracked": true, "captured": 5, "untracked": 0, "turns": [{"collective":)"
-                 R"( "AllReduce", "size_min": 16384, "turn": 3, "arm": "b", "positions": 2, "mean_bins": 600.5,)"
-                 R"( "count": 1, "bin_sum": 300, "washed_out": 0}]}}})"),
+      {entryWith(
+           R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+           R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 2,)"
+           R"( "washout": 1, "window": 64, "windows": 0, "unattributed": 0, "cells": [],)"
+           R"( "capture": {"tracked": true, "captured": 5, "untracked": 0, "turns": [{"collective":)"
+           R"( "AllReduce", "size_min": 16384, "bytes": 16384, "turn": 3, "arm": "b", "positions": 2, "mean_bins": 600.5,)"
+           R"( "count": 1, "bin_sum": 300, "washed_out": 0}]}}})"),
        "a replay at least per position"},
   };
   for (const auto& [text, what] : cases) {

@@ -1,0 +1,133 @@
+// Switchback verdicts on vLLM's CUDA-graph decode (tests/calibration/capture_simulation.h), calibrated with a known
+// truth: 67 graphs captured largest first, replays whose arm capture fixed, eager prefills, drift and correlated
+// noise, and position effects inside the graphs. Judged by the unit the schedule drew (capture rounds), an A/A
+// says "faster" or "slower" no more often than 1 - confidence per bucket and per summary, whatever the positions
+// do, and its intervals cover; judged by windows that hold the replays (the method before), the same data cries
+// wolf far beyond that (so these bounds can fail). A 5% slower arm is found from one communicator where its
+// buckets hold several graphs, and from two where they hold one; a block that leaves a graph too few rounds gives
+// "insufficient data", never a verdict. The long version, with the figures docs/statistics.md gives:
+// build/tests/calibration/capture_report (docs/statistics.md, "Collectives replayed from CUDA graphs").
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "tests/calibration/capture_simulation.h"
+
+namespace nccl_roce::fleet::calibration {
+namespace {
+
+double slack(double p, int n) {
+  return 3 * std::sqrt(p * (1 - p) / n);
+}
+
+// Short runs: a bucket's units do not grow with the steps, only their noise shrinks.
+CaptureSpec quick() {
+  CaptureSpec s;
+  s.steps = 3000;
+  s.seed = 500;
+  return s;
+}
+
+// Every position effect the simulation knows, several that docs/statistics.md does not list among them.
+CaptureSpec everyPositionEffect(CaptureSpec s) {
+  s.stepSkew = 2.0;
+  s.mlpFactor = 1.1;
+  s.periodicLoad = 0.03;
+  s.everyNthFactor = 1.05;
+  s.everyNth = 3;
+  s.trend = 0.05;
+  s.positionNoise = 0.02;
+  return s;
+}
+
+bool oneGraph(int bucket) {
+  return bucket <= 17 || bucket == 23;  // batch 1, 2, 4, 8 and 512 sit alone in their size buckets
+}
+
+void print(const char* what, const CaptureTally& t) {
+  std::printf("%s: %d of %d buckets called (%.1f%%), %d of %d summaries, coverage %.1f%%\n", what, t.calls(), t.cells(),
+              100 * t.callRate(), t.summarySlower + t.summaryFaster, t.summaries, 100 * t.coverage());
+}
+
+TEST(CaptureCalibration, AnAaJudgedByCaptureRoundsCriesWolfNoMoreThanTheConfidenceAllows) {
+  CaptureTally t = tallyCaptureTrials(everyPositionEffect(quick()), 24);
+  print("A/A, capture rounds, every position effect", t);
+  ASSERT_GT(t.cells(), 200);
+  EXPECT_LE(t.callRate(), 0.05 + slack(0.05, t.cells()));
+  EXPECT_LE(t.summaryCallRate(), 0.05 + slack(0.05, t.summaries));
+  EXPECT_GE(t.coverage(), 0.95 - slack(0.05, t.cells()));
+}
+
+TEST(CaptureCalibration, WindowsThatHoldReplaysCryWolfOnTheSameData) {
+  CaptureSpec before = quick();
+  before.tellCaptures = false;  // as a profiler that cannot tell replays apart records them
+  before.block = 16;
+  before.stepSkew = 2.0;
+  CaptureTally t = tallyCaptureTrials(before, 12);
+  print("A/A, windows holding replays, block 16, first all-reduce 2x", t);
+  EXPECT_GT(t.callRate(), 0.05 + slack(0.05, t.cells())) << "the bound above can fail";
+}
+
+TEST(CaptureCalibration, FortyLayersAndTheEmbeddingsAllReduceHoldToo) {
+  CaptureSpec s = everyPositionEffect(quick());
+  s.layers = 40;
+  s.embedding = true;
+  CaptureTally t = tallyCaptureTrials(s, 12);
+  print("A/A, 81 all-reduces per graph", t);
+  EXPECT_LE(t.callRate(), 0.05 + slack(0.05, t.cells()));
+  EXPECT_LE(t.summaryCallRate(), 0.05 + slack(0.05, t.summaries));
+}
+
+TEST(CaptureCalibration, TheWashoutKeepsCarryOverFromCryingWolf) {
+  CaptureSpec s = quick();
+  s.washout = 0;  // the candidate's first two collectives after a switch are 30% slower, and nothing drops them
+  CaptureTally t = tallyCaptureTrials(s, 6);
+  EXPECT_GT(t.callRate(), 0.5) << "the simulated carry-over is real";
+}
+
+// The position effects: the first all-reduce of a step twice as long, the MLP's 10% slower.
+TEST(CaptureCalibration, AFivePercentSlowerArmIsFoundWhereTheUnitsAllowIt) {
+  CaptureSpec s = quick();
+  s.stepSkew = 2.0;
+  s.mlpFactor = 1.1;
+  s.candidateEffect = 1.05;
+  CaptureTally one = tallyCaptureTrials(s, 10);
+  int several = 0, severalFound = 0;
+  for (const auto& [bucket, b] : one.buckets) {
+    if (oneGraph(bucket)) continue;
+    several += b.verdicts;
+    severalFound += b.slower;
+  }
+  EXPECT_GE(severalFound, several * 8 / 10) << "one communicator, buckets of several graphs";
+  for (const auto& [bucket, b] : one.buckets) EXPECT_EQ(b.faster, 0) << "never the wrong way, bucket " << bucket;
+  s.communicators = 2;
+  CaptureTally two = tallyCaptureTrials(s, 6);
+  int single = 0, singleFound = 0;
+  for (const auto& [bucket, b] : two.buckets) {
+    if (!oneGraph(bucket)) continue;
+    single += b.verdicts;
+    singleFound += b.slower;
+  }
+  EXPECT_GE(singleFound, single * 6 / 10) << "two communicators, buckets of one graph";
+}
+
+TEST(CaptureCalibration, ABlockThatLeavesAGraphTooFewRoundsGivesNoVerdictThere) {
+  CaptureSpec s = everyPositionEffect(quick());
+  s.block = 16;  // two rounds per graph of 64 all-reduces
+  s.candidateEffect = 1.05;
+  CaptureTally t = tallyCaptureTrials(s, 4);
+  for (const auto& [bucket, b] : t.buckets) {
+    if (oneGraph(bucket)) {
+      EXPECT_EQ(b.insufficient, b.verdicts) << "bucket " << bucket;
+    }
+  }
+  s.block = 64;  // a whole graph, and so a whole batch size, on one arm
+  CaptureTally whole = tallyCaptureTrials(s, 2);
+  for (const auto& [bucket, b] : whole.buckets) {
+    EXPECT_EQ(b.insufficient, b.verdicts) << "bucket " << bucket << ": arm and batch size are confounded";
+  }
+}
+
+}  // namespace
+}  // namespace nccl_roce::fleet::calibration
