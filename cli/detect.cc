@@ -1,4 +1,4 @@
-// `nccl-roce detect` (DESIGN.md section 3): every device port with its reason, the settings, the warnings.
+// `nccl-roce detect` (docs/contracts.md): every device port with its reason, the settings, the warnings.
 #include "cli/detect.h"
 
 #include <limits.h>

@@ -5,12 +5,12 @@
 #include "cli/commands.h"
 #include "common/env.h"
 #include "common/strings.h"
+#include "inspect/explain.h"
 #include "policy/builtin_policies.h"
 #include "policy/policy_loader.h"
 #include "policy/policy_pin.h"
 #include "telemetry/nccl_names.h"
 #include "tuner/experiment.h"
-#include "tuner/explain.h"
 
 namespace nccl_roce::cli {
 
@@ -103,12 +103,12 @@ int runExplain(const ExplainOptions& options) {
   // Without --policy, what the tuner would load from this environment (the inline text wins, as there).
   auto active = options.policy.empty() ? policy::loadRequestedPolicy(processEnvironment())
                                        : policy::loadPolicySpec(options.policy, nullptr);
-  tuner::ExplainRequest request;
+  inspect::ExplainRequest request;
   request.nRanks = options.ranks;
   request.nNodes = options.nodes;
   request.commId = options.commId;
   request.call = {*collective, *bytes, options.pipeOps, options.regBuff ? 1 : 0};
-  std::string text = tuner::explainCall(*active, request);
+  std::string text = inspect::explainCall(*active, request);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return active->error().empty() ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 // `nccl-roce policy verify --policy P LOG...`: did NCCL run what the policy decides, call by call, from NCCL's
-// own TUNING lines (tuner/policy_verify.h; docs/tuner.md, "Verifying a policy against NCCL's log").
-#include "tuner/policy_verify.h"
+// own TUNING lines (inspect/policy_verify.h; docs/tuner.md, "Verifying a policy against NCCL's log").
+#include "inspect/policy_verify.h"
 
 #include <cstdio>
 #include <memory>
@@ -10,9 +10,9 @@
 #include "cli/sweep_commands.h"
 #include "common/file.h"
 #include "common/strings.h"
+#include "inspect/nccl_info_log.h"
 #include "nccl-tests-integration/sweep/log_files.h"
 #include "policy/policy_loader.h"
-#include "telemetry/nccl_info_log.h"
 
 namespace nccl_roce::cli {
 
@@ -33,9 +33,9 @@ ordered_json nameOrNull(int index, const char* (*name)(int)) {
   return index >= 0 ? ordered_json(name(index)) : ordered_json(nullptr);
 }
 
-ordered_json cellJson(const tuner::VerifiedCell& c) {
+ordered_json cellJson(const inspect::VerifiedCell& c) {
   ordered_json ran = ordered_json::array();
-  for (const tuner::RanConfig& r : c.ran) {
+  for (const inspect::RanConfig& r : c.ran) {
     ran.push_back({{"algorithm", telemetry::algorithmName(r.algorithm)},
                    {"protocol", telemetry::protocolName(r.protocol)},
                    {"channels", r.channels},
@@ -56,14 +56,14 @@ ordered_json cellJson(const tuner::VerifiedCell& c) {
   ordered_json out = {{"policy", c.policy},  {"n_ranks", c.nRanks},
                       {"n_nodes", c.nNodes}, {"collective", telemetry::collectiveName(c.collective)},
                       {"bytes", c.bytes},    {"rule", rule},
-                      {"ran", ran},          {"status", tuner::verifyStatusName(c.status)}};
+                      {"ran", ran},          {"status", inspect::verifyStatusName(c.status)}};
   if (!c.why.empty()) out["why"] = c.why;
   return out;
 }
 
-ordered_json reportJson(const tuner::VerifyReport& r) {
+ordered_json reportJson(const inspect::VerifyReport& r) {
   ordered_json processes = ordered_json::array();
-  for (const tuner::VerifiedProcess& p : r.processes) {
+  for (const inspect::VerifiedProcess& p : r.processes) {
     processes.push_back({{"file", p.file},
                          {"host", p.host},
                          {"pid", p.pid},
@@ -73,11 +73,11 @@ ordered_json reportJson(const tuner::VerifyReport& r) {
                          {"tuning_lines", p.tuningLines}});
   }
   ordered_json cells = ordered_json::array();
-  for (const tuner::VerifiedCell& c : r.cells) cells.push_back(cellJson(c));
+  for (const inspect::VerifiedCell& c : r.cells) cells.push_back(cellJson(c));
   ordered_json summary = {{"tuning_lines", r.calls}};
-  for (auto status : {tuner::VerifyStatus::kMatch, tuner::VerifyStatus::kMismatch, tuner::VerifyStatus::kNccl,
-                      tuner::VerifyStatus::kUnavailable, tuner::VerifyStatus::kUnchecked}) {
-    summary[tuner::verifyStatusName(status)] = r.count(status);
+  for (auto status : {inspect::VerifyStatus::kMatch, inspect::VerifyStatus::kMismatch, inspect::VerifyStatus::kNccl,
+                      inspect::VerifyStatus::kUnavailable, inspect::VerifyStatus::kUnchecked}) {
+    summary[inspect::verifyStatusName(status)] = r.count(status);
   }
   return {{"schema", kVerifySchema},
           {"policy", {{"name", r.policyName}, {"source", r.policySource}, {"digest", r.policyDigest}}},
@@ -103,18 +103,18 @@ int runVerify(const VerifyOptions& o) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, paths.status().toString().c_str());
     return 2;
   }
-  std::vector<telemetry::NcclInfoLog> logs;
+  std::vector<inspect::NcclInfoLog> logs;
   for (const std::string& path : *paths) {
     StatusOr<std::string> text = readFileBounded(path, sweep::kMaxLogBytes);
     if (!text.isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, text.status().toString().c_str());
       return 2;
     }
-    logs.push_back(telemetry::parseNcclInfoLog(*text, path));
+    logs.push_back(inspect::parseNcclInfoLog(*text, path));
   }
-  tuner::VerifyReport report = tuner::verifyPolicy(*active, logs);
+  inspect::VerifyReport report = inspect::verifyPolicy(*active, logs);
   std::string json = reportJson(report).dump(1) + "\n";
-  if (!writeOutput(o.output, o.format == "json" ? json : tuner::verifyReportText(report), command)) return 2;
+  if (!writeOutput(o.output, o.format == "json" ? json : inspect::verifyReportText(report), command)) return 2;
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
   return report.ok() ? 0 : 1;
 }

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "inspect/nccl_info_log.h"
 #include "nccl-tests-integration/driver/issued_counts.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
-#include "telemetry/nccl_info_log.h"
 #include "telemetry/stats_file.h"
 
 namespace nccl_roce::cli::proof {
@@ -30,10 +30,10 @@ struct Check {
 // rep-N.rank<R>.out (the other ranks).
 struct Configuration {
   std::string label, dir;
-  std::vector<sweep::PerfLog> tables;        // rank 0's logs
-  std::vector<telemetry::NcclInfoLog> nccl;  // every rank's
-  std::vector<driver::IssuedLine> issued;    // every rank's
-  std::string policy;                        // NCCL_ROCE_POLICY of its runs, as the logs say
+  std::vector<sweep::PerfLog> tables;      // rank 0's logs
+  std::vector<inspect::NcclInfoLog> nccl;  // every rank's
+  std::vector<driver::IssuedLine> issued;  // every rank's
+  std::string policy;                      // NCCL_ROCE_POLICY of its runs, as the logs say
 };
 
 // A group of runs that shares a statistics prefix: OUT/sweep, OUT/graph, OUT/switchback.

@@ -1,5 +1,5 @@
 // The checks of `nccl-roce proof` (docs/gpu-proof.md, "What each check means"). Each decides from files alone, with
-// the project's own readers and judges: policy verify's (tuner/policy_verify.h), the driver's count check
+// the project's own readers and judges: policy verify's (inspect/policy_verify.h), the driver's count check
 // (nccl-tests-integration/driver/count_check.h), flat timings (verdicts/flat_timings.h), `sweep compare` and `ab`.
 #include <map>
 #include <set>
@@ -10,13 +10,13 @@
 #include "common/strings.h"
 #include "fleet/ab_comparison.h"
 #include "fleet/fleet_files.h"
+#include "inspect/policy_verify.h"
 #include "nccl-tests-integration/driver/count_check.h"
 #include "nccl-tests-integration/sweep/compare.h"
 #include "nccl-tests-integration/sweep/compare_report.h"
 #include "nccl-tests-integration/sweep/degenerate_comparison.h"
 #include "nccl-tests-integration/sweep/sample_set.h"
 #include "policy/policy_loader.h"
-#include "tuner/policy_verify.h"
 #include "verdicts/flat_timings.h"
 
 namespace nccl_roce::cli::proof {
@@ -27,7 +27,7 @@ Check make(const std::string& name, CheckStatus status, std::string summary, std
   return {name, status, std::move(summary), std::move(details)};
 }
 
-std::string processName(const telemetry::NcclProcessLog& p) {
+std::string processName(const inspect::NcclProcessLog& p) {
   return p.host + ":" + std::to_string(p.pid);
 }
 
@@ -39,12 +39,12 @@ Check pluginsLoaded(const Inputs& in) {
   if (run == nullptr) return make(name, CheckStatus::kFail, "no policy run in OUT/sweep (a directory policy-NAME)");
   std::vector<std::string> details, missing;
   int processes = 0;
-  for (const telemetry::NcclInfoLog& log : run->nccl) {
-    for (const telemetry::NcclProcessLog& p : log.processes) {
+  for (const inspect::NcclInfoLog& log : run->nccl) {
+    for (const inspect::NcclProcessLog& p : log.processes) {
       if (p.communicators.empty()) continue;
       ++processes;
       int nodes = 0;
-      for (const telemetry::RoceTunerLine& t : p.roceTuners) nodes = std::max(nodes, t.nNodes);
+      for (const inspect::RoceTunerLine& t : p.roceTuners) nodes = std::max(nodes, t.nNodes);
       std::vector<std::string> lacks;
       if (p.envPlugin != "nccl-roce") lacks.push_back("env plugin");
       if (p.tunerPlugin != "nccl-roce") lacks.push_back("tuner plugin");
@@ -100,13 +100,13 @@ Check policyObeyed(const Inputs& in) {
   }
   auto active = policyOf(in, run->policy);
   if (!active->error().empty()) return make(name, CheckStatus::kFail, "policy " + run->policy + ": " + active->error());
-  std::vector<telemetry::NcclInfoLog> logs = run->nccl;
+  std::vector<inspect::NcclInfoLog> logs = run->nccl;
   if (const Configuration* graph = in.graph.policyRun())
     logs.insert(logs.end(), graph->nccl.begin(), graph->nccl.end());
-  tuner::VerifyReport report = tuner::verifyPolicy(*active, logs);
+  inspect::VerifyReport report = inspect::verifyPolicy(*active, logs);
   std::vector<std::string> details = report.problems;
-  for (const tuner::VerifiedCell& c : report.cells) {
-    if (c.status == tuner::VerifyStatus::kMismatch) {
+  for (const inspect::VerifiedCell& c : report.cells) {
+    if (c.status == inspect::VerifyStatus::kMismatch) {
       details.push_back(std::string(telemetry::collectiveName(c.collective)) + " " + formatByteSize(c.bytes) +
                         ": MISMATCH, forced " + c.forced + ": " + c.why);
     }
@@ -116,19 +116,19 @@ Check policyObeyed(const Inputs& in) {
   sweep::SideConfigurations defaults =
       own ? sweep::configurationsOf(own->tables, own->nccl) : sweep::SideConfigurations{};
   int diverged = 0;
-  for (const tuner::VerifiedCell& c : report.cells) {
-    if (c.status != tuner::VerifyStatus::kMatch) continue;
+  for (const inspect::VerifiedCell& c : report.cells) {
+    if (c.status != inspect::VerifyStatus::kMatch) continue;
     auto found = defaults.ran.find({c.collective, c.bytes});
     std::set<std::tuple<int, int, int>> ran;
-    for (const tuner::RanConfig& r : c.ran) ran.insert({r.algorithm, r.protocol, r.channels});
+    for (const inspect::RanConfig& r : c.ran) ran.insert({r.algorithm, r.protocol, r.channels});
     if (found == defaults.ran.end() || found->second == ran) continue;
     ++diverged;
     details.push_back(std::string(telemetry::collectiveName(c.collective)) + " " + formatByteSize(c.bytes) +
                       ": NCCL's own " + ranText(found->second) + "; under the policy " + ranText(ran) + ", as '" +
                       c.ruleName + "' forces (" + c.forced + ")");
   }
-  const std::string counts = std::to_string(report.count(tuner::VerifyStatus::kMatch)) + " sizes match, " +
-                             std::to_string(report.count(tuner::VerifyStatus::kMismatch)) + " mismatch over " +
+  const std::string counts = std::to_string(report.count(inspect::VerifyStatus::kMatch)) + " sizes match, " +
+                             std::to_string(report.count(inspect::VerifyStatus::kMismatch)) + " mismatch over " +
                              std::to_string(report.calls) + " TUNING lines";
   if (!report.ok())
     return make(name, CheckStatus::kFail, "NCCL did not run what the policy decides: " + counts, details);

@@ -34,7 +34,7 @@ Status readConfiguration(const std::string& dir, const std::string& label, Confi
     std::string path = dir + "/" + name;
     StatusOr<std::string> text = readFileBounded(path, sweep::kMaxLogBytes);
     if (!text.isOk()) return text.status();
-    out->nccl.push_back(telemetry::parseNcclInfoLog(*text, path));
+    out->nccl.push_back(inspect::parseNcclInfoLog(*text, path));
     for (const driver::IssuedLine& line : driver::issuedLinesOf(*text)) out->issued.push_back(line);
     if (!rankZero) continue;
     out->tables.push_back(sweep::parsePerfLog(*text, path));

@@ -51,11 +51,11 @@ StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
 // What one side ran: each run's forced configuration and NCCL's TUNING lines in the same files (readSide has read
 // them once already, so they are there).
 sweep::SideConfigurations configurationsOf(const std::string& spec, const std::vector<sweep::PerfLog>& logs) {
-  std::vector<telemetry::NcclInfoLog> nccl;
+  std::vector<inspect::NcclInfoLog> nccl;
   StatusOr<std::vector<std::string>> files = sweep::expandLogPaths(pathsOf(spec));
   for (const std::string& file : files.isOk() ? *files : std::vector<std::string>{}) {
     StatusOr<std::string> text = readFileBounded(file, sweep::kMaxLogBytes);
-    if (text.isOk()) nccl.push_back(telemetry::parseNcclInfoLog(*text, file));
+    if (text.isOk()) nccl.push_back(inspect::parseNcclInfoLog(*text, file));
   }
   return sweep::configurationsOf(logs, nccl);
 }

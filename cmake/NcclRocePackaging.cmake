@@ -1,6 +1,6 @@
 # Packages: `cpack --config build/CPackConfig.cmake` writes, per install component,
 #   base    nccl-roce_<version>_<arch>.deb, nccl-roce-<version>-Linux.tar.gz: what a serving image needs, the
-#           layout of DESIGN.md section 1 (lib/libnccl-roce.so and its four plugin names, bin/nccl-roce,
+#           layout of docs/contracts.md (lib/libnccl-roce.so and its four plugin names, bin/nccl-roce,
 #           share/nccl-roce/);
 #   driver  nccl-roce-driver_<version>_<arch>.deb, nccl-roce-driver-<version>-Linux.tar.gz: the CUDA all-reduce
 #           driver for sweeps on GPU hosts, only where it was built (it needs the CUDA runtime and NCCL).
@@ -28,8 +28,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Depends are computed from what the ELF files need (dpkg-shlibdeps and the distribution's symbols files): libc6
-# (>= the newest GLIBC_ symbol version referenced; 2.34 for the library, tests/portability pins it) for
-# libnccl-roce.so, plus libstdc++6 and libgcc-s1 for the command-line tools.
+# (>= the newest GLIBC_ symbol version referenced; 2.34, tests/portability pins it) for libnccl-roce.so and
+# nccl-roce alike (both carry their C++ runtime); the driver adds the CUDA runtime and NCCL.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # `nccl-roce ab --prometheus` opens libcurl with dlopen (fleet/curl_library.h), which dpkg-shlibdeps cannot see:
 # suggested, not depended on, as no other command and no serving process needs it.
@@ -38,8 +38,9 @@ set(CPACK_DEBIAN_PACKAGE_SUGGESTS libcurl4)
 
 set(CPACK_DEBIAN_BASE_PACKAGE_NAME nccl-roce)
 # Descriptions: a synopsis line, then lines of at most 79 characters (Debian policy 5.6.13).
+# The synopsis is the project's one-line description (the wheel's Summary too).
 set(NCCL_ROCE_BASE_DESCRIPTION
-    "NCCL env, net and tuner plugin for RoCE/InfiniBand inference clusters
+    "${PROJECT_DESCRIPTION}
 libnccl-roce.so resolves, at communicator init, which HCA ports this pod can
 use and which RoCE v2 GID each needs, serves them to NCCL, and picks
 algorithm, protocol and channels for inference all-reduce from a policy.

@@ -26,6 +26,10 @@ class Logger {
                    const std::string& message) = 0;
 };
 
+// What every line we write through NCCL's logger starts with, before ": " (plugin/nccl_logger.h), so operators
+// can grep for it and the readers of NCCL's log (inspect/nccl_info_log.h) find our lines.
+inline constexpr const char* kNcclLogPrefix = "NCCL-RoCE";
+
 // Discards everything; the default wherever no logger was given.
 Logger& nullLogger();
 

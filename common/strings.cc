@@ -104,6 +104,28 @@ std::string formatByteSize(uint64_t bytes) {
   return out;
 }
 
+bool consumePrefix(std::string_view* text, std::string_view prefix) {
+  if (!startsWith(*text, prefix)) return false;
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
+std::optional<uint64_t> consumeUnsigned(std::string_view* text) {
+  size_t n = 0;
+  while (n < text->size() && isDigit((*text)[n])) ++n;
+  std::optional<uint64_t> value = parseUnsigned(text->substr(0, n));
+  if (value) text->remove_prefix(n);
+  return value;
+}
+
+std::optional<std::string_view> consumeUntil(std::string_view* text, std::string_view stop) {
+  size_t at = text->find(stop);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view out = text->substr(0, at);
+  text->remove_prefix(at);
+  return out;
+}
+
 std::string formatHexId(uint64_t id) {
   static const char kDigits[] = "0123456789abcdef";
   std::string out = "0x0000000000000000";

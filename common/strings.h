@@ -22,6 +22,14 @@ bool endsWith(std::string_view text, std::string_view suffix);
 // Decimal digits only (no sign, no spaces, no base prefix); nullopt on anything else or on overflow.
 std::optional<uint64_t> parseUnsigned(std::string_view text);
 
+// Reading a line left to right: each call takes what it names from the front of *text, or fails and leaves *text
+// as it was.
+bool consumePrefix(std::string_view* text, std::string_view prefix);
+// The decimal digits at the front, by parseUnsigned's rules.
+std::optional<uint64_t> consumeUnsigned(std::string_view* text);
+// Everything before `stop`, which must follow (it stays in *text).
+std::optional<std::string_view> consumeUntil(std::string_view* text, std::string_view stop);
+
 // Byte sizes as operators write them: "0", "4096", "64K", "4M", "1G", "2T", "16KiB", "8MB"
 // (K, M, G, T are powers of 1024, as in nccl-tests' -b/-e). Errors name what was wrong, including
 // values past 2^64-1.

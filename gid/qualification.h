@@ -1,4 +1,4 @@
-// Whether one GID entry qualifies (DESIGN.md section 3), the rule selection applies per entry and discovery
+// Whether one GID entry qualifies (docs/resolver.md, rule 2), the rule selection applies per entry and discovery
 // uses to stop reading a table once its answer is settled.
 #pragma once
 

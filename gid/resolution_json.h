@@ -1,4 +1,4 @@
-// The `nccl-roce detect --format json` document (DESIGN.md section 3): devices, env, warnings, plus the
+// The `nccl-roce detect --format json` document (docs/contracts.md): devices, env, warnings, plus the
 // error line, the variables kept from the user and where the facts came from. CLI-side only.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Which ports NCCL should use, and which GID each RoCE port needs: the rules of DESIGN.md section 3 as a
+// Which ports NCCL should use, and which GID each RoCE port needs: the rules of docs/resolver.md as a
 // pure function of the discovered Machine. Every port gets a decision, selected or not; why a port is not
 // selected is data (ExclusionReason), put into words at the edge (gid/reasons.h).
 #pragma once

@@ -26,7 +26,4 @@ class NcclLogger final : public Logger {
   std::atomic<Slot> fn_;
 };
 
-// The prefix of every line we write through NCCL's logger.
-inline constexpr const char* kNcclLogPrefix = "NCCL-RoCE";
-
 }  // namespace nccl_roce

@@ -12,6 +12,7 @@
 #include "plugin/communicator_tuner.h"
 #include "plugin/process_context.h"
 #include "telemetry/size_bucket.h"
+#include "telemetry/tuner_info_line.h"
 
 namespace nccl_roce::plugin {
 
@@ -224,28 +225,31 @@ void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& files, const Environm
   if (c.switchback) c.statsEntry.telemetry->attachSwitchback(switchbackPlan(c));
 }
 
-void logSwitchbackInUse(CommunicatorTuner& c) {
-  std::string arms;
-  for (const policy::ExperimentArm* arm : c.switchback->schedule().arms())
-    arms += (arms.empty() ? "" : ", ") + arm->name;
-  NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning,
-                 "tuner: comm %s (%zu ranks, %zu nodes) runs experiment '%s' (%s) as a switchback: arms %s in turns "
-                 "of %u tuner calls, %u turns a round",
-                 formatHexId(c.commId).c_str(), c.nRanks, c.nNodes, c.experiment.c_str(), c.digest.c_str(),
-                 arms.c_str(), c.switchback->block(), c.switchback->schedule().turnsPerRound());
-}
-
+// The INFO line `policy verify` and `proof` read back from NCCL's log (telemetry/tuner_info_line.h).
 void logPolicyInUse(CommunicatorTuner& c) {
-  if (c.switchback) return logSwitchbackInUse(c);
-  const policy::Policy* policy = c.assignment.policy.get();
-  NCCL_ROCE_INFO(
-      c.logger, kLogInit | kLogTuning,
-      "tuner: comm %s (%zu ranks, %zu nodes) uses policy '%s' (%s, %s)%s: %zu of %zu rules apply",
-      formatHexId(c.commId).c_str(), c.nRanks, c.nNodes, policy ? policy->name.c_str() : "nccl",
-      policy ? policy->source.c_str() : "-", policy && !policy->digest.empty() ? policy->digest.c_str() : "-",
-      c.experiment.empty() ? ""
-                           : (", experiment '" + c.experiment + "' (" + c.digest + ") arm " + c.assignment.arm).c_str(),
-      c.compiled ? c.compiled->applicableRules() : 0, policy ? policy->rules.size() : 0);
+  telemetry::TunerInfoLine line;
+  line.commId = c.commId;
+  line.nRanks = static_cast<int>(c.nRanks);
+  line.nNodes = static_cast<int>(c.nNodes);
+  if (!c.experiment.empty()) {
+    line.experiment = c.experiment;
+    line.experimentDigest = c.digest;
+    line.arm = c.assignment.arm;  // empty for a switchback
+  }
+  if (c.switchback) {
+    line.switchback = true;
+    for (const policy::ExperimentArm* arm : c.switchback->schedule().arms()) line.arms.push_back(arm->name);
+    line.block = c.switchback->block();
+    line.turnsPerRound = c.switchback->schedule().turnsPerRound();
+  } else {
+    const policy::Policy* policy = c.assignment.policy.get();
+    line.policy = policy ? policy->name : "nccl";
+    line.source = policy ? policy->source : "-";
+    line.digest = policy && !policy->digest.empty() ? policy->digest : "-";
+    line.rulesApplying = c.compiled ? c.compiled->applicableRules() : 0;
+    line.rules = policy ? policy->rules.size() : 0;
+  }
+  NCCL_ROCE_INFO(c.logger, kLogInit | kLogTuning, "%s", telemetry::renderTunerInfoLine(line).c_str());
 }
 
 }  // namespace

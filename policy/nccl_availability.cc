@@ -6,7 +6,7 @@ namespace nccl_roce::policy {
 
 namespace {
 
-// ncclFunc_t bits and NCCL's algorithm indices (DESIGN.md section 2).
+// ncclFunc_t bits and NCCL's algorithm indices (docs/nccl-facts.md, "Indices and names").
 constexpr uint32_t kBroadcast = 1u << 0, kReduce = 1u << 1, kAllGather = 1u << 2, kReduceScatter = 1u << 3,
                    kAllReduce = 1u << 4;
 enum { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat };

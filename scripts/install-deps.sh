@@ -10,6 +10,7 @@ packages=(
   libibverbs-dev libhwloc-dev
   valgrind clang libclang-rt-dev clang-format ccache
   python3-markdown-it python3-jsonschema python3-yaml
+  python3-build python3-setuptools python3-wheel python3-venv
   libcurl4-openssl-dev prometheus prometheus-node-exporter
 )
 

@@ -1,13 +1,17 @@
 // Which libnccl a vLLM process loads (nccl_search.h), whether its version suits nccl-roce, and which of our
 // plugins it will pick, following NCCL's own lookup: NCCL_<T>_PLUGIN as given, else libnccl-<t>-<value>.so; unset
-// means libnccl-<t>.so; "none" disables.
+// means libnccl-<t>.so; "none" disables. A variable unset here is what nccl-roce's wheel sets in a vLLM process
+// when python3 imports it (roce_wheel.h): the doctor then checks the value the wheel will set.
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include "cli/doctor/checks.h"
 #include "cli/doctor/nccl_search.h"
+#include "cli/doctor/roce_wheel.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/nccl/net_v6.h"
@@ -19,8 +23,10 @@ namespace {
 // The remedies, each said once however many findings call for it.
 constexpr const char* kWhereRoce = "install the nccl-roce package, or put the tarball's lib/ on LD_LIBRARY_PATH";
 const std::string kSetVariables =
-    std::string("set NCCL_NET_PLUGIN=roce NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce; ") + kWhereRoce +
-    " if NCCL does not find it";
+    std::string(
+        "pip install the nccl-roce wheel in a vLLM image (it sets them), or set NCCL_NET_PLUGIN=roce "
+        "NCCL_TUNER_PLUGIN=roce NCCL_ENV_PLUGIN=roce; ") +
+    kWhereRoce + " if NCCL does not find it";
 const std::string kPluginMissing = std::string(kWhereRoce) + " (NCCL silently falls back otherwise)";
 constexpr const char* kNoNccl = "run the doctor in the serving image, with vLLM's environment, or give --nccl-lib";
 constexpr const char* kBrokenVariable =
@@ -28,6 +34,8 @@ constexpr const char* kBrokenVariable =
 constexpr const char* kOldNccl =
     "use NCCL 2.19 or later (for vLLM: a newer nvidia-nccl-cu12 wheel, or VLLM_NCCL_SO_PATH naming one)";
 constexpr const char* kOldForTuner = "use NCCL 2.21 or later for the tuner";
+constexpr const char* kOldForPath =
+    "use NCCL 2.21 or later, or install the nccl-roce package and set NCCL_NET_PLUGIN=roce";
 
 int severity(Outcome o) {
   return o == Outcome::kFail ? 2 : o == Outcome::kWarn ? 1 : 0;
@@ -175,37 +183,41 @@ int describeNccl(const DoctorInputs& in, Findings& f) {
   return version;
 }
 
-// What NCCL_<KIND>_PLUGIN makes NCCL load ("net: /lib/libnccl-net-roce.so (nccl-roce)"), or what is wrong with it.
-// An unset variable is only collected in `unset`, to be named once with the others.
-void describePlugin(const std::string& kind, const DoctorInputs& in, int version, Findings& f,
-                    std::vector<std::string>& unset) {
+std::string pluginVariable(const std::string& kind) {
   std::string variable = "NCCL_" + kind + "_PLUGIN";
   for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::optional<std::string> value = in.env->get(variable);
-  if (!value || value->empty()) {
-    unset.push_back(variable);
-    f.raise(Outcome::kWarn, kSetVariables);
-    return;
-  }
-  if (toLower(*value) == "none") {
+  return variable;
+}
+
+// What `value` of NCCL_<KIND>_PLUGIN makes NCCL load ("net: /lib/libnccl-net-roce.so (nccl-roce)"), or what is
+// wrong with it.
+void describePlugin(const std::string& kind, const std::string& variable, const std::string& value,
+                    const DoctorInputs& in, int version, Findings& f) {
+  if (toLower(value) == "none") {
     f.add(kind + ": disabled by " + variable + "=none");
     f.raise(Outcome::kWarn, kSetVariables);
     return;
   }
-  std::string path = findPlugin(*value, in);
-  bool asLibrary = value->find('/') == std::string::npos && !(startsWith(*value, "lib") && endsWith(*value, ".so"));
-  if (path.empty() && asLibrary) path = findPlugin("libnccl-" + kind + "-" + *value + ".so", in);
+  std::string path = findPlugin(value, in);
+  bool asLibrary = value.find('/') == std::string::npos && !(startsWith(value, "lib") && endsWith(value, ".so"));
+  if (path.empty() && asLibrary) path = findPlugin("libnccl-" + kind + "-" + value + ".so", in);
   std::string line;
   if (path.empty()) {
-    line = kind + ": " + variable + "=" + *value + " finds no library";
+    line = kind + ": " + variable + "=" + value + " finds no library";
     f.raise(Outcome::kFail, kPluginMissing);
   } else {
     std::string name = pluginName(path);
-    line = kind + ": " + path + (name.empty() ? "" : " (" + name + ")");
+    std::optional<std::string> wheel = wheelHolding(path);
+    line = kind + ": " + path + (name.empty() ? "" : " (" + name + (wheel ? ", the " + *wheel : "") + ")");
     if (name != "nccl-roce") {
       line = kind + ": " + path + " is " + (name.empty() ? "not a plugin" : name) + ", not nccl-roce";
       f.raise(Outcome::kWarn, kSetVariables);
     }
+  }
+  // NCCL 2.19 and 2.20 only form libnccl-net-<value>.so from the variable (src/net.cc); 2.21 opens it as given first.
+  if (kind == "net" && value.find('/') != std::string::npos && version > 0 && version < 22100) {
+    line += " (NCCL before 2.21 opens a net plugin by name only, never by path: NCCL's own transport runs)";
+    f.raise(Outcome::kWarn, kOldForPath);
   }
   if (kind == "env" && version > 0 && version < 22807) {
     line += " (NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)";
@@ -223,9 +235,35 @@ void describePlugin(const std::string& kind, const DoctorInputs& in, int version
 CheckResult checkNcclLibrary(const DoctorInputs& in) {
   Findings f;
   int version = describeNccl(in, f);
-  std::vector<std::string> unset;
-  for (const char* kind : {"net", "tuner", "env"}) describePlugin(kind, in, version, f, unset);
-  if (!unset.empty()) f.add(join(unset, ", ") + " unset");
+  std::optional<RoceWheel> wheel;  // python3 is asked only when a variable is unset
+  std::vector<std::string> unset, setByWheel;
+  for (const char* kind : {"net", "tuner", "env"}) {
+    std::string variable = pluginVariable(kind);
+    std::optional<std::string> value = in.env->get(variable);
+    if (!value || value->empty()) {  // NCCL reads an empty value as unset, and so does the wheel
+      if (!wheel) wheel = findRoceWheel(*in.env, in.pythonTimeoutMs);
+      if (wheel->library.empty() || !wheel->autoEnable) {
+        unset.push_back(variable);
+        f.raise(Outcome::kWarn, kSetVariables);
+        continue;
+      }
+      value = wheel->library;
+      setByWheel.push_back(variable);
+    }
+    describePlugin(kind, variable, *value, in, version, f);
+  }
+  if (!setByWheel.empty()) {
+    f.add(join(setByWheel, ", ") + " unset here: the nccl-roce " + wheel->version + " wheel, which " + wheel->python +
+          " imports, sets them in each vLLM process (elsewhere, call nccl_roce.enable())");
+  }
+  if (!unset.empty()) {
+    bool optedOut = wheel && !wheel->library.empty() && !wheel->autoEnable;
+    if (wheel && wheel->broken) f.add(wheel->why + ": a broken nccl-roce wheel sets nothing");
+    f.add(join(unset, ", ") + " unset" +
+          (optedOut
+               ? " (NCCL_ROCE_AUTO_ENABLE=0: the nccl-roce wheel, which " + wheel->python + " imports, sets nothing)"
+               : ""));
+  }
   return f.result("nccl-library", "NCCL and the plugins it will load");
 }
 

@@ -2,11 +2,9 @@
 
 #include <unistd.h>
 
-#include <cstring>
 #include <vector>
 
-#include "cli/doctor/child_process.h"
-#include "common/log.h"
+#include "cli/doctor/python_probe.h"
 #include "common/strings.h"
 
 namespace nccl_roce::doctor {
@@ -25,47 +23,6 @@ f = getattr(m, "__file__", None)
 for d in ([os.path.dirname(f)] if f else list(getattr(m, "__path__", []))):
     print("dir", d)
 )";
-
-// What decides which python3 runs and where it finds packages: taken from the doctor's Environment (the user's,
-// or a test's), set or unset as it says. Everything else passes on from this process, as a shell would pass it
-// (a pyenv or conda shim needs its own variables).
-constexpr const char* kPythonVariables[] = {
-    "PATH",           "PYTHONPATH",       "PYTHONHOME", "PYTHONUSERBASE",  "PYTHONNOUSERSITE",
-    "PYTHONSAFEPATH", "PYTHONPLATLIBDIR", "HOME",       "LD_LIBRARY_PATH", "VIRTUAL_ENV"};
-
-// python3 as execvp would find it on env's PATH (glibc's default when PATH is unset).
-std::string findPython(const Environment& env) {
-  std::string path = env.get("PATH").value_or("/bin:/usr/bin");
-  for (std::string_view dir : split(path, ':')) {
-    std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/python3";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
-bool isPythonVariable(std::string_view entry) {
-  for (const char* name : kPythonVariables) {
-    if (startsWith(entry, name) && entry.size() > std::strlen(name) && entry[std::strlen(name)] == '=') return true;
-  }
-  return false;
-}
-
-std::vector<std::string> childEnvironment(const Environment& env) {
-  std::vector<std::string> out;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!isPythonVariable(*entry)) out.emplace_back(*entry);
-  }
-  for (const char* name : kPythonVariables) {
-    if (auto value = env.get(name)) out.push_back(std::string(name) + "=" + *value);
-  }
-  return out;
-}
-
-std::string lastLine(const std::string& text) {
-  std::string_view t = trim(text);
-  size_t newline = t.rfind('\n');
-  return std::string(newline == std::string_view::npos ? t : t.substr(newline + 1));
-}
 
 // The wheel's library from python3's answer, or why there is none.
 void readAnswer(const std::string& answer, const std::string& libraryName, NcclWheel& wheel) {
@@ -96,22 +53,12 @@ void readAnswer(const std::string& answer, const std::string& libraryName, NcclW
 
 NcclWheel findNcclWheel(const Environment& env, const std::string& libraryName, int timeoutMs) {
   NcclWheel wheel;
-  wheel.python = findPython(env);
-  if (wheel.python.empty()) {
-    wheel.why = "no python3 on PATH";
-    return wheel;
-  }
-  ChildOutput child = runChild(wheel.python, {"-B", "-c", kProbe}, childEnvironment(env), timeoutMs);
-  if (!child.started) {
-    wheel.why = wheel.python + " did not start: " + child.error;
-  } else if (child.timedOut) {
-    wheel.why = format("%s did not answer within %g s", wheel.python.c_str(), timeoutMs / 1000.0);
-  } else if (child.exitCode != 0) {
-    std::string said = lastLine(child.err);
-    wheel.why = wheel.python + (child.exitCode < 0 ? " was killed by a signal" : format(" exited %d", child.exitCode)) +
-                (said.empty() ? "" : ": " + said);
+  PythonAnswer answer = askPython(env, kProbe, {}, timeoutMs);
+  wheel.python = answer.python;
+  if (!answer.answered) {
+    wheel.why = answer.why;
   } else {
-    readAnswer(child.out, libraryName, wheel);
+    readAnswer(answer.out, libraryName, wheel);
   }
   return wheel;
 }

@@ -16,8 +16,8 @@ struct NcclWheel {
 };
 
 // Asks the python3 on env's PATH where `import nvidia.nccl` comes from, and looks for lib/<libraryName> there.
-// python3 runs as a child process, with env's PATH, PYTHONPATH, HOME, ... (nccl_wheel.cc lists them), and is killed
-// after `timeoutMs`. A namespace package (no __init__.py: __path__, no __file__) may have several portions; the
+// python3 runs as a child process (python_probe.h: env's PATH, PYTHONPATH, HOME, ...) and is killed after
+// `timeoutMs`. A namespace package (no __init__.py: __path__, no __file__) may have several portions; the
 // first that holds the library counts.
 NcclWheel findNcclWheel(const Environment& env, const std::string& libraryName, int timeoutMs);
 

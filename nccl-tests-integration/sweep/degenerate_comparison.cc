@@ -82,7 +82,7 @@ void noteFlat(const SeriesComparison& s, const Comparison& c, std::vector<std::s
 
 }  // namespace
 
-SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std::vector<telemetry::NcclInfoLog>& nccl) {
+SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std::vector<inspect::NcclInfoLog>& nccl) {
   SideConfigurations out;
   bool first = true, same = true;
   for (const PerfLog& log : logs) {
@@ -95,14 +95,14 @@ SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std:
     }
   }
   if (!same || first) out.forced.reset();
-  for (const telemetry::NcclInfoLog& log : nccl) {
-    for (const telemetry::NcclProcessLog& p : log.processes) {
+  for (const inspect::NcclInfoLog& log : nccl) {
+    for (const inspect::NcclProcessLog& p : log.processes) {
       // Rank 0 prints the TUNING lines of its communicators; the driver and nccl-tests have one communicator.
       int nRanks = 0;
-      for (const telemetry::NcclCommunicatorLine& comm : p.communicators) {
+      for (const inspect::NcclCommunicatorLine& comm : p.communicators) {
         if (comm.rank == 0) nRanks = comm.nRanks;
       }
-      for (const telemetry::NcclTuningLine& t : p.tuning) {
+      for (const inspect::NcclTuningLine& t : p.tuning) {
         out.ran[{t.collective, t.tunerBytes(nRanks)}].insert({t.algorithm, t.protocol, t.channels()});
       }
     }

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "inspect/nccl_info_log.h"
 #include "nccl-tests-integration/sweep/compare.h"
 #include "nccl-tests-integration/sweep/forced_config.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
-#include "telemetry/nccl_info_log.h"
 
 namespace nccl_roce::sweep {
 
@@ -35,7 +35,7 @@ struct SideConfigurations {
 };
 
 // `nccl` holds NCCL's lines of the same files as `logs` (any order; none when the logs carry none).
-SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std::vector<telemetry::NcclInfoLog>& nccl);
+SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std::vector<inspect::NcclInfoLog>& nccl);
 
 // One note per series and kind: the sizes compared as an A/A, and a side whose times are flat.
 std::vector<std::string> degenerateNotes(const Comparison& comparison, const SideConfigurations& a,

@@ -1,4 +1,4 @@
-// The portable-library promise of DESIGN.md section 1, checked on the built file: exactly the plugin tables of the
+// The portable-library promise of docs/contracts.md, checked on the built file: exactly the plugin tables of the
 // versions NCCL releases declare are exported (the table of docs/nccl-versions.md, "Exported symbols"; plus its
 // unreleased ones only in a build with NCCL_ROCE_UNRELEASED_ABI), and the only runtime dependencies are the C
 // runtime's, so the .so loads on any image (no rdma-core, hwloc, CUDA or libstdc++ needed).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cmake --install` (building from source) produces the layout of DESIGN.md section 1 and the installed tree works
+# `cmake --install` (building from source) produces the layout of docs/contracts.md and the installed tree works
 # on its own. Usage: install_layout_test.sh SOURCE_DIR BUILD_DIR LOAD_FROM_C DRIVER_BUILT(0|1)
 set -euo pipefail
 source_dir=$1 build=$2 load_from_c=$3 driver_built=$4

@@ -1,4 +1,4 @@
-# Sourced by the packaging tests: what an installed base package holds (DESIGN.md section 1) and the checks that
+# Sourced by the packaging tests: what an installed base package holds (docs/contracts.md) and the checks that
 # it works from wherever it landed, with nothing from the build tree.
 
 fail() {

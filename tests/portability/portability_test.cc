@@ -1,7 +1,8 @@
 // libnccl-roce.so must load into serving images older than the build machine: glibc 2.34 and later (RHEL/UBI
-// 9, Ubuntu 22.04, Debian 12). These tests pin the floor on the built library and check the stand-ins that hold
-// it (plugin/glibc_floor.cc): the object lookup answers as glibc's own _dl_find_object does, and exceptions
-// still unwind inside a library linked that way.
+// 9, Ubuntu 22.04, Debian 12), and the nccl-roce command the wheel carries must run there too. These tests pin
+// the floor (NCCL_ROCE_GLIBC_FLOOR, cmake/NcclRocePortable.cmake) on the built library and command and check the
+// stand-ins that hold it (plugin/glibc_floor.cc): the object lookup answers as glibc's own _dl_find_object does,
+// and exceptions still unwind inside a library linked that way.
 #include <dlfcn.h>
 
 #include <gmock/gmock.h>
@@ -18,8 +19,9 @@
 namespace nccl_roce::testing {
 namespace {
 
-constexpr int kFloorMajor = 2;
-constexpr int kFloorMinor = 34;  // CPACK_DEBIAN_PACKAGE_DEPENDS: libc6 (>= 2.34)
+// NCCL_ROCE_GLIBC_FLOOR: the .deb's libc6 (>= 2.34) and the wheel's manylinux_2_34 follow from it.
+constexpr int kFloorMajor = NCCL_ROCE_GLIBC_FLOOR_MAJOR;
+constexpr int kFloorMinor = NCCL_ROCE_GLIBC_FLOOR_MINOR;
 
 __attribute__((noinline)) int functionInThisExecutable(int x) { return x * 3 + 1; }
 
@@ -58,8 +60,25 @@ TEST(GlibcFloor, ThePluginReferencesNoGlibcNewerThanTheDeclaredFloor) {
   }
 }
 
+TEST(GlibcFloor, TheCommandReferencesNoGlibcNewerThanTheDeclaredFloor) {
+  auto versions = glibcVersionsReferencedBy(NCCL_ROCE_COMMAND);
+  ASSERT_FALSE(versions.empty());
+  for (const auto& [major, minor] : versions) {
+    EXPECT_LE(std::make_pair(major, minor), std::make_pair(kFloorMajor, kFloorMinor))
+        << "GLIBC_" << major << "." << minor << ": nccl-roce would not run on glibc " << kFloorMajor << "."
+        << kFloorMinor << ", where the library loads (cmake/NcclRocePortable.cmake)";
+  }
+}
+
+TEST(GlibcFloor, TheCommandCarriesItsCxxRuntime) {
+  CommandResult dynamic = runCommand(std::string("readelf -d ") + NCCL_ROCE_COMMAND);
+  ASSERT_EQ(dynamic.exitCode, 0) << dynamic.err;
+  EXPECT_THAT(dynamic.out, ::testing::Not(::testing::HasSubstr("libstdc++")));
+  EXPECT_THAT(dynamic.out, ::testing::Not(::testing::HasSubstr("libgcc_s")));
+}
+
 TEST(GlibcFloor, TheRuntimeSymbolsOfNewerGlibcAreServedInside) {
-  for (const char* file : {NCCL_ROCE_PLUGIN_LIBRARY, NCCL_ROCE_UNWIND_PROBE}) {
+  for (const char* file : {NCCL_ROCE_PLUGIN_LIBRARY, NCCL_ROCE_UNWIND_PROBE, NCCL_ROCE_COMMAND}) {
     CommandResult undefined = runCommand(std::string("nm -D --undefined-only ") + file);
     ASSERT_EQ(undefined.exitCode, 0) << undefined.err;
     EXPECT_THAT(undefined.out, ::testing::Not(::testing::HasSubstr("_dl_find_object"))) << file;

@@ -30,11 +30,11 @@ std::string filesLoaded(const std::string& args) {
   return runCommand("cd " + sourcePath("") + " && LD_DEBUG=files " + cliPath() + " " + args + " 2>&1 >/dev/null").out;
 }
 
-TEST(CliStartup, NeedsTheCRuntimeAndTheCxxRuntimeOnly) {
+// The C++ runtime is linked in (cmake/NcclRocePortable.cmake), so the command runs wherever the library loads.
+TEST(CliStartup, NeedsTheCRuntimeOnly) {
   std::vector<std::string> needed = neededLibraries(cliPath());
   ASSERT_FALSE(needed.empty()) << "readelf -d " << cliPath() << " listed nothing";
-  EXPECT_THAT(needed,
-              IsSubsetOf({"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2"}));
+  EXPECT_THAT(needed, IsSubsetOf({"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}));
   for (const std::string& library : needed) EXPECT_THAT(library, Not(HasSubstr("libcurl")));
 }
 

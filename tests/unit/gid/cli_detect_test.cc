@@ -1,4 +1,4 @@
-// `nccl-roce detect`, `env` and `snapshot` as a user runs them: the JSON contract of DESIGN.md section 3,
+// `nccl-roce detect`, `env` and `snapshot` as a user runs them: the JSON contract of docs/contracts.md,
 // exit statuses, export lines that survive eval, and snapshots that replay to the same answer.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

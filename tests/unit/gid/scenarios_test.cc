@@ -1,5 +1,6 @@
-// The resolver on the machines operators run: each test is one real cluster layout from
-// ../shared/research/gid-anchors.md, with the answer NCCL needs there.
+// The resolver on the machines operators run: each test is one real cluster layout, from GID tables operators
+// have published (show_gids, ibv_devinfo and sysfs output in public issues and vendors' guides), with the answer
+// NCCL needs there. "Case N" numbers those published tables as the research behind these tests did.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

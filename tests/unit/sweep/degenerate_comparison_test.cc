@@ -21,7 +21,7 @@ using ::testing::StartsWith;
 
 struct Side {
   std::vector<PerfLog> tables;
-  std::vector<telemetry::NcclInfoLog> nccl;
+  std::vector<inspect::NcclInfoLog> nccl;
 };
 
 Side read(const std::vector<std::string>& files) {
@@ -31,7 +31,7 @@ Side read(const std::vector<std::string>& files) {
     EXPECT_TRUE(text.isOk()) << f;
     if (!text.isOk()) continue;
     side.tables.push_back(parsePerfLog(*text, f));
-    side.nccl.push_back(telemetry::parseNcclInfoLog(*text, f));
+    side.nccl.push_back(inspect::parseNcclInfoLog(*text, f));
   }
   return side;
 }

@@ -1,5 +1,6 @@
-// Every layout nccl-tests has printed (shared/research/nccl-tests-format.md), written out the way its printf
-// formats produce them, and what launchers and NCCL add around the table.
+// Every layout nccl-tests has printed (NVIDIA/nccl-tests' src/common.cu, and src/util.cu since 2025-10, through
+// its history), written out the way its printf formats produce them, and what launchers and NCCL add around the
+// table.
 #include <gtest/gtest.h>
 
 #include "nccl-tests-integration/sweep/perf_log_parser.h"

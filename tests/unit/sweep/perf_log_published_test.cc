@@ -1,5 +1,5 @@
-// The parser against every published log in tests/data/nccl-tests (copied from shared/nccl-data, provenance
-// in INDEX.md there). Expected values were copied by hand from the files, a few rows per file.
+// The parser against every published log in tests/data/nccl-tests (verbatim copies of public logs, each file's
+// source and commit in INDEX.md there). Expected values were copied by hand from the files, a few rows per file.
 #include <gtest/gtest.h>
 
 #include "tests/unit/sweep/sweep_test_data.h"

@@ -9,15 +9,15 @@
 #include "policy/policy_loader.h"
 #include "tuner/decide.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 struct ExplainRequest {
   uint64_t nRanks = 0;
   uint64_t nNodes = 0;
   uint64_t commId = 0;
-  CallInputs call;
+  tuner::CallInputs call;
 };
 
 std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest& request);
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

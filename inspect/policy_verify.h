@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "inspect/nccl_info_log.h"
 #include "policy/policy_loader.h"
 #include "telemetry/chunk_size.h"
-#include "telemetry/nccl_info_log.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 enum class VerifyStatus { kMatch, kMismatch, kNccl, kUnavailable, kUnchecked };
 const char* verifyStatusName(VerifyStatus status);  // "match", "mismatch", "nccl", "unavailable", "unchecked"
@@ -77,9 +77,9 @@ struct VerifyReport {
 };
 
 // The policy `active` against every process of `logs`.
-VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<telemetry::NcclInfoLog>& logs);
+VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<NcclInfoLog>& logs);
 
 // For people: the policy, the processes, one line per cell, the problems, and a summary line.
 std::string verifyReportText(const VerifyReport& report);
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

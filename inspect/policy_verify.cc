@@ -1,4 +1,4 @@
-#include "tuner/policy_verify.h"
+#include "inspect/policy_verify.h"
 
 #include <algorithm>
 #include <map>
@@ -11,14 +11,9 @@
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 namespace {
-
-using telemetry::NcclCommunicatorLine;
-using telemetry::NcclProcessLog;
-using telemetry::NcclTuningLine;
-using telemetry::RoceTunerLine;
 
 std::string where(const NcclProcessLog& p, const std::string& file) {
   return p.host + ":" + std::to_string(p.pid) + " (" + file + ")";
@@ -68,7 +63,7 @@ Decider deciderFor(const policy::ActivePolicy& active, const Communicator& c) {
                          "' gives each communicator an arm by its id, and this communicator has no line of our tuner "
                          "to take the id from"};
   }
-  return {assignPolicy(active, c.tuner ? c.tuner->commId : 0).policy, ""};
+  return {tuner::assignPolicy(active, c.tuner ? c.tuner->commId : 0).policy, ""};
 }
 
 // Which communicator printed a TUNING line: the one its line names, else the only rank-0 communicator of the
@@ -111,7 +106,7 @@ const Communicator* communicatorOf(const std::vector<Communicator>& comms, const
 // NCCL (or for our tuner, when a rule let it pick NCCL's cheapest for a wildcard).
 struct LoggedTable {
   float entries[telemetry::kMaxAlgorithms * telemetry::kNumProtocols];
-  CostTable table{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
+  tuner::CostTable table{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
 
   LoggedTable(const NcclCommunicatorLine& comm, const NcclTuningLine& t) {
     for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
@@ -126,8 +121,8 @@ struct LoggedTable {
 
 // Whether the rule that decides depends on what the log does not show: a rule selecting on pipe_ops or reg_buff
 // before the first rule that matches every call of this size.
-bool selectsOnUnlogged(const CompiledPolicy& compiled, int collective, uint64_t bytes) {
-  RuleIndices candidates = compiled.candidates(collective, bytes);
+bool selectsOnUnlogged(const tuner::CompiledPolicy& compiled, int collective, uint64_t bytes) {
+  tuner::RuleIndices candidates = compiled.candidates(collective, bytes);
   if (candidates.size() == 0) return false;
   // The first candidate decides, unless it selects on what the log does not show.
   const policy::Rule& first = compiled.rule(*candidates.begin());
@@ -141,7 +136,7 @@ std::string describeChoice(const policy::Choice& c) {
 }
 
 // The preference of `rule` that the decision took: the first that admits its algorithm and protocol.
-const policy::Choice* choiceTaken(const policy::Rule& rule, const Decision& d) {
+const policy::Choice* choiceTaken(const policy::Rule& rule, const tuner::Decision& d) {
   for (const policy::Choice& c : rule.choices) {
     if ((c.algorithm < 0 || c.algorithm == d.algorithm) && (c.protocol < 0 || c.protocol == d.protocol)) return &c;
   }
@@ -164,7 +159,7 @@ struct Judgement {
   std::string why;
 };
 
-Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const NcclTuningLine& t) {
+Judgement judge(const tuner::CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const NcclTuningLine& t) {
   Judgement j;
   const uint64_t bytes = t.tunerBytes(comm.nRanks);
   if (selectsOnUnlogged(compiled, t.collective, bytes)) {
@@ -173,18 +168,18 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
     return j;
   }
   LoggedTable logged(comm, t);
-  Decision d = decide(compiled, {t.collective, bytes, 1, 0}, logged.table);
+  tuner::Decision d = tuner::decide(compiled, {t.collective, bytes, 1, 0}, logged.table);
   j.rule = d.rule;
-  if (d.rule < 0 || d.outcome == Decision::Outcome::kNoRule) return j;
+  if (d.rule < 0 || d.outcome == tuner::Decision::Outcome::kNoRule) return j;
   const policy::Rule& rule = compiled.rule(static_cast<uint32_t>(d.rule));
   j.ruleName = rule.name;
   j.ruleLine = rule.position.line;
   switch (d.outcome) {
-    case Decision::Outcome::kNoRule:
-    case Decision::Outcome::kPassThrough:
+    case tuner::Decision::Outcome::kNoRule:
+    case tuner::Decision::Outcome::kPassThrough:
       j.forced = "NCCL's own choice (the rule keeps it)";
       return j;
-    case Decision::Outcome::kUnavailable: {
+    case tuner::Decision::Outcome::kUnavailable: {
       std::string preferences;
       for (const policy::Choice& c : rule.choices) preferences += (preferences.empty() ? "" : ", ") + describeChoice(c);
       j.forced = preferences;
@@ -194,10 +189,10 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
                                 : "none of its preferences was available, so NCCL chose";
       return j;
     }
-    case Decision::Outcome::kSettingsOnly:
+    case tuner::Decision::Outcome::kSettingsOnly:
       j.forced = "NCCL's algorithm and protocol";
       break;
-    case Decision::Outcome::kChosen: {
+    case tuner::Decision::Outcome::kChosen: {
       j.algorithm = d.algorithm;
       j.protocol = d.protocol;
       const policy::Choice* taken = choiceTaken(rule, d);
@@ -211,7 +206,8 @@ Judgement judge(const CompiledPolicy& compiled, const NcclCommunicatorLine& comm
   }
   j.channels = d.channels;
   j.forced += channelsText(d.channels);
-  bool choiceRan = d.outcome != Decision::Outcome::kChosen || (t.algorithm == d.algorithm && t.protocol == d.protocol);
+  bool choiceRan =
+      d.outcome != tuner::Decision::Outcome::kChosen || (t.algorithm == d.algorithm && t.protocol == d.protocol);
   bool channelsRan = d.channels == 0 || t.channels() <= d.channels;
   j.status = choiceRan && channelsRan ? VerifyStatus::kMatch : VerifyStatus::kMismatch;
   if (choiceRan && !channelsRan) {
@@ -243,11 +239,11 @@ struct Verifier {
   const policy::ActivePolicy& active;
   VerifyReport report;
   std::map<CellKey, VerifiedCell> cells;
-  std::map<std::tuple<const policy::Policy*, int, int>, std::unique_ptr<CompiledPolicy>> compiled;
+  std::map<std::tuple<const policy::Policy*, int, int>, std::unique_ptr<tuner::CompiledPolicy>> compiled;
 
-  const CompiledPolicy& compile(const std::shared_ptr<const policy::Policy>& p, int nRanks, int nNodes) {
+  const tuner::CompiledPolicy& compile(const std::shared_ptr<const policy::Policy>& p, int nRanks, int nNodes) {
     auto& slot = compiled[{p.get(), nRanks, nNodes}];
-    if (!slot) slot = std::make_unique<CompiledPolicy>(p, nRanks, nNodes);
+    if (!slot) slot = std::make_unique<tuner::CompiledPolicy>(p, nRanks, nNodes);
     return *slot;
   }
 
@@ -388,7 +384,7 @@ int VerifyReport::count(VerifyStatus status) const {
       std::count_if(cells.begin(), cells.end(), [&](const VerifiedCell& c) { return c.status == status; }));
 }
 
-VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<telemetry::NcclInfoLog>& logs) {
+VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<NcclInfoLog>& logs) {
   Verifier v{active, {}, {}, {}};
   if (active.experiment()) {
     v.report.policyName = active.experiment()->name;
@@ -399,7 +395,7 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
   }
   v.report.policyDigest = active.digest();
   if (!active.error().empty()) v.report.problems.push_back("the policy is unusable: " + active.error());
-  for (const telemetry::NcclInfoLog& log : logs) {
+  for (const NcclInfoLog& log : logs) {
     for (const NcclProcessLog& p : log.processes) v.verifyProcess(p, log.source);
     if (log.olderTuningLines > 0) {
       v.report.problems.push_back(log.source + ": " + std::to_string(log.olderTuningLines) +
@@ -423,9 +419,9 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
   return v.report;
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 namespace {
 
@@ -512,4 +508,4 @@ std::string verifyReportText(const VerifyReport& r) {
   return out + "NCCL did not run what the policy decides\n";
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "inspect/explain.h"
 #include "policy/nccl_availability.h"
 #include "policy/policy_loader.h"
 #include "policy/policy_toml.h"
@@ -15,7 +16,6 @@
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/experiment.h"
-#include "tuner/explain.h"
 #include "tuner/switchback_schedule.h"
 
 namespace nccl_roce::tuner {
@@ -39,7 +39,8 @@ std::vector<std::string> errorsOf(const policy::PolicyDocument& doc) {
 // An experiment: the control arm (the built-in inference policy) and an [experiment.explore] table.
 std::string withExplore(const std::string& explore, int controlWeight = 95) {
   return "[experiment]\nname = \"explore-decode\"\n[[experiment.arm]]\nname = \"control\"\npolicy = \"inference\"\n"
-         "weight = " + std::to_string(controlWeight) + "\n[experiment.explore]\n" + explore;
+         "weight = " +
+         std::to_string(controlWeight) + "\n[experiment.explore]\n" + explore;
 }
 
 std::vector<std::string> armNames(const policy::Exploration& explore) {
@@ -59,9 +60,9 @@ TEST(ExploreToml, GeneratesOneArmPerCombinationAlgorithmMajorInTheOrderWritten) 
   EXPECT_EQ(explore.weight, 5u);
   EXPECT_EQ(explore.base, "control") << "default: the first written arm";
   EXPECT_EQ(explore.position.line, 7);
-  EXPECT_THAT(armNames(explore),
-              ElementsAre("explore-tree-simple", "explore-tree-simple-ch16", "explore-tree-ll", "explore-tree-ll-ch16",
-                          "explore-ring-simple", "explore-ring-simple-ch16", "explore-ring-ll", "explore-ring-ll-ch16"));
+  EXPECT_THAT(armNames(explore), ElementsAre("explore-tree-simple", "explore-tree-simple-ch16", "explore-tree-ll",
+                                             "explore-tree-ll-ch16", "explore-ring-simple", "explore-ring-simple-ch16",
+                                             "explore-ring-ll", "explore-ring-ll-ch16"));
   const policy::ExploredChoice& last = explore.choices.back();
   EXPECT_EQ(last.algorithm, kRing);
   EXPECT_EQ(last.protocol, kLL);
@@ -122,13 +123,14 @@ TEST(ExploreToml, AnExploredChunkSizeNcclCannotUseIsAnErrorAtTheValue) {
       policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = [\"ring\", \"nvls\"]\n"
                                           "protocol = \"simple\"\nchunk_size = [\"256K\", \"256K\", \"1000\"]\n"),
                               "e.toml");
-  EXPECT_THAT(errorsOf(doc),
-              ElementsAre("e.toml:12:23: chunk_size 256K is listed twice",
-                          "e.toml:12:31: chunk_size 1000 for Ring/Simple: not a multiple of Simple's grain of 512 bytes "
-                          "(NCCL would round it down to 512)",
-                          HasSubstr("e.toml:12:15: chunk_size 256K for NVLS/Simple: above 128K"),
-                          "e.toml:12:31: chunk_size 1000 for NVLS/Simple: not a multiple of Simple's grain of 512 "
-                          "bytes (NCCL would round it down to 512)"));
+  EXPECT_THAT(
+      errorsOf(doc),
+      ElementsAre("e.toml:12:23: chunk_size 256K is listed twice",
+                  "e.toml:12:31: chunk_size 1000 for Ring/Simple: not a multiple of Simple's grain of 512 bytes "
+                  "(NCCL would round it down to 512)",
+                  HasSubstr("e.toml:12:15: chunk_size 256K for NVLS/Simple: above 128K"),
+                  "e.toml:12:31: chunk_size 1000 for NVLS/Simple: not a multiple of Simple's grain of 512 "
+                  "bytes (NCCL would round it down to 512)"));
 }
 
 // A chunk size NCCL cannot use is one mistake per algorithm and protocol: the channel counts explored beside it do
@@ -175,9 +177,10 @@ TEST(ExploreToml, WhatNcclNeverRunsIsAnErrorAtTheNameThatRulesItOut) {
       withExplore("weight = 5\ncollective = [\"allgather\", \"broadcast\"]\n"
                   "algorithm = [\"tree\", \"ring\", \"nvls\"]\nprotocol = [\"ll\", \"simple\"]\n"),
       "bad.toml");
-  EXPECT_THAT(errorsOf(doc),
-              ElementsAre("bad.toml:10:14: NCCL never runs Tree for AllGather, Broadcast (it runs Tree for AllReduce only)",
-                          "bad.toml:11:13: NCCL never runs NVLS with LL (it runs NVLS with Simple only)"));
+  EXPECT_THAT(
+      errorsOf(doc),
+      ElementsAre("bad.toml:10:14: NCCL never runs Tree for AllGather, Broadcast (it runs Tree for AllReduce only)",
+                  "bad.toml:11:13: NCCL never runs NVLS with LL (it runs NVLS with Simple only)"));
   auto oneNode = policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nnodes = 1\n"
                                                      "algorithm = [\"ring\", \"nvls_tree\"]\nprotocol = \"simple\"\n"),
                                          "one.toml");
@@ -187,8 +190,9 @@ TEST(ExploreToml, WhatNcclNeverRunsIsAnErrorAtTheNameThatRulesItOut) {
       policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"pat\"\nprotocol = "
                                           "\"simple\"\n"),
                               "pat.toml");
-  EXPECT_THAT(errorsOf(pat), ElementsAre("pat.toml:10:13: NCCL never runs PAT for AllReduce (it runs PAT for AllGather, "
-                                         "ReduceScatter only)"));
+  EXPECT_THAT(errorsOf(pat),
+              ElementsAre("pat.toml:10:13: NCCL never runs PAT for AllReduce (it runs PAT for AllGather, "
+                          "ReduceScatter only)"));
 }
 
 TEST(ExploreToml, MoreThanSixtyFourArmsAreTooThinToMeasure) {
@@ -199,8 +203,9 @@ TEST(ExploreToml, MoreThanSixtyFourArmsAreTooThinToMeasure) {
                                           "[\"ll\", \"simple\"]\nchannels = [" +
                                           channels + "]\n"),
                               "many.toml");
-  EXPECT_THAT(errorsOf(doc), ElementsAre(HasSubstr("many.toml:7:1: 66 generated arms (algorithms x protocols x channels "
-                                                   "x chunk sizes), more than 64: each would get too thin a share")));
+  EXPECT_THAT(errorsOf(doc),
+              ElementsAre(HasSubstr("many.toml:7:1: 66 generated arms (algorithms x protocols x channels "
+                                    "x chunk sizes), more than 64: each would get too thin a share")));
   channels.resize(channels.rfind(','));  // 0..31: 64 arms, the most allowed
   EXPECT_TRUE(
       policy::parsePolicyToml(withExplore("weight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
@@ -236,9 +241,10 @@ TEST(ExploreToml, MalformedTablesGetPreciseErrors) {
                                                    "protocol = \"ll\"\n"),
                                        "e.toml")),
       ElementsAre("e.toml:1:1: arm weights add up to 95 and the explore weight is 10: 105, not 100"));
-  std::string clash = "[experiment]\nname = \"x\"\n[[experiment.arm]]\nname = \"explore-ring-ll\"\npolicy = \"nccl\"\n"
-                      "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
-                      "protocol = \"ll\"\n";
+  std::string clash =
+      "[experiment]\nname = \"x\"\n[[experiment.arm]]\nname = \"explore-ring-ll\"\npolicy = \"nccl\"\n"
+      "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+      "protocol = \"ll\"\n";
   EXPECT_THAT(errorsOf(policy::parsePolicyToml(clash, "e.toml")),
               ElementsAre("e.toml:3:1: arm 'explore-ring-ll' has the name of a generated arm of [experiment.explore] "
                           "(line 7); rename it"));
@@ -302,24 +308,30 @@ TEST(ExploreAssignment, SharesComeOutNearTheirWeightsAndGeneratedArmsSplitEvenly
 std::shared_ptr<const policy::ActivePolicy> loadExplore(TempDir& dir, const std::string& explore,
                                                         const std::string& base) {
   dir.writeFile("base.toml", base);
-  std::string text = "[experiment]\nname = \"explore-decode\"\n[[experiment.arm]]\nname = \"control\"\n"
-                     "policy = \"base.toml\"\nweight = 95\n[experiment.explore]\nweight = 5\n" + explore;
+  std::string text =
+      "[experiment]\nname = \"explore-decode\"\n[[experiment.arm]]\nname = \"control\"\n"
+      "policy = \"base.toml\"\nweight = 95\n[experiment.explore]\nweight = 5\n" +
+      explore;
   return policy::loadPolicySpec(dir.writeFile("explore.toml", text), nullptr);
 }
 
 const char* const kBasePolicy =
     "[policy]\nname = \"base\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n"
-    "[[rule]]\nname = \"small-ll\"\ncollective = \"allreduce\"\nsize = \"..=16K\"\nnodes = \"2..\"\nprotocol = \"ll\"\n";
+    "[[rule]]\nname = \"small-ll\"\ncollective = \"allreduce\"\nsize = \"..=16K\"\nnodes = \"2..\"\nprotocol = "
+    "\"ll\"\n";
 
 struct Table {
-  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                       {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
   CostTable view() { return {&cells[0][0], 7, 3}; }
 };
 
 TEST(ExploredPolicy, IsTheExploredRuleThenTheBasePolicyUnderTheArmsName) {
   TempDir dir;
-  auto active = loadExplore(dir, "collective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\nalgorithm = "
-                                 "\"tree\"\nprotocol = [\"ll128\", \"simple\"]\n", kBasePolicy);
+  auto active = loadExplore(dir,
+                            "collective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\nalgorithm = "
+                            "\"tree\"\nprotocol = [\"ll128\", \"simple\"]\n",
+                            kBasePolicy);
   ASSERT_TRUE(active->error().empty()) << active->error();
   const policy::Exploration& explore = *active->experiment()->explore;
   ASSERT_EQ(explore.arms.size(), 2u);
@@ -336,8 +348,10 @@ TEST(ExploredPolicy, IsTheExploredRuleThenTheBasePolicyUnderTheArmsName) {
 
 TEST(ExploredPolicy, ForcesItsChoiceInTheExploredCallsFallsBackToNcclAndIsTheBaseElsewhere) {
   TempDir dir;
-  auto active = loadExplore(dir, "collective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\nalgorithm = "
-                                 "\"tree\"\nprotocol = \"ll128\"\nchannels = 16\n", kBasePolicy);
+  auto active = loadExplore(dir,
+                            "collective = \"allreduce\"\nsize = \"16K..64M\"\nnodes = \"2..\"\nalgorithm = "
+                            "\"tree\"\nprotocol = \"ll128\"\nchannels = 16\n",
+                            kBasePolicy);
   ASSERT_TRUE(active->error().empty()) << active->error();
   const auto& arm = active->experiment()->explore->arms.at(0);
   ASSERT_EQ(arm.name, "explore-tree-ll128-ch16");
@@ -381,7 +395,7 @@ TEST(ExploredPolicy, ABaseRuleTheExploredRuleCoversIsShadowedWithoutErrors) {
   EXPECT_EQ(d.protocol, kSimple);
   uint64_t commId = 0;
   while (armFor(*active->experiment(), commId).name != arm.name) ++commId;
-  std::string text = explainCall(*active, {16, 2, commId, {4, 4096, 1, 0}});
+  std::string text = inspect::explainCall(*active, {16, 2, commId, {4, 4096, 1, 0}});
   EXPECT_THAT(text, HasSubstr("the arm 'explore-ring-simple'"));
   EXPECT_THAT(text, HasSubstr("rule: line 7 'explore ring/simple' matches"));
   EXPECT_THAT(text, HasSubstr("NCCL is told: cost 0.0 on Ring/Simple"));
@@ -390,9 +404,10 @@ TEST(ExploredPolicy, ABaseRuleTheExploredRuleCoversIsShadowedWithoutErrors) {
 TEST(ExploredPolicy, OverAnNcclCsvBaseAnUnavailableChoicePassesToTheBasesRulesAsCsvDoes) {
   TempDir dir;
   dir.writeFile("base.csv", "allreduce,0,65536,tree,ll,-1,-1,-1\n");
-  std::string text = "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = \"control\"\npolicy = \"base.csv\"\n"
-                     "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
-                     "protocol = \"ll128\"\n";
+  std::string text =
+      "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = \"control\"\npolicy = \"base.csv\"\n"
+      "weight = 95\n[experiment.explore]\nweight = 5\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
+      "protocol = \"ll128\"\n";
   auto active = policy::loadPolicySpec(dir.writeFile("e.toml", text), nullptr);
   ASSERT_TRUE(active->error().empty()) << active->error();
   const auto& arm = active->experiment()->explore->arms.at(0);
@@ -411,8 +426,8 @@ TEST(ExploredPolicy, TheExperimentsDigestChangesWithTheBaseFileAndTheExploreTabl
   std::string before = loadExplore(dir, explore, kBasePolicy)->digest();
   EXPECT_EQ(loadExplore(dir, explore, kBasePolicy)->digest(), before) << "deterministic";
   EXPECT_NE(loadExplore(dir, explore, std::string(kBasePolicy) + "channels = 4\n")->digest(), before);
-  EXPECT_NE(loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n",
-                        kBasePolicy)->digest(),
+  EXPECT_NE(loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n", kBasePolicy)
+                ->digest(),
             before);
 }
 
@@ -449,12 +464,18 @@ TEST(ExploredPolicy, ArmsTimesBaseRulesAreBoundedSoAnExperimentStaysSmall) {
   }
   std::string channels;
   for (int c = 0; c < 32; ++c) channels += (c ? ", " : "") + std::to_string(c);
-  auto active = loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n"
-                                 "channels = [" + channels + "]\n", base);
+  auto active = loadExplore(dir,
+                            "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n"
+                            "channels = [" +
+                                channels + "]\n",
+                            base);
   EXPECT_THAT(active->error(), HasSubstr("64 generated arms, each with the base policy's rules, would hold 64064 rules "
                                          "(at most 32768)"));
-  EXPECT_EQ(loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n",
-                        base)->error(), "") << "2 arms over the same base are fine";
+  EXPECT_EQ(
+      loadExplore(dir, "collective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = [\"ll\", \"simple\"]\n", base)
+          ->error(),
+      "")
+      << "2 arms over the same base are fine";
 }
 
 }  // namespace
@@ -481,7 +502,7 @@ TEST(ExploredSwitchback, GeneratedArmsTakeTurnsInsideEveryCommunicator) {
   for (const char* arm : {"explore-ring-ll", "explore-ring-simple", "explore-tree-ll", "explore-tree-simple"}) {
     EXPECT_NEAR(turns[arm], 1500, 200) << arm;
   }
-  std::string explained = explainCall(*active, {16, 2, 0x77, {4, 1 << 20, 1, 0}});
+  std::string explained = inspect::explainCall(*active, {16, 2, 0x77, {4, 1 << 20, 1, 0}});
   EXPECT_THAT(explained, HasSubstr("runs every arm in turns of 8 tuner calls"));
   EXPECT_THAT(explained, HasSubstr("explore-tree-ll: 15% of turns, forces Tree/LL"));
 }

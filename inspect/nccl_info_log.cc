@@ -1,42 +1,19 @@
-#include "telemetry/nccl_info_log.h"
+#include "inspect/nccl_info_log.h"
 
 #include <cstdlib>
 #include <utility>
 
+#include "common/log.h"
 #include "common/strings.h"
 
-namespace nccl_roce::telemetry {
+namespace nccl_roce::inspect {
 
 namespace {
 
 constexpr std::string_view kInfo = " NCCL INFO ";
 constexpr std::string_view kWarn = " NCCL WARN ";
 
-// Consumes `prefix` from the front of *text.
-bool take(std::string_view* text, std::string_view prefix) {
-  if (!startsWith(*text, prefix)) return false;
-  text->remove_prefix(prefix.size());
-  return true;
-}
-
-// Consumes a decimal number (digits only) from the front of *text.
-std::optional<uint64_t> takeNumber(std::string_view* text) {
-  size_t n = 0;
-  while (n < text->size() && (*text)[n] >= '0' && (*text)[n] <= '9') ++n;
-  std::optional<uint64_t> value = parseUnsigned(text->substr(0, n));
-  if (value) text->remove_prefix(n);
-  return value;
-}
-
-// Consumes characters up to (not including) `stop`, which must follow.
-std::optional<std::string_view> takeUntil(std::string_view* text, std::string_view stop) {
-  size_t at = text->find(stop);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view out = text->substr(0, at);
-  text->remove_prefix(at);
-  return out;
-}
-
+// The communicator's pointer NCCL prints: "0x" and hex digits, up to a space, comma or parenthesis.
 std::optional<uint64_t> takeHex(std::string_view* text) {
   size_t n = 0;
   while (n < text->size() && (*text)[n] != ' ' && (*text)[n] != ',' && (*text)[n] != ')') ++n;
@@ -75,9 +52,9 @@ bool readOrigin(std::string_view before, std::string* host, int64_t* pid) {
 std::optional<NcclCommunicatorLine> parseCommunicatorMessage(std::string_view m) {
   NcclCommunicatorLine c;
   std::optional<uint64_t> comm, rank, nRanks, nNodes;
-  if (!take(&m, "comm ") || !(comm = takeHex(&m)) || !take(&m, " rank ") || !(rank = takeNumber(&m)) ||
-      !take(&m, " nRanks ") || !(nRanks = takeNumber(&m)) || !take(&m, " nNodes ") || !(nNodes = takeNumber(&m)) ||
-      !startsWith(m, " localRanks ")) {
+  if (!consumePrefix(&m, "comm ") || !(comm = takeHex(&m)) || !consumePrefix(&m, " rank ") ||
+      !(rank = consumeUnsigned(&m)) || !consumePrefix(&m, " nRanks ") || !(nRanks = consumeUnsigned(&m)) ||
+      !consumePrefix(&m, " nNodes ") || !(nNodes = consumeUnsigned(&m)) || !startsWith(m, " localRanks ")) {
     return std::nullopt;
   }
   std::optional<int> r = smallInt(rank), n = smallInt(nRanks), nodes = smallInt(nNodes);
@@ -104,7 +81,7 @@ bool readTableHeader(std::string_view m, int line, ProcessState* p) {
   for (size_t i = 1; i < cells.size(); ++i) {
     std::string_view name = trim(cells[i]);
     if (name.empty()) continue;
-    std::optional<int> algorithm = parseAlgorithm(name);
+    std::optional<int> algorithm = telemetry::parseAlgorithm(name);
     p->blockAlgorithms.push_back(algorithm ? *algorithm : -1);
   }
   if (p->blockAlgorithms.empty() || p->log.communicators.empty()) return true;
@@ -126,12 +103,12 @@ bool readTableRow(std::string_view m, ProcessState* p) {
   }
   std::vector<std::string_view> cells = split(m, '|');
   if (cells.size() < 2) return false;
-  std::optional<int> collective = parseCollective(trim(cells[0]));
+  std::optional<int> collective = telemetry::parseCollective(trim(cells[0]));
   if (!collective) return false;
   NcclAvailability& table = *p->log.communicators.back().availability;
   for (size_t i = 1; i < cells.size(); ++i) {
     size_t index = i - 1;
-    size_t block = index / kNumProtocols;
+    size_t block = index / telemetry::kNumProtocols;
     std::string_view cell = trim(cells[i]);
     if (cell.empty() || block >= p->blockAlgorithms.size()) continue;
     int algorithm = p->blockAlgorithms[block];
@@ -141,7 +118,7 @@ bool readTableRow(std::string_view m, ProcessState* p) {
     char* end = nullptr;
     double bw = std::strtod(bandwidth.c_str(), &end);
     bool parsed = end != bandwidth.c_str() && *end == '\0';
-    table.offered[*collective][algorithm][index % kNumProtocols] = parsed && bw > 0.0;
+    table.offered[*collective][algorithm][index % telemetry::kNumProtocols] = parsed && bw > 0.0;
   }
   return true;
 }
@@ -151,7 +128,8 @@ bool isOlderTuning(std::string_view m) {
   size_t algo = m.find(" Bytes -> Algo ");
   if (algo == std::string_view::npos) return false;
   std::string_view rest = m.substr(algo + 15);
-  return takeNumber(&rest) && take(&rest, " proto ") && takeNumber(&rest) && startsWith(rest, " time ");
+  return consumeUnsigned(&rest) && consumePrefix(&rest, " proto ") && consumeUnsigned(&rest) &&
+         startsWith(rest, " time ");
 }
 
 // Whether a message begins like a TUNING line ("Name: 123 Bytes -> "), parsed or not.
@@ -160,22 +138,34 @@ bool looksLikeTuning(std::string_view m) {
   return colon != std::string_view::npos && colon < 16 && m.find(" Bytes -> ") != std::string_view::npos;
 }
 
+// One of our lines: what follows the prefix our logger adds (common/log.h).
+std::optional<std::string_view> ours(std::string_view m) {
+  if (!consumePrefix(&m, kNcclLogPrefix) || !consumePrefix(&m, ": ")) return std::nullopt;
+  return m;
+}
+
+// Our tuner's line at a communicator's init.
+std::optional<telemetry::TunerInfoLine> parseOurTunerLine(std::string_view m) {
+  std::optional<std::string_view> message = ours(m);
+  return message ? telemetry::parseTunerInfoLine(*message) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
   NcclTuningLine t;
-  std::optional<std::string_view> name = takeUntil(&m, ": ");
+  std::optional<std::string_view> name = consumeUntil(&m, ": ");
   if (!name) return std::nullopt;
-  std::optional<int> collective = parseCollective(*name);
+  std::optional<int> collective = telemetry::parseCollective(*name);
   std::optional<uint64_t> bytes, lo, hi;
   std::optional<std::string_view> algorithm, protocol;
-  if (!collective || !take(&m, ": ") || !(bytes = takeNumber(&m)) || !take(&m, " Bytes -> Algo ") ||
-      !(algorithm = takeUntil(&m, " ")) || !take(&m, " proto ") || !(protocol = takeUntil(&m, " ")) ||
-      !take(&m, " channel{Lo..Hi}={") || !(lo = takeNumber(&m)) || !take(&m, "..") || !(hi = takeNumber(&m)) ||
-      !take(&m, "}")) {
+  if (!collective || !consumePrefix(&m, ": ") || !(bytes = consumeUnsigned(&m)) ||
+      !consumePrefix(&m, " Bytes -> Algo ") || !(algorithm = consumeUntil(&m, " ")) || !consumePrefix(&m, " proto ") ||
+      !(protocol = consumeUntil(&m, " ")) || !consumePrefix(&m, " channel{Lo..Hi}={") || !(lo = consumeUnsigned(&m)) ||
+      !consumePrefix(&m, "..") || !(hi = consumeUnsigned(&m)) || !consumePrefix(&m, "}")) {
     return std::nullopt;
   }
-  std::optional<int> a = parseAlgorithm(*algorithm), p = parseProtocol(*protocol);
+  std::optional<int> a = telemetry::parseAlgorithm(*algorithm), p = telemetry::parseProtocol(*protocol);
   std::optional<int> channelLo = smallInt(lo), channelHi = smallInt(hi);
   if (!a || !p || !channelLo || !channelHi || *channelHi < *channelLo) return std::nullopt;
   t.collective = *collective;
@@ -189,46 +179,6 @@ std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
   if (comm != std::string_view::npos) {
     std::string_view rest = m.substr(comm + 6);
     if (std::optional<uint64_t> pointer = takeHex(&rest)) t.comm = *pointer;
-  }
-  return t;
-}
-
-std::optional<RoceTunerLine> parseRoceTunerMessage(std::string_view m) {
-  RoceTunerLine t;
-  std::optional<uint64_t> id, ranks, nodes;
-  if (!take(&m, "NCCL-RoCE: tuner: comm ") || !(id = takeHex(&m)) || !take(&m, " (") || !(ranks = takeNumber(&m)) ||
-      !take(&m, " ranks, ") || !(nodes = takeNumber(&m)) || !take(&m, " nodes) ")) {
-    return std::nullopt;
-  }
-  std::optional<int> r = smallInt(ranks), n = smallInt(nodes);
-  if (!r || !n) return std::nullopt;
-  t.commId = *id;
-  t.nRanks = *r;
-  t.nNodes = *n;
-  std::optional<std::string_view> name, source, digest;
-  if (take(&m, "runs experiment '")) {
-    if (!(name = takeUntil(&m, "' (")) || !take(&m, "' (") || !(digest = takeUntil(&m, ")"))) return std::nullopt;
-    t.switchback = true;
-    t.experiment = std::string(*name);
-    t.experimentDigest = std::string(*digest);
-    return t;
-  }
-  if (!take(&m, "uses policy '") || !(name = takeUntil(&m, "' (")) || !take(&m, "' (") ||
-      !(source = takeUntil(&m, ", ")) || !take(&m, ", ") || !(digest = takeUntil(&m, ")")) || !take(&m, ")")) {
-    return std::nullopt;
-  }
-  t.policy = std::string(*name);
-  t.source = std::string(*source);
-  t.digest = std::string(*digest);
-  if (take(&m, ", experiment '")) {
-    std::optional<std::string_view> experiment, experimentDigest, arm;
-    if (!(experiment = takeUntil(&m, "' (")) || !take(&m, "' (") || !(experimentDigest = takeUntil(&m, ")")) ||
-        !take(&m, ") arm ") || !(arm = takeUntil(&m, ":"))) {
-      return std::nullopt;
-    }
-    t.experiment = std::string(*experiment);
-    t.experimentDigest = std::string(*experimentDigest);
-    t.arm = std::string(*arm);
   }
   return t;
 }
@@ -262,13 +212,14 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
     std::string_view m = line.substr(at + kInfo.size());
     ProcessState& p = processOf(host, pid);
     if (warn) {
-      if (startsWith(m, "NCCL-RoCE: tuner: ")) p.log.roceTunerWarnings.emplace_back(m);
+      std::optional<std::string_view> message = ours(m);
+      if (message && startsWith(*message, "tuner: ")) p.log.roceTunerWarnings.emplace_back(m);
       continue;
     }
     if (std::optional<NcclTuningLine> tuning = parseTuningMessage(m)) {
       tuning->line = number;
       p.log.tuning.push_back(*tuning);
-    } else if (looksLikeTuning(m) && parseCollective(m.substr(0, m.find(':')))) {
+    } else if (looksLikeTuning(m) && telemetry::parseCollective(m.substr(0, m.find(':')))) {
       ++(isOlderTuning(m) ? out.olderTuningLines : out.malformedTuningLines);
     } else if (std::optional<NcclCommunicatorLine> comm = parseCommunicatorMessage(m)) {
       comm->line = number;
@@ -276,18 +227,20 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
       p.blockAlgorithms.clear();
     } else if (readTableHeader(m, number, &p) || readTableRow(m, &p)) {
       continue;
-    } else if (std::optional<RoceTunerLine> tuner = parseRoceTunerMessage(m)) {
-      tuner->line = number;
-      p.log.roceTuners.push_back(*tuner);
-    } else if (take(&m, "TUNER/Plugin: Using ")) {
+    } else if (std::optional<telemetry::TunerInfoLine> tuner = parseOurTunerLine(m)) {
+      RoceTunerLine read;
+      static_cast<telemetry::TunerInfoLine&>(read) = std::move(*tuner);
+      read.line = number;
+      p.log.roceTuners.push_back(std::move(read));
+    } else if (consumePrefix(&m, "TUNER/Plugin: Using ")) {
       p.log.tunerPlugin = std::string(m.substr(0, m.find(" (")));
-    } else if (take(&m, "ENV/Plugin: Using ")) {
+    } else if (consumePrefix(&m, "ENV/Plugin: Using ")) {
       p.log.envPlugin = std::string(m.substr(0, m.find(" (")));
-    } else if (take(&m, "NET/Plugin: Loaded net plugin ")) {
+    } else if (consumePrefix(&m, "NET/Plugin: Loaded net plugin ")) {
       p.log.netPlugin = std::string(m.substr(0, m.find(" (")));
-    } else if (take(&m, "PROFILER/Plugin: Loaded ")) {
+    } else if (consumePrefix(&m, "PROFILER/Plugin: Loaded ")) {
       p.log.profilerPlugin = std::string(m.substr(0, m.find(" (")));
-    } else if (take(&m, "NCCL version ")) {
+    } else if (consumePrefix(&m, "NCCL version ")) {
       p.log.ncclVersion = std::string(m.substr(0, m.find_first_of("+ ")));
     }
   }
@@ -295,4 +248,4 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
   return out;
 }
 
-}  // namespace nccl_roce::telemetry
+}  // namespace nccl_roce::inspect

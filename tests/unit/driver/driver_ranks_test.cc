@@ -123,8 +123,8 @@ TEST(CheckPattern, SumsAreExactAndWorkedOutByHandForTwoRanks) {
   ExpectedSums two(2);
   EXPECT_EQ(two.at(0), 0.0 + 3.0);
   EXPECT_EQ(two.at(1), 7.0 + 10.0);
-  EXPECT_EQ(two.at(5), 3.0 + 6.0);    // 35 mod 16, 38 mod 16
-  EXPECT_EQ(two.at(21), two.at(5));   // period 16
+  EXPECT_EQ(two.at(5), 3.0 + 6.0);   // 35 mod 16, 38 mod 16
+  EXPECT_EQ(two.at(21), two.at(5));  // period 16
   // Over 16 ranks every residue appears once at every index: 0 + 1 + ... + 15.
   ExpectedSums sixteen(16);
   for (size_t i = 0; i < 16; ++i) EXPECT_EQ(sixteen.at(i), 120.0);

@@ -1,10 +1,9 @@
 // The driver prints nccl-tests' table: the same number formatting, and output our own parser (and so
 // `sweep compare` and `sweep fit`) reads with every fact intact. No GPU needed.
-#include "nccl-tests-integration/driver/perf_table.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "nccl-tests-integration/driver/perf_table.h"
 #include "nccl-tests-integration/sweep/perf_log_parser.h"
 
 namespace nccl_roce::driver {
@@ -56,11 +55,10 @@ std::vector<RankDevice> twoRanksOnOneGpu() {
 
 TEST(DriverTable, OutputReadsBackThroughTheSweepParser) {
   DriverOptions o = sweepOptions();
-  std::vector<MeasuredSize> rows = {{8, {22.514, 0}, {21.987, 0}},
-                                    {65536, {31.2, 0}, {30.75, 2}},
-                                    {1048576, {105.34, 0}, {104.99, 0}}};
-  std::string text = tableHeader(o, "NCCL version 2.28.9 (nccl-roce-allreduce-driver, CUDA runtime 13.0)",
-                                 twoRanksOnOneGpu());
+  std::vector<MeasuredSize> rows = {
+      {8, {22.514, 0}, {21.987, 0}}, {65536, {31.2, 0}, {30.75, 2}}, {1048576, {105.34, 0}, {104.99, 0}}};
+  std::string text =
+      tableHeader(o, "NCCL version 2.28.9 (nccl-roce-allreduce-driver, CUDA runtime 13.0)", twoRanksOnOneGpu());
   for (const MeasuredSize& row : rows) text += tableRow(row, DataType::kFloat, 2);
   text += tableFooter(rows, 2);
 
@@ -96,8 +94,8 @@ TEST(DriverTable, OutputReadsBackThroughTheSweepParser) {
   const sweep::PerfRow& large = run.rows[2];
   EXPECT_EQ(large.count, 262144u);
   EXPECT_DOUBLE_EQ(*large.outOfPlace->timeUs, 105.34);
-  EXPECT_DOUBLE_EQ(*large.outOfPlace->algBwGBs, 9.95);   // 1048576 / 105.34 us
-  EXPECT_DOUBLE_EQ(*large.outOfPlace->busBwGBs, 9.95);   // x 2(2-1)/2
+  EXPECT_DOUBLE_EQ(*large.outOfPlace->algBwGBs, 9.95);  // 1048576 / 105.34 us
+  EXPECT_DOUBLE_EQ(*large.outOfPlace->busBwGBs, 9.95);  // x 2(2-1)/2
   EXPECT_EQ(large.outOfPlace->wrong, std::optional<int64_t>(0));
 }
 

@@ -1,4 +1,4 @@
-#include "tuner/explain.h"
+#include "inspect/explain.h"
 
 #include <memory>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "tuner/experiment.h"
 #include "tuner/switchback_schedule.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 
 namespace {
 
@@ -71,7 +71,7 @@ std::string describeChunkSizes(const policy::Policy& policy, const policy::Rule&
 }
 
 // The policy (and experiment arm) in force and the call being explained.
-std::string describeSetting(const policy::ActivePolicy& active, const PolicyAssignment& assignment,
+std::string describeSetting(const policy::ActivePolicy& active, const tuner::PolicyAssignment& assignment,
                             const ExplainRequest& request) {
   std::string out;
   if (!active.error().empty()) {
@@ -89,7 +89,7 @@ std::string describeSetting(const policy::ActivePolicy& active, const PolicyAssi
            formatHexId(request.commId) + " the arm '" + assignment.arm + "'";
   }
   out += "\n";
-  const CallInputs& call = request.call;
+  const tuner::CallInputs& call = request.call;
   out += std::string("call: ") + telemetry::collectiveName(call.collective) + " of " + formatByteSize(call.bytes) +
          " bytes on " + std::to_string(request.nRanks) + " ranks / " + std::to_string(request.nNodes) +
          " nodes, pipe_ops " + std::to_string(call.pipeOps) + ", reg_buff " + std::to_string(call.regBuff) + "\n";
@@ -116,8 +116,8 @@ std::string describeDecision(const policy::Policy& policy, const std::vector<con
     // NCCL's CSV semantics: the next matching rules are the fallbacks, each with its own channels.
     for (size_t i = 1; i < matching.size(); ++i) {
       const policy::Rule& next = *matching[i];
-      std::string what = next.choices.empty() ? std::string("NCCL's algorithm and protocol")
-                                              : describeChoice(next.choices.front());
+      std::string what =
+          next.choices.empty() ? std::string("NCCL's algorithm and protocol") : describeChoice(next.choices.front());
       out += "  then " + describeRule(next) + ": " + what + "; " + channelsText(next.channels) + "\n";
     }
   }
@@ -125,30 +125,33 @@ std::string describeDecision(const policy::Policy& policy, const std::vector<con
 }
 
 // The rules matching a call, in policy order: the first fires.
-std::vector<const policy::Rule*> matchingRules(const CompiledPolicy& compiled, const CallInputs& call) {
+std::vector<const policy::Rule*> matchingRules(const tuner::CompiledPolicy& compiled, const tuner::CallInputs& call) {
   std::vector<const policy::Rule*> matching;
   for (uint32_t index : compiled.candidates(call.collective, call.bytes)) {
-    if (ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff)) matching.push_back(&compiled.rule(index));
+    if (tuner::ruleMatchesCall(compiled.rule(index), call.pipeOps, call.regBuff))
+      matching.push_back(&compiled.rule(index));
   }
   return matching;
 }
 
 // One line: what a policy does with the call (the arms' summary; the arm in force gets the full explanation).
 std::string summariseCall(const std::shared_ptr<const policy::Policy>& policy, const ExplainRequest& request) {
-  CompiledPolicy compiled(policy, request.nRanks, request.nNodes);
+  tuner::CompiledPolicy compiled(policy, request.nRanks, request.nNodes);
   std::vector<const policy::Rule*> matching = matchingRules(compiled, request.call);
   if (matching.empty()) return "this call: no rule matches, NCCL decides";
   const policy::Rule& fired = *matching.front();
   std::string out = "this call: rule " + describeRule(fired) + ": ";
-  const std::string chunk =
-      fired.chunkSizes.any() ? "; chunk size " + chunkSizesText(fired.chunkSizes) : std::string();
+  const std::string chunk = fired.chunkSizes.any() ? "; chunk size " + chunkSizesText(fired.chunkSizes) : std::string();
   if (fired.choices.empty()) return out + "NCCL's algorithm and protocol; " + channelsText(fired.channels) + chunk;
   for (const policy::Choice& choice : fired.choices) out += describeChoice(choice) + ", else ";
-  const char* last = policy->unavailableFallsThrough && matching.size() > 1 ? "the next matching rule" : "NCCL's own choice";
+  const char* last =
+      policy->unavailableFallsThrough && matching.size() > 1 ? "the next matching rule" : "NCCL's own choice";
   return out + last + "; " + channelsText(fired.channels) + chunk;
 }
 
-std::string percentOf(double share) { return format("%.3g%%", share); }
+std::string percentOf(double share) {
+  return format("%.3g%%", share);
+}
 
 // Every arm of an experiment, its share of communicators, and what it does with this call.
 std::string describeArms(const policy::Experiment& experiment, const ExplainRequest& request) {
@@ -187,17 +190,17 @@ std::string describeArms(const policy::Experiment& experiment, const ExplainRequ
 }  // namespace
 
 std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest& request) {
-  PolicyAssignment assignment = assignPolicy(active, request.commId);
+  tuner::PolicyAssignment assignment = tuner::assignPolicy(active, request.commId);
   const auto& experiment = active.experiment();
   if (experiment && experiment->design == policy::ExperimentDesign::kSwitchback && active.error().empty()) {
-    SwitchbackSchedule schedule(*experiment, request.commId);  // the first turn's arm
+    tuner::SwitchbackSchedule schedule(*experiment, request.commId);  // the first turn's arm
     const policy::ExperimentArm* first = schedule.arms()[schedule.armOf(0)];
     assignment.arm = first->name;
     if (first->policy) assignment.policy = first->policy;
   }
   std::string out = describeSetting(active, assignment, request);
-  const CallInputs& call = request.call;
-  CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
+  const tuner::CallInputs& call = request.call;
+  tuner::CompiledPolicy compiled(assignment.policy, request.nRanks, request.nNodes);
   std::vector<const policy::Rule*> matching = matchingRules(compiled, call);
   if (matching.empty()) {
     out += "rule: none matches; NCCL is told nothing and picks algorithm, protocol, channels and chunk size itself\n";
@@ -208,4 +211,4 @@ std::string explainCall(const policy::ActivePolicy& active, const ExplainRequest
   return out;
 }
 
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

@@ -13,7 +13,9 @@ using ::testing::HasSubstr;
 
 constexpr uint64_t kK = 1024, kM = 1024 * 1024;
 
-StatusOr<DriverOptions> parse(std::vector<std::string> args) { return parseDriverOptions(args); }
+StatusOr<DriverOptions> parse(std::vector<std::string> args) {
+  return parseDriverOptions(args);
+}
 
 std::string errorOf(std::vector<std::string> args) {
   StatusOr<DriverOptions> o = parseDriverOptions(args);
@@ -69,7 +71,8 @@ TEST(DriverOptions, SizesAreWholeElementsOfTheType) {
   o = parse({"-b", "6", "-e", "30", "-f", "2", "-d", "double"});
   ASSERT_TRUE(o.isOk());
   EXPECT_THAT(sweepSizes(*o), ElementsAre(8u, 24u));
-  EXPECT_THAT(errorOf({"-b", "2", "-e", "3", "-d", "float"}), HasSubstr("no size between -b and -e holds a whole float"));
+  EXPECT_THAT(errorOf({"-b", "2", "-e", "3", "-d", "float"}),
+              HasSubstr("no size between -b and -e holds a whole float"));
 }
 
 TEST(DriverOptions, HugeRangesStopBeforeOverflowing) {
@@ -88,7 +91,8 @@ TEST(DriverOptions, MistakesAreNamed) {
   EXPECT_THAT(errorOf({"-d", "half"}), HasSubstr("float or double"));
   EXPECT_THAT(errorOf({"-o", "max"}), HasSubstr("the driver measures sum"));
   EXPECT_THAT(errorOf({"-g", "8"}), HasSubstr("one GPU per process"));
-  EXPECT_THAT(errorOf({"--rank", "2", "--nranks", "2", "--rendezvous", "f"}), HasSubstr("--rank 2 is not below --nranks 2"));
+  EXPECT_THAT(errorOf({"--rank", "2", "--nranks", "2", "--rendezvous", "f"}),
+              HasSubstr("--rank 2 is not below --nranks 2"));
   EXPECT_THAT(errorOf({"--rank", "1", "--nranks", "2"}), HasSubstr("--rank needs --rendezvous FILE"));
   EXPECT_THAT(errorOf({"--rank", "0", "--nranks", "2", "--rendezvous", "f", "--distinct-hostid"}),
               HasSubstr("a launcher sets NCCL_HOSTID per rank"));

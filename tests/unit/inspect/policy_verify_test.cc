@@ -1,7 +1,7 @@
 // `policy verify`: NCCL's TUNING lines of a real NCCL 2.28.9 run on an H200 (tests/data/gpu-runs/h200-nccl-2.28.9)
 // judged against the policy the run used, and the same log edited the ways a run goes wrong: NCCL running something
 // else, the tuner not loaded, another policy, more channels than a rule allows, a preference NCCL does not offer.
-#include "tuner/policy_verify.h"
+#include "inspect/policy_verify.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
-namespace nccl_roce::tuner {
+namespace nccl_roce::inspect {
 namespace {
 
 using nccl_roce::testing::sourcePath;
@@ -60,7 +60,7 @@ std::string ranInstead(std::string log, uint64_t bytes, const std::string& ran) 
 
 VerifyReport verify(const policy::ActivePolicy& active, const std::string& text,
                     const std::string& name = "rep-1.log") {
-  return verifyPolicy(active, {telemetry::parseNcclInfoLog(text, name)});
+  return verifyPolicy(active, {parseNcclInfoLog(text, name)});
 }
 
 const VerifiedCell* cellAt(const VerifyReport& r, int collective, uint64_t bytes) {
@@ -242,4 +242,4 @@ TEST(PolicyVerify, LogsWithoutTuningLinesProveNothing) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::tuner
+}  // namespace nccl_roce::inspect

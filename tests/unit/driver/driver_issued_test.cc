@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "common/file.h"
+#include "inspect/nccl_info_log.h"
 #include "nccl-tests-integration/driver/issued_counts.h"
 #include "nccl-tests-integration/driver/perf_table.h"
 #include "nccl-tests-integration/sweep/perf_log_parser.h"
-#include "telemetry/nccl_info_log.h"
 #include "tests/support/run_command.h"
 
 namespace nccl_roce::driver {
@@ -35,10 +35,10 @@ TEST(DriverIssued, TheRealRunIssuedWhatTheArithmeticSays) {
   StatusOr<std::string> text = readFileBounded(
       testing::sourcePath("tests/data/gpu-runs/h200-nccl-2.28.9/sweep/policy-inference/rep-1.log"), size_t{1} << 24);
   ASSERT_TRUE(text.isOk());
-  telemetry::NcclInfoLog log = telemetry::parseNcclInfoLog(*text, "rep-1.log");
+  inspect::NcclInfoLog log = inspect::parseNcclInfoLog(*text, "rep-1.log");
   ASSERT_EQ(log.processes.size(), 1u);
   uint64_t allReduces = 0, allGathers = 0;
-  for (const telemetry::NcclTuningLine& t : log.processes[0].tuning) (t.collective == 4 ? allReduces : allGathers)++;
+  for (const inspect::NcclTuningLine& t : log.processes[0].tuning) (t.collective == 4 ? allReduces : allGathers)++;
   EXPECT_EQ(allReduces, issued.allReduce.tunerCalls()) << "NCCL printed one TUNING line per all-reduce it planned";
   EXPECT_EQ(allGathers, issued.allGather.tunerCalls());
 }

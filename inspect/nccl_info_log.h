@@ -2,7 +2,7 @@
 // "comm 0x.. rank R nRanks N nNodes M ..." line of each), the latency/bandwidth table it prints at each init (what it
 // offers: an entry of bandwidth 0 is one it never runs), which tuner plugin it loaded, our tuner's "uses policy"
 // line, and each collective's TUNING line ("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}").
-// `policy verify` checks the TUNING lines against a policy (tuner/policy_verify.h); `sweep compare` tells an A/A
+// `policy verify` checks the TUNING lines against a policy (inspect/policy_verify.h); `sweep compare` tells an A/A
 // from them. NCCL prints the table and the TUNING lines on rank 0 of each communicator only, with
 // NCCL_DEBUG=INFO and TUNING among NCCL_DEBUG_SUBSYS; the same line formats from 2.24 to 2.30
 // (src/enqueue.cc, src/graph/tuning.cc, src/init.cc). NCCL 2.23 printed "AllReduce: 8 Bytes -> Algo 1 proto 0 time
@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "telemetry/nccl_names.h"
+#include "telemetry/tuner_info_line.h"
 
-namespace nccl_roce::telemetry {
+namespace nccl_roce::inspect {
 
 // "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}"; builds that append " comm 0x.." name the
 // communicator (NCCL's pointer).
@@ -35,7 +36,7 @@ struct NcclTuningLine {
   // The size the tuner was asked about: NCCL passes AllGather and ReduceScatter the bytes over all ranks
   // (ncclFuncMaxSendRecvCount in src/include/enqueue.h).
   uint64_t tunerBytes(int nRanks) const {
-    return sizedOverRanks(collective) && nRanks > 0 ? bytes * static_cast<uint64_t>(nRanks) : bytes;
+    return telemetry::sizedOverRanks(collective) && nRanks > 0 ? bytes * static_cast<uint64_t>(nRanks) : bytes;
   }
 };
 
@@ -47,11 +48,13 @@ struct NcclTuningLine {
 struct NcclAvailability {
   int line = 0;           // the table's first line
   int numAlgorithms = 0;  // algorithms the table listed (7 since 2.23, PAT; 6 before)
-  std::array<std::array<std::array<bool, kNumProtocols>, kMaxAlgorithms>, kNumCollectives> offered{};
+  std::array<std::array<std::array<bool, telemetry::kNumProtocols>, telemetry::kMaxAlgorithms>,
+             telemetry::kNumCollectives>
+      offered{};
 
   bool offers(int collective, int algorithm, int protocol) const {
-    return collective >= 0 && collective < kNumCollectives && algorithm >= 0 && algorithm < numAlgorithms &&
-           protocol >= 0 && protocol < kNumProtocols && offered[collective][algorithm][protocol];
+    return collective >= 0 && collective < telemetry::kNumCollectives && algorithm >= 0 && algorithm < numAlgorithms &&
+           protocol >= 0 && protocol < telemetry::kNumProtocols && offered[collective][algorithm][protocol];
   }
 };
 
@@ -65,17 +68,9 @@ struct NcclCommunicatorLine {
   std::optional<NcclAvailability> availability;  // rank 0 only, and only with TUNING logged
 };
 
-// Our tuner's line at a communicator's init (plugin/tuner_setup.cc): "NCCL-RoCE: tuner: comm 0x<id> (2 ranks, 2
-// nodes) uses policy 'NAME' (SOURCE, DIGEST)[, experiment 'E' (DIGEST) arm A]: ..." or, for a switchback, "... runs
-// experiment 'E' (DIGEST) as a switchback: ...".
-struct RoceTunerLine {
+// Our tuner's line at a communicator's init (telemetry/tuner_info_line.h), and where it is in its file.
+struct RoceTunerLine : telemetry::TunerInfoLine {
   int line = 0;
-  uint64_t commId = 0;
-  int nRanks = 0;
-  int nNodes = 0;
-  std::string policy, source, digest;  // the policy the communicator runs; empty for a switchback
-  std::string experiment, experimentDigest, arm;
-  bool switchback = false;
 };
 
 struct NcclProcessLog {
@@ -105,6 +100,5 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source);
 
 // The parts of one line, exposed for tests and for callers that read lines one by one.
 std::optional<NcclTuningLine> parseTuningMessage(std::string_view message);
-std::optional<RoceTunerLine> parseRoceTunerMessage(std::string_view message);
 
-}  // namespace nccl_roce::telemetry
+}  // namespace nccl_roce::inspect

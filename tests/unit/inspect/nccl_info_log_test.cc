@@ -1,14 +1,14 @@
 // NCCL's INFO log read the way `policy verify` and `sweep compare` read it: the real log of rank 0 of an NCCL
 // 2.28.9 run on an H200 (tests/data/gpu-runs/h200-nccl-2.28.9), rank 1's, and the line forms other builds and
 // launchers print.
-#include "telemetry/nccl_info_log.h"
+#include "inspect/nccl_info_log.h"
 
 #include <gtest/gtest.h>
 
 #include "common/file.h"
 #include "tests/support/run_command.h"
 
-namespace nccl_roce::telemetry {
+namespace nccl_roce::inspect {
 namespace {
 
 using nccl_roce::testing::sourcePath;
@@ -148,23 +148,29 @@ TEST(NcclInfoLog, CutShortOrUnknownTuningLinesAreCountedNotGuessed) {
 }
 
 TEST(NcclInfoLog, OurTunerLinesOfAnExperimentAndASwitchbackAndItsWarnings) {
-  // As the torch run printed it (tests/data/gpu-runs/h200-nccl-2.28.9/README.md), and plugin/tuner_setup.cc's forms.
-  auto arm = parseRoceTunerMessage(
-      "NCCL-RoCE: tuner: comm 0xb41c63d60da01ce3 (2 ranks, 2 nodes) uses policy 'inference' (builtin:inference, "
-      "sha256:cf91bc94eb3688f88191fb9dda3d629d83738a26f2e094e4eb073f500fd9e6f4), experiment 'gpu-proof' "
-      "(sha256:a21f5a960692cc61ec96a4ebd09672547eb63966c9150dabff05f45ab354a2bf) arm candidate: 1 of 1 rules apply");
-  ASSERT_TRUE(arm.has_value());
-  EXPECT_EQ(arm->experiment, "gpu-proof");
-  EXPECT_EQ(arm->experimentDigest, "sha256:a21f5a960692cc61ec96a4ebd09672547eb63966c9150dabff05f45ab354a2bf");
-  EXPECT_EQ(arm->arm, "candidate");
-  EXPECT_EQ(arm->policy, "inference");
-  auto switchback = parseRoceTunerMessage(
-      "NCCL-RoCE: tuner: comm 0x00000000000000aa (16 ranks, 2 nodes) runs experiment 'decode-ll' (sha256:ab) as a "
-      "switchback: arms control, candidate in turns of 16 tuner calls, 2 turns a round");
-  ASSERT_TRUE(switchback.has_value());
-  EXPECT_TRUE(switchback->switchback);
-  EXPECT_EQ(switchback->nRanks, 16);
-  EXPECT_EQ(switchback->experiment, "decode-ll");
+  // As the torch run printed it (tests/data/gpu-runs/h200-nccl-2.28.9/README.md), and a switchback's form
+  // (telemetry/tuner_info_line.h; tests/unit/inspect/tuner_line_round_trip_test.cc reads what the tuner logs).
+  NcclInfoLog ours = parseNcclInfoLog(
+      "vm:620:620 [0] NCCL INFO NCCL-RoCE: tuner: comm 0xb41c63d60da01ce3 (2 ranks, 2 nodes) uses policy 'inference' "
+      "(builtin:inference, sha256:cf91bc94eb3688f88191fb9dda3d629d83738a26f2e094e4eb073f500fd9e6f4), experiment "
+      "'gpu-proof' (sha256:a21f5a960692cc61ec96a4ebd09672547eb63966c9150dabff05f45ab354a2bf) arm candidate: 1 of 1 "
+      "rules apply\n"
+      "vm:620:620 [0] NCCL INFO NCCL-RoCE: tuner: comm 0x00000000000000aa (16 ranks, 2 nodes) runs experiment "
+      "'decode-ll' (sha256:ab) as a switchback: arms control, candidate in turns of 16 tuner calls, 2 turns a round\n",
+      "ours.log");
+  ASSERT_EQ(ours.processes.size(), 1u);
+  ASSERT_EQ(ours.processes[0].roceTuners.size(), 2u);
+  const RoceTunerLine& arm = ours.processes[0].roceTuners[0];
+  EXPECT_EQ(arm.line, 1);
+  EXPECT_EQ(arm.experiment, "gpu-proof");
+  EXPECT_EQ(arm.experimentDigest, "sha256:a21f5a960692cc61ec96a4ebd09672547eb63966c9150dabff05f45ab354a2bf");
+  EXPECT_EQ(arm.arm, "candidate");
+  EXPECT_EQ(arm.policy, "inference");
+  const RoceTunerLine& switchback = ours.processes[0].roceTuners[1];
+  EXPECT_EQ(switchback.line, 2);
+  EXPECT_TRUE(switchback.switchback);
+  EXPECT_EQ(switchback.nRanks, 16);
+  EXPECT_EQ(switchback.experiment, "decode-ll");
 
   std::string text =
       "\n[2026-11-27 17:42:02] h:7:7 [0] plugin/tuner_setup.cc:64 NCCL WARN NCCL-RoCE: tuner: policy 'x.toml' "
@@ -178,4 +184,4 @@ TEST(NcclInfoLog, OurTunerLinesOfAnExperimentAndASwitchbackAndItsWarnings) {
 }
 
 }  // namespace
-}  // namespace nccl_roce::telemetry
+}  // namespace nccl_roce::inspect
