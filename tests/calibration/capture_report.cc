@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <string>
 
+#include "telemetry/size_bucket.h"
 #include "tests/calibration/capture_simulation.h"
+#include "verdicts/capture_plan.h"
 
 namespace {
 
@@ -49,6 +51,47 @@ void row(const std::string& what, CaptureSpec spec, int trials) {
   std::fflush(stdout);
 }
 
+// What `nccl-roce ab plan --graphs` predicts for this simulation (cli/ab_plan_graphs.cc lays it out alike).
+std::map<int, double> planned(const CaptureSpec& s) {
+  nccl_roce::verdicts::CapturePlanInputs in;
+  const int perGraph = 2 * s.layers + (s.embedding ? 1 : 0);
+  in.layout.perGraph = perGraph;
+  in.layout.callsBefore = static_cast<uint64_t>(perGraph);
+  in.layout.callsBetween = static_cast<uint64_t>(s.warmups * perGraph);
+  in.layout.block = s.block;
+  in.layout.washout = s.washout;
+  for (auto b = s.batchSizes.rbegin(); b != s.batchSizes.rend(); ++b) {
+    in.layout.graphBuckets.push_back(nccl_roce::telemetry::sizeBucket(static_cast<uint64_t>(*b) * 16384));
+  }
+  const int first = s.embedding ? 1 : 0;
+  in.positionEffects.assign(static_cast<size_t>(perGraph), 0.0);
+  in.positionEffects[0] = std::log(s.stepSkew);
+  for (int p = first; p < perGraph; ++p) {
+    if ((p - first) % 2 == 1) in.positionEffects[static_cast<size_t>(p)] += std::log(s.mlpFactor);
+  }
+  const double kept = s.block - s.washout, replays = static_cast<double>(s.steps) / s.batchSizes.size();
+  in.unitNoise = std::sqrt(2 * (s.noise * s.noise / replays + s.positionNoise * s.positionNoise) / kept);
+  in.communicators = s.communicators;
+  in.effect = s.candidateEffect - 1;
+  std::map<int, double> out;
+  for (const nccl_roce::verdicts::BucketPlan& p : nccl_roce::verdicts::planCaptures(in)) out[p.bucket] = p.power;
+  return out;
+}
+
+void planAgainstSimulation(const std::string& what, const CaptureSpec& s, int trials) {
+  CaptureTally t = nccl_roce::fleet::calibration::tallyCaptureTrials(s, trials);
+  std::map<int, double> plan = planned(s);
+  std::printf("| %s |", what.c_str());
+  double worst = 0;
+  for (const auto& [bucket, b] : t.buckets) {
+    const double simulated = b.verdicts ? static_cast<double>(b.slower) / b.verdicts : 0;
+    std::printf(" %.2f / %.2f |", plan[bucket], simulated);
+    worst = std::max(worst, std::fabs(plan[bucket] - simulated));
+  }
+  std::printf(" %.2f |\n", worst);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,6 +103,8 @@ int main(int argc, char** argv) {
   uint32_t block = 4, washout = 2;
   app.add_option("--block", block, "The switchback's block, unless a row says")->capture_default_str();
   app.add_option("--washout", washout, "Its washout")->capture_default_str();
+  bool planOnly = false;
+  app.add_flag("--plan", planOnly, "Only the table of ab plan's predictions against the simulation");
   CLI11_PARSE(app, argc, argv);
 
   CaptureSpec base;
@@ -72,6 +117,30 @@ int main(int argc, char** argv) {
       "2 ranks; block 4, washout 2 unless said. Position effects: first all-reduce 2x, MLP 1.1x, 3%% "
       "periodic over 8 positions, 2%% per position.\n\n",
       static_cast<unsigned long long>(steps));
+  {
+    std::printf(
+        "`nccl-roce ab plan --graphs` against the simulation, 5%% slower, one communicator: chance of a "
+        "verdict per size bucket, planned / simulated (%d runs)\n\n| what |",
+        trials);
+    for (int b = 14; b <= 23; ++b) std::printf(" %s |", nccl_roce::telemetry::bucketLabel(b).c_str());
+    std::printf(" largest difference |\n|---|");
+    for (int b = 14; b <= 24; ++b) std::printf("---:|");
+    std::printf("\n");
+    CaptureSpec p = base;
+    p.candidateEffect = 1.05;
+    p.stepSkew = 2.0;
+    p.mlpFactor = 1.1;
+    planAgainstSimulation("first all-reduce 2x, MLP 1.1x", p, trials);
+    p.layers = 40;
+    p.embedding = true;
+    planAgainstSimulation("the same, 40 layers + embedding", p, trials);
+    p.layers = 32;
+    p.embedding = false;
+    p.positionNoise = 0.02;
+    planAgainstSimulation("the same, 32 layers, 2% per position", p, trials);
+    std::printf("\n");
+    if (planOnly) return 0;
+  }
   std::printf(
       "| what | runs | units per bucket | A/A: buckets called | A/A: summaries called | 5%% slower: found, "
       "one-graph / several-graph buckets | insufficient data | intervals covering the truth |\n"

@@ -183,16 +183,18 @@ class Communicator {
     }
     std::uniform_real_distribution<double> uniform;
     std::normal_distribution<double> normal;
-    double walk = static_cast<double>(sizes.size()) / 2;
-    const double last = static_cast<double>(sizes.size() - 1);
+    // The batch size wanders: a random walk over [0, graphs), reflected at both ends, so that in the long run every
+    // graph is replayed alike.
+    const double end = static_cast<double>(sizes.size());
+    double walk = end / 2;
     for (uint64_t step = 0; step < spec_.steps; ++step) {
       if (spec_.prefillEvery > 0 && uniform(random_) < 1 / spec_.prefillEvery) {
         eager(static_cast<uint64_t>(512 + uniform(random_) * 3584) * kBytesPerToken, step);
         continue;
       }
       walk += 1.5 * normal(random_);
-      walk = walk < 0 ? -walk : walk > last ? 2 * last - walk : walk;
-      const size_t g = static_cast<size_t>(std::clamp(std::lround(walk), 0l, static_cast<long>(last)));
+      while (walk < 0 || walk >= end) walk = walk < 0 ? -walk : 2 * end - walk - 1e-9;
+      const size_t g = std::min(static_cast<size_t>(walk), sizes.size() - 1);
       replay(g, static_cast<uint64_t>(sizes[g]) * kBytesPerToken, step);
     }
   }
