@@ -77,9 +77,10 @@ ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
     return ncclSuccess;
   }
   if constexpr (kHasCollApi<Descr>) {
-    if (eDescr->type == ncclProfileCollApi) {
+    if (eDescr->type == ncclProfileCollApi) {  // every collective called; only a capture is of use
       const auto& api = eDescr->collApi;
-      profilerStartCollApi(context, eHandle, {api.func, api.datatype, api.count}, api.graphCaptured);
+      *eHandle = nullptr;
+      if (api.graphCaptured) profilerStartCollApi(context, eHandle, {api.func, api.datatype, api.count}, true);
       return ncclSuccess;
     }
   }

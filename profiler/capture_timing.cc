@@ -24,11 +24,14 @@ int CaptureTiming::capture(int cell, uint64_t bytes, uint64_t call) {
   return static_cast<int>(used_++);
 }
 
-bool CaptureTiming::replay(int slot, int cell, int arm) {
+bool CaptureTiming::replay(int slot, int cell, int arm, TimingTable::Entry* entry) {
   if (slot < 0 || static_cast<uint32_t>(slot) >= used_ || arm < 0 || arm >= telemetry::ArmMap::kMaxArms) return false;
   Slot& s = at(static_cast<uint32_t>(slot));
   if (s.cell != cell) return false;
-  if (s.arm < 0) s.arm = static_cast<int8_t>(arm);
+  if (s.arm < 0) {
+    s.arm = static_cast<int8_t>(arm);
+    s.entry = entry;
+  }
   return s.arm == arm;
 }
 

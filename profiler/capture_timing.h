@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "profiler/timing_table.h"
 #include "telemetry/switchback.h"
 
 namespace nccl_roce::profiler {
@@ -35,6 +36,9 @@ class CaptureTiming {
     uint32_t count = 0;   // its replays timed
     int16_t cell = -1;    // telemetry::cellIndex(collective, bucket)
     int8_t arm = -1;      // the arm whose choice its replays ran (telemetry::ArmMap), from the first; -1 none yet
+    // The key its replays are timed under, from the first: every replay runs the captured plan, names, size,
+    // choice and channels alike, so later replays skip the names and the key table.
+    TimingTable::Entry* entry = nullptr;
   };
   using Chunk = std::array<Slot, kSlotsPerChunk>;  // 40 KiB
 
@@ -43,9 +47,14 @@ class CaptureTiming {
   void addChunk(std::unique_ptr<Chunk> chunk);
   // A collective of `cell` and `bytes` captured now, decided by tuner call `call`: its slot, or -1 past what is kept.
   int capture(int cell, uint64_t bytes, uint64_t call);
-  // Whether a replay of slot `slot`, of `cell`, that ran `arm`'s choice is timed for it. A slot runs one choice at
-  // every replay; a replay that shows another arm (no single arm decided it, or a slot out of range) is not.
-  bool replay(int slot, int cell, int arm);
+  // Whether a replay of slot `slot`, of `cell`, that ran `arm`'s choice and is timed under `entry` is timed for the
+  // slot. A slot runs one choice at every replay; a replay that shows another arm (no single arm decided it, or a
+  // slot out of range) is not.
+  bool replay(int slot, int cell, int arm, TimingTable::Entry* entry);
+  // The entry a slot's replays are timed under once one was; nullptr before, or for a slot out of range.
+  TimingTable::Entry* replayedEntry(int slot) {
+    return slot >= 0 && static_cast<uint32_t>(slot) < used_ ? at(static_cast<uint32_t>(slot)).entry : nullptr;
+  }
   // A replay of `slot` timed in histogram bin `bin`.
   void record(int slot, int bin);
 

@@ -35,18 +35,26 @@ void* CollectiveTracker::startGroup() {
 
 void* CollectiveTracker::startCollective(const CollEvent& coll) {
   std::lock_guard<SpinLock> lock(lock_);
-  const CollShape& shape = names_.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
-  if (!shape.timed()) return nullptr;
+  // A replay of a collective captured in this switchback runs what its first replay ran: its key and arm are known.
+  const int captured = capture_ ? captureSlotOf(coll.parent) : -1;
+  TimingTable::Entry* entry = captured >= 0 ? capture_->replayedEntry(captured) : nullptr;
+  int16_t switchback = entry != nullptr ? static_cast<int16_t>(kCaptureBase + captured) : int16_t{-1};
+  if (entry == nullptr) {
+    const CollShape& shape = names_.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
+    if (!shape.timed()) return nullptr;
+    entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
+    if (switchback_ && entry != nullptr) switchback = switchbackOf(*entry, captured);
+  }
   uint32_t slot = nextRecord_;
   nextRecord_ = (nextRecord_ + 1) % slots_;
   Record& r = records_[slot];
   uint32_t generation = (r.generation + 1) & EventHandle::kGenerationMask;  // past every handle of its last use
   r = Record{};
   r.generation = generation;
-  r.entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
+  r.entry = entry;
   r.channels = static_cast<uint8_t>(std::clamp<int>(coll.channels, 1, kMaskChannels));
   r.stopsLeft = r.channels;
-  if (switchback_ && r.entry != nullptr) r.switchback = switchbackOf(r.entry->key, coll.parent);
+  r.switchback = switchback;
   EventHandle h;
   h.kind = HandleKind::kCollective;
   h.tracker = config_.index;
@@ -63,15 +71,19 @@ void* CollectiveTracker::startCollective(const CollEvent& coll) {
   return h.pointer();
 }
 
-int16_t CollectiveTracker::switchbackOf(const telemetry::CellKey& key, const void* parent) {
-  const int arm = switchback_->armOf(key);
+int CollectiveTracker::captureSlotOf(const void* parent) const {
   const EventHandle p = EventHandle::of(parent);
   if (!capture_ || p.kind != HandleKind::kCapture || p.tracker != config_.index || p.generation != captureGeneration())
-    return static_cast<int16_t>(arm);  // eager (or captures not told apart): the windows'
+    return -1;  // eager (or captures not told apart)
+  return static_cast<int>(p.slot);
+}
+
+int16_t CollectiveTracker::switchbackOf(TimingTable::Entry& entry, int captured) {
+  const int arm = switchback_->armOf(entry.key);
+  if (captured < 0) return static_cast<int16_t>(arm);  // eager: the windows'
   // A replay: timed for its captured collective, when it ran the arm that collective's capture turn decided.
-  const int slot = static_cast<int>(p.slot);
-  return capture_->replay(slot, telemetry::cellIndex(key.collective, key.bucket), arm)
-             ? static_cast<int16_t>(kCaptureBase + slot)
+  return capture_->replay(captured, telemetry::cellIndex(entry.key.collective, entry.key.bucket), arm, &entry)
+             ? static_cast<int16_t>(kCaptureBase + captured)
              : static_cast<int16_t>(telemetry::ArmMap::kShared);
 }
 

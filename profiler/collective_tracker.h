@@ -123,8 +123,10 @@ class CollectiveTracker {
   // Its captured collectives, grouped by turn into `t` (the slots copied in parts, grouped outside the lock).
   void addCapturedTurns(const telemetry::SwitchbackPlan& plan, telemetry::SwitchbackTimings* t) const;
   static constexpr uint32_t kCaptureSlotsPerCopy = 256;  // 6 KiB a lock hold, less than one histogram
-  // What a switchback collective's record keeps (Record::switchback), under the lock.
-  int16_t switchbackOf(const telemetry::CellKey& key, const void* parent);
+  // The capture slot a Coll event's parent names (a replay of a collective captured in this switchback); -1 none.
+  int captureSlotOf(const void* parent) const;
+  // What a switchback collective's record keeps (Record::switchback), under the lock: `captured` its capture slot.
+  int16_t switchbackOf(TimingTable::Entry& entry, int captured);
   void* captureLocked(const CaptureEvent& capture);
   // Capture handles carry the tracker's first generation: those of a finished tracker match no later one.
   uint32_t captureGeneration() const { return config_.firstGeneration & EventHandle::kGenerationMask; }

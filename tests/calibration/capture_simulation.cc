@@ -236,7 +236,7 @@ class Communicator {
     const int bin = telemetry::LogHistogram::binOf(ns);
     RankRecords& r = ranks_[static_cast<size_t>(rank)];
     if (slot >= 0 && spec_.tellCaptures) {
-      if (r.captures.replay(slot, telemetry::cellIndex(kAllReduce, bucket), arm)) r.captures.record(slot, bin);
+      if (r.captures.replay(slot, telemetry::cellIndex(kAllReduce, bucket), arm, nullptr)) r.captures.record(slot, bin);
     } else {
       r.windows->record(kAllReduce, bucket, arm, bin);
     }
