@@ -160,7 +160,8 @@ std::string planFromStatistics(const GraphPlanOptions& g, const verdicts::Captur
   for (const auto& [cell, units] : fleet::captureUnits(*f, reference, arm, telemetry::kCollAllReduce)) {
     std::vector<double> d;
     for (double bins : units.differences) d.push_back(bins * fleet::logBinWidth());
-    Row r{fleet::bucketOfCell(cell), 0, static_cast<double>(d.size() * static_cast<size_t>(copies)), 0, ""};
+    Row r{fleet::bucketOfCell(cell), static_cast<int>(units.sizes.size()),
+          static_cast<double>(d.size() * static_cast<size_t>(copies)), 0, ""};
     r.power = verdicts::powerOfObservedUnits(d, in.effect, copies, in.confidence, in.minEffect, in.draws, in.seed);
     if (r.units < verdicts::fewestUnitsFor(in.confidence)) {
       r.remedy = format("insufficient data: %.0f rounds, a verdict needs %d", r.units,

@@ -48,8 +48,10 @@ struct ArmComparison {
   int summaryControl = 0, summaryArm = 0;
   int leftOutOfSummary = 0;  // communicators of both sides that are not in the summary
   std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell, over the side's communicators
-  // "graph": per cell, replays in rounds where the other side captured nothing there (never compared).
+  // "graph": per cell, replays in rounds where the other side captured nothing there (never compared), and the
+  // graphs (captured sizes) its units pair.
   std::map<uint64_t, uint64_t> unpairedControl, unpairedArm;
+  std::map<uint64_t, int> graphs;
 };
 
 struct AbReport {

@@ -116,11 +116,12 @@ std::string verdictText(const ArmComparison& c, const verdicts::CellComparison& 
 // Replays of captured collectives: their units, what they compared, and what they could not.
 std::string graphTable(const ArmComparison& c) {
   std::string out =
-      "| size bucket | capture rounds | replays compared (control / arm) | unpaired (control / arm) | ratio "
-      "[interval] | verdict |\n|---|---|---|---|---|---|\n";
+      "| size bucket | graphs | capture rounds | replays compared (control / arm) | unpaired (control / arm) | ratio "
+      "[interval] | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const verdicts::CellComparison& cell : c.cells.cells) {
-    out += "| " + bucketName(cell.cell) + " | " + std::to_string(cell.nB) + " | " +
-           std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
+    auto graphs = c.graphs.find(cell.cell);
+    out += "| " + bucketName(cell.cell) + " | " + std::to_string(graphs == c.graphs.end() ? 0 : graphs->second) +
+           " | " + std::to_string(cell.nB) + " | " + std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
            std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
            std::to_string(countAt(c.unpairedControl, cell.cell)) + " / " +
            std::to_string(countAt(c.unpairedArm, cell.cell)) + " | " + intervalText(cell.interval, cell.whyNoInterval) +
@@ -193,6 +194,8 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
       b["units"] = std::min(cell.nA, cell.nB);
       if (c.traffic == "graph") {
         b["capture_rounds"] = cell.nB;
+        auto graphs = c.graphs.find(cell.cell);
+        b["graphs"] = graphs == c.graphs.end() ? 0 : graphs->second;
         b["unpaired_collectives_control"] = countAt(c.unpairedControl, cell.cell);
         b["unpaired_collectives_arm"] = countAt(c.unpairedArm, cell.cell);
       } else if (r.design == "switchback") {

@@ -41,6 +41,7 @@ void addCommunicator(const SwitchbackRecord& sb, const std::string& reference, c
       continue;
     }
     u.differences.push_back(mine.mean() - ref.mean());
+    u.sizes.insert(std::get<1>(where));
     u.countReference += ref.count;
     u.binSumReference += ref.binSum;
     u.countArm += mine.count;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct CaptureUnits {
   uint64_t countReference = 0, binSumReference = 0, countArm = 0, binSumArm = 0;
   // Replays timed in rounds where the other side captured nothing of this bucket: never compared.
   uint64_t unpairedReference = 0, unpairedArm = 0;
+  std::set<uint64_t> sizes;  // the captured collectives' sizes the units pair: in a bucket, its graphs (batch sizes)
 };
 
 // Per cell of `collective`, the units of `arm` against `reference`, pooled over every switchback communicator whose

@@ -183,6 +183,7 @@ ArmComparison compareReplays(const Fleet& fleet, const std::string& reference, c
     c.collectivesControl[cell] = u.countReference;
     c.collectivesArm[cell] = u.countArm;
     c.unpairedControl[cell] = u.unpairedReference;
+    c.graphs[cell] = static_cast<int>(u.sizes.size());
     c.unpairedArm[cell] = u.unpairedArm;
   }
   for (const FleetCommunicator& comm : fleet.communicators) {
