@@ -78,6 +78,39 @@ std::map<int, double> planned(const CaptureSpec& s) {
   return out;
 }
 
+// The design: how each (block, washout) fares, A/A through the carry-over and every position effect, and with a 5%
+// slower arm, one communicator.
+void designs(const CaptureSpec& base, int trials) {
+  std::printf(
+      "Layouts of arms over captures, one communicator, every position effect above and the carry-over "
+      "(the candidate's first 2 collectives after a change of arm 30%% slower), %d runs each:\n\n"
+      "| block, washout | capture rounds per graph of 64 | A/A: buckets called | 5%% slower: found, one-graph / "
+      "several-graph buckets | insufficient data |\n|---|---:|---:|---:|---:|\n",
+      trials);
+  const uint32_t layouts[][2] = {{2, 0}, {2, 1}, {4, 1}, {4, 2}, {8, 2}, {16, 2}};
+  for (const auto& l : layouts) {
+    CaptureSpec s = withPositionEffects(base);
+    s.block = l[0];
+    s.washout = l[1];
+    CaptureTally aa = nccl_roce::fleet::calibration::tallyCaptureTrials(s, trials);
+    s.candidateEffect = 1.05;
+    CaptureTally five = nccl_roce::fleet::calibration::tallyCaptureTrials(s, trials);
+    int single = 0, singleFound = 0, multi = 0, multiFound = 0;
+    for (const auto& [bucket, b] : five.buckets) {
+      const bool oneGraph = bucket <= 17 || bucket == 23;
+      (oneGraph ? single : multi) += b.verdicts;
+      (oneGraph ? singleFound : multiFound) += b.slower;
+    }
+    int insufficient = 0;
+    for (const auto& [bucket, b] : five.buckets) insufficient += b.insufficient;
+    std::printf("| %u, %u | %u | %s | %s / %s | %s |\n", l[0], l[1], 64 / (2 * l[0]),
+                percent(aa.calls(), aa.cells()).c_str(), percent(singleFound, single).c_str(),
+                percent(multiFound, multi).c_str(), percent(insufficient, five.cells()).c_str());
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
 void planAgainstSimulation(const std::string& what, const CaptureSpec& s, int trials) {
   CaptureTally t = nccl_roce::fleet::calibration::tallyCaptureTrials(s, trials);
   std::map<int, double> plan = planned(s);
@@ -103,8 +136,9 @@ int main(int argc, char** argv) {
   uint32_t block = 4, washout = 2;
   app.add_option("--block", block, "The switchback's block, unless a row says")->capture_default_str();
   app.add_option("--washout", washout, "Its washout")->capture_default_str();
-  bool planOnly = false;
+  bool planOnly = false, designOnly = false;
   app.add_flag("--plan", planOnly, "Only the table of ab plan's predictions against the simulation");
+  app.add_flag("--designs", designOnly, "Only the table of layouts (block, washout)");
   CLI11_PARSE(app, argc, argv);
 
   CaptureSpec base;
@@ -117,6 +151,8 @@ int main(int argc, char** argv) {
       "2 ranks; block 4, washout 2 unless said. Position effects: first all-reduce 2x, MLP 1.1x, 3%% "
       "periodic over 8 positions, 2%% per position.\n\n",
       static_cast<unsigned long long>(steps));
+  if (!planOnly) designs(base, trials);
+  if (designOnly) return 0;
   {
     std::printf(
         "`nccl-roce ab plan --graphs` against the simulation, 5%% slower, one communicator: chance of a "
