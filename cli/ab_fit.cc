@@ -46,12 +46,12 @@ void summarise(const fleet::AbFit& fit, const char* command) {
 int runAbFit(const AbFitCliOptions& o) {
   const char* command = "ab fit";
   StatusOr<fleet::Fleet> assembled = readFleet(o.source);
+  if (assembled.isOk()) printLeftOut(*assembled, command);  // what was skipped, whether a fit follows or not
   StatusOr<fleet::AbFit> fit = assembled.isOk() ? fleet::fitArms(*assembled, o.fit) : assembled.status();
   if (!fit.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, fit.status().message().c_str());
     return kExitInputError;
   }
-  printLeftOut(*assembled, command);
   if (!o.quiet) {
     for (const std::string& n : fit->notes) std::fprintf(stderr, "nccl-roce %s: note: %s\n", command, n.c_str());
   }

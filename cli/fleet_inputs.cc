@@ -1,12 +1,12 @@
 #include "cli/fleet_inputs.h"
 
-#include <dirent.h>
 #include <glob.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "fleet/fleet_files.h"
@@ -16,57 +16,93 @@ namespace nccl_roce::cli {
 
 namespace {
 
+constexpr size_t kMaxStatisticsBytes = size_t{1} << 30;
+
 bool isDirectory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Files under a directory (recursively) that can hold statistics or Inspector records.
-void listFiles(const std::string& dir, std::vector<std::string>& out) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    if (isDirectory(path)) {
-      listFiles(path, out);
-    } else if (endsWith(name, ".json") || endsWith(name, ".jsonl") || endsWith(name, ".log")) {
-      out.push_back(path);
-    }
-  }
-  ::closedir(d);
+// Names of files that can hold statistics or Inspector records.
+DirectoryWalk statisticsWalk() {
+  DirectoryWalk walk;
+  walk.wanted = [](const std::string& name) {
+    return endsWith(name, ".json") || endsWith(name, ".jsonl") || endsWith(name, ".log");
+  };
+  return walk;
 }
 
-// Files, directories and (quoted) globs, expanded, sorted, each once.
-std::vector<std::string> expandInputs(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
+// The directory a glob's matches are found beneath: its components before the first with a wildcard ("DIR" for
+// "DIR/*/stats.*.json"), so no link a match passes through below it is followed.
+std::string globRoot(const std::string& pattern) {
+  size_t wildcard = pattern.find_first_of("*?[");
+  size_t slash = pattern.rfind('/', wildcard);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : pattern.substr(0, slash);
+}
+
+// A glob's match beneath its root ("DIR/a/stats.1.json" beneath "DIR": "a/stats.1.json").
+std::string relativeTo(const std::string& root, const std::string& match) {
+  if (root == "/") return match.substr(1);
+  if (startsWith(match, root + "/")) return match.substr(root.size() + 1);
+  return match;  // beneath ".", as glob writes it: "stats.1.json"
+}
+
+struct Expanded {
+  std::vector<FoundFile> files;
+  std::vector<SkippedEntry> skipped;
+};
+
+void add(StatusOr<WalkResult> walked, const std::string& what, Expanded& out) {
+  if (!walked.isOk()) {  // a match that vanished, or that lies beyond a link: what it holds could be statistics
+    out.skipped.push_back({what, walked.status().message(), /*link=*/true});
+    return;
+  }
+  out.files.insert(out.files.end(), walked->files.begin(), walked->files.end());
+  out.skipped.insert(out.skipped.end(), walked->skipped.begin(), walked->skipped.end());
+}
+
+// Files as named (links followed: the user chose them), directories walked (recursively, 8 levels) and quoted
+// globs matched, each match read beneath the glob's directory (docs/security.md); sorted, each once.
+Expanded expandInputs(const std::vector<std::string>& inputs) {
+  Expanded out;
   for (const std::string& input : inputs) {
     glob_t matches{};
     if (input.find_first_of("*?[") != std::string::npos && ::glob(input.c_str(), 0, nullptr, &matches) == 0) {
+      std::string root = globRoot(input);
       for (size_t i = 0; i < matches.gl_pathc; ++i) {
-        std::string path = matches.gl_pathv[i];
-        isDirectory(path) ? listFiles(path, files) : files.push_back(path);
+        std::string match = matches.gl_pathv[i];
+        add(walkDirectory(root, statisticsWalk(), relativeTo(root, match)), match, out);
       }
+    } else if (isDirectory(input)) {
+      add(walkDirectory(input, statisticsWalk()), input, out);
     } else {
-      isDirectory(input) ? listFiles(input, files) : files.push_back(input);
+      out.files.push_back({"", input});
     }
     ::globfree(&matches);
   }
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
+  std::sort(out.files.begin(), out.files.end());
+  out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+  return out;
 }
 
 }  // namespace
 
 StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, const std::string& experiment,
                                  bool skipUnreadable) {
-  std::vector<std::string> files = expandInputs(inputs);
-  if (files.empty()) return Status(StatusCode::kNotFound, "no statistics file found in the inputs given");
+  Expanded expanded = expandInputs(inputs);
   fleet::FleetReader reader;
-  for (const std::string& file : files) {
-    StatusOr<std::string> text = readFileBounded(file, size_t{1} << 30);
+  if (expanded.files.empty()) {
+    std::string skipped;
+    for (const SkippedEntry& s : expanded.skipped) skipped += "; skipped " + s.path + ": " + s.why;
+    return Status(StatusCode::kNotFound, "no statistics file found in the inputs given" + skipped);
+  }
+  // What a directory held that is not a file to read: named, never opened. A link may point at statistics, so it is
+  // an input error for the gates; a FIFO, a socket or a device cannot hold any.
+  for (const SkippedEntry& s : expanded.skipped) reader.skip(s.path, s.why, /*error=*/s.link);
+  for (const FoundFile& found : expanded.files) {
+    const std::string file = found.path();
+    StatusOr<std::string> text = readFoundFile(found, kMaxStatisticsBytes);
     Status added = text.isOk() ? reader.add(file, *text) : text.status();
     if (added.isOk()) continue;
     if (added.code() == StatusCode::kNotFound) return added;  // a path mistyped, not a file damaged

@@ -1,5 +1,6 @@
 // The inputs of `nccl-roce ab` and `ab fit`: statistics files and Inspector dumps named as files, directories
-// (searched recursively for *.json, *.jsonl, *.log) or quoted globs, read and assembled into one fleet; or the
+// (searched recursively for *.json, *.jsonl, *.log) or quoted globs, read and assembled into one fleet (no link
+// followed nor anything but a regular file read below a directory or glob named: common/directory_walk.h); or the
 // same fleet from Prometheus' query API (--prometheus URL, fleet/prometheus_reader.h).
 #pragma once
 

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_commands.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "inspect/nccl_info_log.h"
@@ -70,11 +71,12 @@ ordered_json reportJson(const inspect::VerifyReport& r) {
                          {"nccl_version", p.ncclVersion},
                          {"tuner", p.tunerPlugin},
                          {"policies", p.policies},
-                         {"tuning_lines", p.tuningLines}});
+                         {"tuning_lines", p.tuningLines},
+                         {"tuner_calls", p.tunerCalls}});
   }
   ordered_json cells = ordered_json::array();
   for (const inspect::VerifiedCell& c : r.cells) cells.push_back(cellJson(c));
-  ordered_json summary = {{"tuning_lines", r.calls}};
+  ordered_json summary = {{"tuning_lines", r.calls}, {"tuner_calls", r.tunerCalls}};
   for (auto status : {inspect::VerifyStatus::kMatch, inspect::VerifyStatus::kMismatch, inspect::VerifyStatus::kNccl,
                       inspect::VerifyStatus::kUnavailable, inspect::VerifyStatus::kUnchecked}) {
     summary[inspect::verifyStatusName(status)] = r.count(status);
@@ -98,19 +100,20 @@ int runVerify(const VerifyOptions& o) {
                  active->error().c_str());
     return 2;
   }
-  StatusOr<std::vector<std::string>> paths = sweep::expandLogPaths(o.logs);
+  StatusOr<sweep::LogFiles> paths = sweep::expandLogPaths(o.logs);
   if (!paths.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, paths.status().toString().c_str());
     return 2;
   }
+  reportSkipped(paths->skipped, command);
   std::vector<inspect::NcclInfoLog> logs;
-  for (const std::string& path : *paths) {
-    StatusOr<std::string> text = readFileBounded(path, sweep::kMaxLogBytes);
+  for (const FoundFile& path : paths->files) {
+    StatusOr<std::string> text = readFoundFile(path, sweep::kMaxLogBytes);
     if (!text.isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, text.status().toString().c_str());
       return 2;
     }
-    logs.push_back(inspect::parseNcclInfoLog(*text, path));
+    logs.push_back(inspect::parseNcclInfoLog(*text, path.path()));
   }
   inspect::VerifyReport report = inspect::verifyPolicy(*active, logs);
   std::string json = reportJson(report).dump(1) + "\n";

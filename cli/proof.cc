@@ -88,6 +88,9 @@ int runProof(const ProofOptions& o) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, in.status().toString().c_str());
     return 2;
   }
+  for (const SkippedEntry& s : in->skipped) {
+    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.path.c_str(), s.why.c_str());
+  }
   std::vector<Check> checks = runChecks(*in);
   std::string json = toJson(*in, checks).dump(1) + "\n";
   if (!writeOutput(o.output, o.format == "json" ? json : toMarkdown(*in, checks), command)) return 2;

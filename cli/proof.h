@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/directory_walk.h"
 #include "inspect/nccl_info_log.h"
 #include "nccl-tests-integration/driver/issued_counts.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
@@ -48,12 +49,15 @@ struct Group {
 
 struct Inputs {
   std::string dir;
+  std::vector<SkippedEntry> skipped;  // entries of OUT not read: links, FIFOs, devices (common/directory_walk.h)
   std::vector<std::pair<std::string, std::string>> setup;  // OUT/setup.txt: "key: value" lines, in order
   Group sweep, graph, switchback;
   std::string setupValue(const std::string& key) const;
 };
 
-// Reads OUT; an unreadable or damaged file is an error (a missing group is not: its check says so).
+// Reads OUT, as a directory others may write: regular files only, no link followed below OUT, and each entry
+// that is not read named in `skipped`. An unreadable or damaged file is an error (a missing group is not: its check
+// says so).
 StatusOr<Inputs> readInputs(const std::string& dir);
 
 // The checks, in the order they are reported.

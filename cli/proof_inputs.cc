@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "cli/proof.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/log_files.h"
@@ -14,56 +15,69 @@ namespace {
 constexpr size_t kMaxEntries = 100000;
 constexpr size_t kMaxStatsBytes = size_t{64} << 20;
 
-bool isDirectory(const std::string& path) {
-  return listDirectory(path, kMaxEntries).isOk();
+bool isStatsName(const std::string& name) {
+  return startsWith(name, "stats.") && endsWith(name, ".json");
 }
 
-std::vector<std::string> sortedNames(const std::string& dir) {
-  StatusOr<std::vector<std::string>> names = listDirectory(dir, kMaxEntries);
-  std::vector<std::string> out = names.isOk() ? *names : std::vector<std::string>{};
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
-  return out;
+// What gpu-proof.sh writes into a group: OUT/<group>/stats.<pid>.json and OUT/<group>/<configuration>/*.log, *.out.
+DirectoryWalk groupWalk() {
+  DirectoryWalk walk;
+  walk.maxDepth = 2;
+  walk.maxEntries = kMaxEntries;
+  walk.wanted = [](const std::string& name) {
+    return isStatsName(name) || endsWith(name, ".log") || endsWith(name, ".out");
+  };
+  walk.order = [](const std::string& a, const std::string& b) { return naturalLess(a, b); };
+  return walk;
 }
 
-Status readConfiguration(const std::string& dir, const std::string& label, Configuration* out) {
-  out->label = label;
-  out->dir = dir;
-  for (const std::string& name : sortedNames(dir)) {
-    bool rankZero = endsWith(name, ".log"), otherRank = endsWith(name, ".out");
+Status readConfiguration(const std::string& out, const std::string& relative, const std::vector<FoundFile>& files,
+                         Configuration* c) {
+  c->label = relative.substr(relative.find('/') + 1);
+  c->dir = out + "/" + relative;
+  for (const FoundFile& file : files) {
+    if (file.relative.compare(0, relative.size() + 1, relative + "/") != 0) continue;
+    bool rankZero = endsWith(file.relative, ".log"), otherRank = endsWith(file.relative, ".out");
     if (!rankZero && !otherRank) continue;
-    std::string path = dir + "/" + name;
-    StatusOr<std::string> text = readFileBounded(path, sweep::kMaxLogBytes);
+    const std::string path = file.path();
+    StatusOr<std::string> text = readFoundFile(file, sweep::kMaxLogBytes);
     if (!text.isOk()) return text.status();
-    out->nccl.push_back(inspect::parseNcclInfoLog(*text, path));
-    for (const driver::IssuedLine& line : driver::issuedLinesOf(*text)) out->issued.push_back(line);
+    c->nccl.push_back(inspect::parseNcclInfoLog(*text, path));
+    for (const driver::IssuedLine& line : driver::issuedLinesOf(*text)) c->issued.push_back(line);
     if (!rankZero) continue;
-    out->tables.push_back(sweep::parsePerfLog(*text, path));
-    for (const sweep::PerfRun& run : out->tables.back().runs) {
+    c->tables.push_back(sweep::parsePerfLog(*text, path));
+    for (const sweep::PerfRun& run : c->tables.back().runs) {
       auto policy = run.environment.find("NCCL_ROCE_POLICY");
-      if (policy != run.environment.end() && out->policy.empty()) out->policy = policy->second;
+      if (policy != run.environment.end() && c->policy.empty()) c->policy = policy->second;
     }
   }
   return Status::ok();
 }
 
-Status readGroup(const std::string& dir, const std::string& name, Group* out) {
-  out->name = name;
-  out->dir = dir;
-  for (const std::string& entry : sortedNames(dir)) {
-    std::string path = dir + "/" + entry;
-    if (startsWith(entry, "stats.") && endsWith(entry, ".json")) {
-      StatusOr<std::string> text = readFileBounded(path, kMaxStatsBytes);
-      if (!text.isOk()) return text.status();
-      StatusOr<telemetry::StatsFile> parsed = telemetry::parseStatsFile(*text, path);
-      if (!parsed.isOk()) return parsed.status();
-      out->stats.emplace_back(path, *parsed);
-      out->statsTexts.push_back(*text);
-    } else if (isDirectory(path)) {
-      Configuration c;
-      Status s = readConfiguration(path, entry, &c);
-      if (!s.isOk()) return s;
-      out->configurations.push_back(std::move(c));
-    }
+// OUT/<name>, read beneath OUT; a group that is not there is no error (its check says so).
+Status readGroup(const std::string& out, const std::string& name, Group* group, std::vector<SkippedEntry>* skipped) {
+  StatusOr<WalkResult> walked = walkDirectory(out, groupWalk(), name);
+  if (!walked.isOk()) return walked.status().code() == StatusCode::kNotFound ? Status::ok() : walked.status();
+  skipped->insert(skipped->end(), walked->skipped.begin(), walked->skipped.end());
+  if (walked->directories.empty()) return Status::ok();  // a link or a file, named in `skipped`
+  group->name = name;
+  group->dir = out + "/" + name;
+  for (const FoundFile& file : walked->files) {
+    const std::string entry = file.relative.substr(name.size() + 1);
+    if (entry.find('/') != std::string::npos || !isStatsName(entry)) continue;
+    StatusOr<std::string> text = readFoundFile(file, kMaxStatsBytes);
+    if (!text.isOk()) return text.status();
+    StatusOr<telemetry::StatsFile> parsed = telemetry::parseStatsFile(*text, file.path());
+    if (!parsed.isOk()) return parsed.status();
+    group->stats.emplace_back(file.path(), *parsed);
+    group->statsTexts.push_back(*text);
+  }
+  for (const std::string& directory : walked->directories) {
+    if (directory == name) continue;  // the group itself; the others are its configurations
+    Configuration c;
+    Status s = readConfiguration(out, directory, walked->files, &c);
+    if (!s.isOk()) return s;
+    group->configurations.push_back(std::move(c));
   }
   return Status::ok();
 }
@@ -95,10 +109,16 @@ std::string Inputs::setupValue(const std::string& key) const {
 }
 
 StatusOr<Inputs> readInputs(const std::string& dir) {
-  if (!isDirectory(dir)) return Status(StatusCode::kNotFound, dir + ": not a directory gpu-proof.sh wrote");
+  if (!listDirectory(dir, kMaxEntries).isOk()) {
+    return Status(StatusCode::kNotFound, dir + ": not a directory gpu-proof.sh wrote");
+  }
   Inputs in;
   in.dir = dir;
-  StatusOr<std::string> setup = readFileBounded(dir + "/setup.txt", 1 << 20);
+  StatusOr<std::string> setup = readFoundFile({dir, "setup.txt"}, 1 << 20);
+  if (!setup.isOk() && setup.status().code() != StatusCode::kNotFound) {
+    std::string why = setup.status().message();
+    in.skipped.push_back({dir + "/setup.txt", why.substr(why.rfind(": ") + 2)});
+  }
   if (setup.isOk()) {
     for (std::string_view line : split(*setup, '\n')) {
       size_t colon = line.find(": ");
@@ -108,9 +128,7 @@ StatusOr<Inputs> readInputs(const std::string& dir) {
   }
   for (auto [name, group] :
        {std::pair<const char*, Group*>{"sweep", &in.sweep}, {"graph", &in.graph}, {"switchback", &in.switchback}}) {
-    std::string path = dir + "/" + name;
-    if (!isDirectory(path)) continue;
-    Status s = readGroup(path, name, group);
+    Status s = readGroup(dir, name, group, &in.skipped);
     if (!s.isOk()) return s;
   }
   return in;

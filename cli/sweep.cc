@@ -30,6 +30,12 @@ void reportLogIssues(const std::vector<sweep::PerfLog>& logs, const char* comman
   }
 }
 
+void reportSkipped(const std::vector<SkippedEntry>& skipped, const char* command) {
+  for (const SkippedEntry& s : skipped) {
+    std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.path.c_str(), s.why.c_str());
+  }
+}
+
 bool writeOutput(const std::string& path, const std::string& content, const char* command) {
   if (path.empty() || path == "-") {
     std::fwrite(content.data(), 1, content.size(), stdout);

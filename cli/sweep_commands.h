@@ -1,12 +1,12 @@
 // `nccl-roce sweep ...`: the evidence loop over nccl-tests logs (docs/sweep.md). Each verb has its own file.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/commands.h"
+#include "common/directory_walk.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
 
 namespace nccl_roce::cli {
@@ -18,6 +18,10 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context);      // cli/s
 // Prints each file's problems and each run's rejections and warnings to stderr, one line each,
 // prefixed with the file name and the run's first line.
 void reportLogIssues(const std::vector<sweep::PerfLog>& logs, const char* command);
+
+// Names each entry of a directory given that was not read (a link, a FIFO: sweep::expandLogPaths) on stderr, one
+// line each: "nccl-roce COMMAND: skipped PATH: why".
+void reportSkipped(const std::vector<SkippedEntry>& skipped, const char* command);
 
 // Writes `content` to `path`, or to stdout when path is empty or "-". Returns false (after a message
 // on stderr) when the file cannot be written.

@@ -6,6 +6,7 @@
 #include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 #include "cli/verdict_options.h"
+#include "common/directory_walk.h"
 #include "common/file.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/compare.h"
@@ -41,21 +42,21 @@ std::vector<std::string> pathsOf(const std::string& spec) {
   return paths;
 }
 
-// "a.log,b.log" or a directory: the logs of one side.
-StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec) {
+// "a.log,b.log" or a directory: the logs of one side; what its directories held that was not read, in `skipped`.
+StatusOr<std::vector<sweep::PerfLog>> readSide(const std::string& spec, std::vector<SkippedEntry>* skipped) {
   std::vector<std::string> paths = pathsOf(spec);
   if (paths.empty()) return Status(StatusCode::kInvalidArgument, "no log given");
-  return sweep::readPerfLogs(paths);
+  return sweep::readPerfLogs(paths, skipped);
 }
 
 // What one side ran: each run's forced configuration and NCCL's TUNING lines in the same files (readSide has read
 // them once already, so they are there).
 sweep::SideConfigurations configurationsOf(const std::string& spec, const std::vector<sweep::PerfLog>& logs) {
   std::vector<inspect::NcclInfoLog> nccl;
-  StatusOr<std::vector<std::string>> files = sweep::expandLogPaths(pathsOf(spec));
-  for (const std::string& file : files.isOk() ? *files : std::vector<std::string>{}) {
-    StatusOr<std::string> text = readFileBounded(file, sweep::kMaxLogBytes);
-    if (text.isOk()) nccl.push_back(inspect::parseNcclInfoLog(*text, file));
+  StatusOr<sweep::LogFiles> files = sweep::expandLogPaths(pathsOf(spec));
+  for (const FoundFile& file : files.isOk() ? files->files : std::vector<FoundFile>{}) {
+    StatusOr<std::string> text = readFoundFile(file, sweep::kMaxLogBytes);
+    if (text.isOk()) nccl.push_back(inspect::parseNcclInfoLog(*text, file.path()));
   }
   return sweep::configurationsOf(logs, nccl);
 }
@@ -72,14 +73,16 @@ int runCompare(CompareCliOptions o) {
   const char* command = "sweep compare";
   if (!parseSizeRange(o.range, &o.compare.rangeLo, &o.compare.rangeHi).isOk()) return kExitUsage;  // CLI11 checked
   o.compare.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
-  StatusOr<std::vector<sweep::PerfLog>> a = readSide(o.a);
-  StatusOr<std::vector<sweep::PerfLog>> b = readSide(o.b);
+  std::vector<SkippedEntry> skipped;
+  StatusOr<std::vector<sweep::PerfLog>> a = readSide(o.a, &skipped);
+  StatusOr<std::vector<sweep::PerfLog>> b = readSide(o.b, &skipped);
   for (const auto* side : {&a, &b}) {
     if (!side->isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, side->status().toString().c_str());
       return kExitInputError;
     }
   }
+  reportSkipped(skipped, command);
   reportLogIssues(*a, command);
   reportLogIssues(*b, command);
   sweep::SampleSet samplesA = sweep::collectSamples(*a, o.compare.placement);
@@ -113,6 +116,13 @@ int runCompare(CompareCliOptions o) {
     return kExitInputError;
   }
   if (o.strict && !shared.empty()) return kExitInputError;
+  if (o.strict && !skipped.empty()) {
+    std::fprintf(stderr,
+                 "nccl-roce %s: error (--strict: exit 3): %zu entries of the directories given were not read "
+                 "(above)\n",
+                 command, skipped.size());
+    return kExitInputError;
+  }
   bool slower = false;
   for (const sweep::SeriesComparison& s : comparison.series) {
     const verdicts::RangeComparison& range = s.result.range;

@@ -28,11 +28,13 @@ int runFit(FitCliOptions o) {
   const char* command = "sweep fit";
   o.fit.placement = o.placement == "in-place" ? sweep::Placement::kInPlace : sweep::Placement::kOutOfPlace;
   if (o.nodes > 0) o.fit.nodes = o.nodes;
-  StatusOr<std::vector<sweep::PerfLog>> logs = sweep::readPerfLogs(o.paths);
+  std::vector<SkippedEntry> skipped;
+  StatusOr<std::vector<sweep::PerfLog>> logs = sweep::readPerfLogs(o.paths, &skipped);
   if (!logs.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, logs.status().toString().c_str());
     return 2;
   }
+  reportSkipped(skipped, command);
   if (!o.quiet) reportLogIssues(*logs, command);
   sweep::FitResult fit = sweep::fitPolicy(*logs, o.fit);
   if (!o.quiet) {

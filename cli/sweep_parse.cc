@@ -30,6 +30,7 @@ bool readStdin(std::string* text) {
 
 int runParse(const ParseOptions& options) {
   std::vector<sweep::PerfLog> logs;
+  std::vector<SkippedEntry> skipped;
   for (const std::string& path : options.paths) {
     if (path == "-") {
       std::string text;
@@ -40,7 +41,7 @@ int runParse(const ParseOptions& options) {
       logs.push_back(sweep::parsePerfLog(text, "<stdin>"));
       continue;
     }
-    StatusOr<std::vector<sweep::PerfLog>> read = sweep::readPerfLogs({path});
+    StatusOr<std::vector<sweep::PerfLog>> read = sweep::readPerfLogs({path}, &skipped);
     if (!read.isOk()) {
       std::fprintf(stderr, "nccl-roce sweep parse: %s\n", read.status().toString().c_str());
       return 2;
@@ -54,6 +55,7 @@ int runParse(const ParseOptions& options) {
   } else {
     out = sweep::dumpJson(sweep::perfLogsToJson(logs)) + "\n";
   }
+  reportSkipped(skipped, "sweep parse");
   if (!writeOutput(options.output, out, "sweep parse")) return 2;
   if (!options.quiet) reportLogIssues(logs, "sweep parse");
   for (const sweep::PerfLog& log : logs) {

@@ -1,9 +1,4 @@
 # Read by cpack once per generator (CPACK_PROJECT_CONFIG_FILE): settings that differ between generators.
-if(CPACK_NCCL_ROCE_UNRELEASED_ABI)
-  message(FATAL_ERROR "this build was configured with NCCL_ROCE_UNRELEASED_ABI=ON: it exports NCCL ABI tables that no "
-                      "NCCL release declares (docs/nccl-versions.md), and such a build is never packaged. Package a build "
-                      "configured with NCCL_ROCE_UNRELEASED_ABI=OFF (the default).")
-endif()
 if(CPACK_GENERATOR STREQUAL "TGZ")
   # Each tarball unpacks into one folder, nccl-roce-<version>-Linux/ (the driver's too, so both can be unpacked
   # into one tree). The .deb keeps its files at /usr.

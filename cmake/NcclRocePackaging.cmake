@@ -20,9 +20,6 @@ set(CPACK_COMPONENTS_GROUPING IGNORE)
 set(CPACK_ARCHIVE_BASE_FILE_NAME nccl-roce-${PROJECT_VERSION}-Linux)
 set(CPACK_ARCHIVE_DRIVER_FILE_NAME nccl-roce-driver-${PROJECT_VERSION}-Linux)
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/NcclRoceCPackOptions.cmake)
-# A build that exports NCCL ABI tables no release declares (NCCL_ROCE_UNRELEASED_ABI) is for trying an NCCL
-# pre-release, never for an image: cpack, and the package target, refuse it (NcclRoceCPackOptions.cmake).
-set(CPACK_NCCL_ROCE_UNRELEASED_ABI ${NCCL_ROCE_UNRELEASED_ABI})
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)

@@ -18,6 +18,8 @@ bool endsEarly(const std::string& text) {
     (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     return e.byte > text.size();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // whole but unreadable, such as a number past a double's range: not a cut copy
   }
   return false;
 }
@@ -70,6 +72,10 @@ Status FleetReader::add(const std::string& file, const std::string& text) {
 
 void FleetReader::skipUnreadable(const std::string& file, const std::string& why) {
   skipped_.push_back({file, why, /*error=*/true});
+}
+
+void FleetReader::skip(const std::string& file, const std::string& why, bool error) {
+  skipped_.push_back({file, why, error});
 }
 
 StatusOr<Fleet> FleetReader::assemble(const std::string& experiment) const {

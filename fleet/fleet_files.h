@@ -29,6 +29,9 @@ class FleetReader {
   Status add(const std::string& file, const std::string& text);
   // Lists `file`, which could not be read or failed its checks (`why`), as skipped: an input error.
   void skipUnreadable(const std::string& file, const std::string& why);
+  // Lists an entry of a directory that was not read (a link, a FIFO: common/directory_walk.h) as skipped;
+  // `error` where what it points at could have been statistics.
+  void skip(const std::string& file, const std::string& why, bool error);
   // The fleet of every file added: its records merged per communicator (fleet.h), what was skipped and counted.
   // With `experiment` (a name or an experiment_hash) only that experiment's (fleet/experiment_choice.h).
   StatusOr<Fleet> assemble(const std::string& experiment = "") const;

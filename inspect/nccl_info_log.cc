@@ -71,6 +71,7 @@ struct ProcessState {
   NcclProcessLog log;
   std::vector<int> blockAlgorithms;  // the algorithms of the table block being read, -1 for names not known
   int tableLine = 0;
+  std::vector<size_t> openTunings;  // tunerCalls whose Best tuning line is still to come (NCCL nests them)
 };
 
 // "  Algorithm   |   Tree   |   Ring   |  CollNetDirect  |": a new block of the table.
@@ -150,7 +151,59 @@ std::optional<telemetry::TunerInfoLine> parseOurTunerLine(std::string_view m) {
   return message ? telemetry::parseTunerInfoLine(*message) : std::nullopt;
 }
 
+// The value of ` key = value` in a braced NCCL struct dump ("{ .func = AllReduce, .nBytes = 8 }"): up to the next
+// ',' or ' }'.
+std::optional<std::string_view> fieldOf(std::string_view m, std::string_view key) {
+  size_t at = m.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = m.substr(at + key.size());
+  size_t end = rest.find_first_of(", }");
+  return rest.substr(0, end);
+}
+
+std::optional<uint64_t> numberOf(std::string_view m, std::string_view key) {
+  std::optional<std::string_view> text = fieldOf(m, key);
+  return text ? parseUnsigned(*text) : std::nullopt;
+}
+
+std::optional<int> intOf(std::string_view m, std::string_view key) {
+  std::optional<std::string_view> text = fieldOf(m, key);
+  if (text && startsWith(*text, "-")) return std::nullopt;
+  return smallInt(text ? parseUnsigned(*text) : std::nullopt);
+}
+
 }  // namespace
+
+std::optional<NcclTunerCall> parseTuningInputMessage(std::string_view m) {
+  if (!consumePrefix(&m, "Input: { ")) return std::nullopt;
+  NcclTunerCall c;
+  std::optional<std::string_view> comm = fieldOf(m, ".comm = "), mask = fieldOf(m, ".tuningMask = "),
+                                  func = fieldOf(m, ".func = ");
+  std::optional<uint64_t> bytes = numberOf(m, ".nBytes = ");
+  std::optional<int> pipeOps = intOf(m, ".numPipesOps = "), regBuff = intOf(m, ".regBuff = ");
+  std::optional<int> collective = func ? telemetry::parseCollective(*func) : std::nullopt;
+  if (!comm || !mask || !collective || !bytes || !pipeOps || !regBuff) return std::nullopt;
+  c.comm = parseHexId(*comm).value_or(0);
+  c.tuningMask = parseHexId(*mask).value_or(0);
+  c.collective = *collective;
+  c.bytes = *bytes;
+  c.pipeOps = *pipeOps;
+  c.regBuff = *regBuff;
+  return c;
+}
+
+bool parseBestTuningMessage(std::string_view m, NcclTunerCall* call) {
+  if (!consumePrefix(&m, "Best tuning { ")) return false;
+  std::optional<std::string_view> algo = fieldOf(m, ".algo = "), proto = fieldOf(m, ".proto = ");
+  std::optional<int> channels = intOf(m, " nChannels = "), maxChannels = intOf(m, " maxChannels = ");
+  if (!algo || !proto || !channels || !maxChannels) return false;
+  std::optional<int> a = telemetry::parseAlgorithm(*algo), p = telemetry::parseProtocol(*proto);
+  call->algorithm = a && p ? *a : -1;  // "Unknown" for a symmetric kernel's tuning
+  call->protocol = a && p ? *p : -1;
+  call->channels = *channels;
+  call->maxChannels = *maxChannels;
+  return true;
+}
 
 std::optional<NcclTuningLine> parseTuningMessage(std::string_view m) {
   NcclTuningLine t;
@@ -232,6 +285,17 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
       static_cast<telemetry::TunerInfoLine&>(read) = std::move(*tuner);
       read.line = number;
       p.log.roceTuners.push_back(std::move(read));
+    } else if (std::optional<NcclTunerCall> input = parseTuningInputMessage(m)) {
+      input->line = number;
+      p.openTunings.push_back(p.log.tunerCalls.size());
+      p.log.tunerCalls.push_back(*input);
+    } else if (startsWith(m, "Best tuning { ")) {
+      if (!p.openTunings.empty()) {
+        parseBestTuningMessage(m, &p.log.tunerCalls[p.openTunings.back()]);
+        p.openTunings.pop_back();
+      }
+    } else if (startsWith(m, "Best tuning, algorithm, ")) {
+      ++p.log.bestTuningLines;
     } else if (consumePrefix(&m, "TUNER/Plugin: Using ")) {
       p.log.tunerPlugin = std::string(m.substr(0, m.find(" (")));
     } else if (consumePrefix(&m, "ENV/Plugin: Using ")) {

@@ -5,8 +5,13 @@
 // `policy verify` checks the TUNING lines against a policy (inspect/policy_verify.h); `sweep compare` tells an A/A
 // from them. NCCL prints the table and the TUNING lines on rank 0 of each communicator only, with
 // NCCL_DEBUG=INFO and TUNING among NCCL_DEBUG_SUBSYS; the same line formats from 2.24 to 2.30
-// (src/enqueue.cc, src/graph/tuning.cc, src/init.cc). NCCL 2.23 printed "AllReduce: 8 Bytes -> Algo 1 proto 0 time
-// 10.4" (the tuner's bytes, numbers for names, no channels): such lines are counted, not read.
+// (src/enqueue.cc, src/graph/tuning.cc, src/init.cc), 2.31 adding " cgaClusterSize N" to the TUNING line. NCCL 2.23
+// printed "AllReduce: 8 Bytes -> Algo 1 proto 0 time 10.4" (the tuner's bytes, numbers for names, no channels): such
+// lines are counted, not read. From 2.31 every rank also prints "Best tuning, algorithm, RING, protocol, LL" after
+// each ordinary choice (src/enqueue/enqueue.cc), counted; and 2.31.2 prints, around every tuning it computes,
+// "Input: { .comm = 0x.., .tuningMask = 0x.., .func = AllReduce, ... .nBytes = 8, .numPipesOps = 1, ... .regBuff = 0 }"
+// and "Best tuning { .id = 4, ... .algo = RING, .proto = LL, ... nChannels = 2, maxChannels = 0, ... }"
+// (src/tuning/tuning.cc; TRACE in 2.32), read as the tuner calls they are (docs/nccl-versions.md, "Log lines").
 #pragma once
 
 #include <array>
@@ -38,6 +43,21 @@ struct NcclTuningLine {
   uint64_t tunerBytes(int nRanks) const {
     return telemetry::sizedOverRanks(collective) && nRanks > 0 ? bytes * static_cast<uint64_t>(nRanks) : bytes;
   }
+};
+
+// One tuning NCCL 2.31.2 logged: the call its "Input: {...}" line describes (exactly what the tuner was asked) and
+// what its "Best tuning {...}" line says NCCL then chose. A tuning of the symmetric kernels names no algorithm.
+struct NcclTunerCall {
+  int line = 0;       // the Input line
+  uint64_t comm = 0;  // NCCL's pointer, as its "comm 0x.. rank" line prints it
+  uint64_t tuningMask = 0;
+  int collective = -1;
+  uint64_t bytes = 0;  // as the tuner is asked
+  int pipeOps = 0;
+  int regBuff = 0;
+  int algorithm = -1, protocol = -1;  // NCCL's choice; -1: none (a symmetric kernel, or no Best tuning line)
+  int channels = 0;                   // the channels NCCL computed for it
+  int maxChannels = 0;                // the tuner's nChannels (0: NCCL decides)
 };
 
 // What NCCL offers one communicator: [collective][algorithm][protocol] from the table it prints at init
@@ -85,6 +105,8 @@ struct NcclProcessLog {
   std::vector<RoceTunerLine> roceTuners;
   std::vector<std::string> roceTunerWarnings;  // our tuner's WARN lines ("policy 'x' unusable, ..."), as printed
   std::vector<NcclTuningLine> tuning;
+  std::vector<NcclTunerCall> tunerCalls;  // NCCL 2.31.2's Input/Best tuning pairs, in the order they began
+  uint64_t bestTuningLines = 0;           // 2.31+: "Best tuning, algorithm, .., protocol, .." lines
 };
 
 struct NcclInfoLog {
@@ -100,5 +122,8 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source);
 
 // The parts of one line, exposed for tests and for callers that read lines one by one.
 std::optional<NcclTuningLine> parseTuningMessage(std::string_view message);
+// "Input: { ... }" into the call's fields (its result unset); "Best tuning { ... }" into a result's fields.
+std::optional<NcclTunerCall> parseTuningInputMessage(std::string_view message);
+bool parseBestTuningMessage(std::string_view message, NcclTunerCall* call);
 
 }  // namespace nccl_roce::inspect

@@ -15,6 +15,29 @@ namespace nccl_roce::inspect {
 
 namespace {
 
+// One collective as the log shows it: a TUNING line (no pipeOps or regBuff), or a tuner call of NCCL 2.31.2's log
+// (exactly what the tuner was asked, the entries NCCL's mask allowed, and what NCCL then chose).
+struct Observed {
+  int collective = -1;
+  uint64_t bytes = 0;  // as the tuner is asked
+  std::optional<int> pipeOps, regBuff;
+  uint64_t generalMask = ~uint64_t{0};  // bit algorithm * 3 + protocol: the entries NCCL considered
+  int algorithm = -1, protocol = -1, channels = 0;
+
+  static Observed of(const NcclTuningLine& t, int nRanks) {
+    Observed o;
+    o.collective = t.collective;
+    o.bytes = t.tunerBytes(nRanks);
+    o.algorithm = t.algorithm;
+    o.protocol = t.protocol;
+    o.channels = t.channels();
+    return o;
+  }
+  static Observed of(const NcclTunerCall& c) {
+    return {c.collective, c.bytes, c.pipeOps, c.regBuff, c.tuningMask, c.algorithm, c.protocol, c.channels};
+  }
+};
+
 std::string where(const NcclProcessLog& p, const std::string& file) {
   return p.host + ":" + std::to_string(p.pid) + " (" + file + ")";
 }
@@ -108,14 +131,15 @@ struct LoggedTable {
   float entries[telemetry::kMaxAlgorithms * telemetry::kNumProtocols];
   tuner::CostTable table{entries, telemetry::kMaxAlgorithms, telemetry::kNumProtocols};
 
-  LoggedTable(const NcclCommunicatorLine& comm, const NcclTuningLine& t) {
+  LoggedTable(const NcclCommunicatorLine& comm, const Observed& o) {
     for (int a = 0; a < telemetry::kMaxAlgorithms; ++a) {
       for (int p = 0; p < telemetry::kNumProtocols; ++p) {
-        bool offered = !comm.availability || comm.availability->offers(t.collective, a, p);
+        bool offered = (!comm.availability || comm.availability->offers(o.collective, a, p)) &&
+                       (o.generalMask >> (a * telemetry::kNumProtocols + p) & 1) != 0;
         table.at(a, p) = offered ? 1.0f : -1.0f;
       }
     }
-    if (table.available(t.algorithm, t.protocol)) table.at(t.algorithm, t.protocol) = 0.5f;
+    if (table.available(o.algorithm, o.protocol)) table.at(o.algorithm, o.protocol) = 0.5f;
   }
 };
 
@@ -159,16 +183,17 @@ struct Judgement {
   std::string why;
 };
 
-Judgement judge(const tuner::CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const NcclTuningLine& t) {
+Judgement judge(const tuner::CompiledPolicy& compiled, const NcclCommunicatorLine& comm, const Observed& t) {
   Judgement j;
-  const uint64_t bytes = t.tunerBytes(comm.nRanks);
-  if (selectsOnUnlogged(compiled, t.collective, bytes)) {
+  const uint64_t bytes = t.bytes;
+  if (!t.pipeOps && selectsOnUnlogged(compiled, t.collective, bytes)) {
     j.status = VerifyStatus::kUnchecked;
     j.why = "a rule for this size selects on pipe_ops or reg_buff, which NCCL's TUNING line does not show";
     return j;
   }
   LoggedTable logged(comm, t);
-  tuner::Decision d = tuner::decide(compiled, {t.collective, bytes, 1, 0}, logged.table);
+  tuner::Decision d =
+      tuner::decide(compiled, {t.collective, bytes, t.pipeOps.value_or(1), t.regBuff.value_or(0)}, logged.table);
   j.rule = d.rule;
   if (d.rule < 0 || d.outcome == tuner::Decision::Outcome::kNoRule) return j;
   const policy::Rule& rule = compiled.rule(static_cast<uint32_t>(d.rule));
@@ -208,10 +233,10 @@ Judgement judge(const tuner::CompiledPolicy& compiled, const NcclCommunicatorLin
   j.forced += channelsText(d.channels);
   bool choiceRan =
       d.outcome != tuner::Decision::Outcome::kChosen || (t.algorithm == d.algorithm && t.protocol == d.protocol);
-  bool channelsRan = d.channels == 0 || t.channels() <= d.channels;
+  bool channelsRan = d.channels == 0 || t.channels <= d.channels;
   j.status = choiceRan && channelsRan ? VerifyStatus::kMatch : VerifyStatus::kMismatch;
   if (choiceRan && !channelsRan) {
-    j.why = "NCCL ran it on " + std::to_string(t.channels()) + " channels, more than the rule's " +
+    j.why = "NCCL ran it on " + std::to_string(t.channels) + " channels, more than the rule's " +
             std::to_string(d.channels);
   }
   return j;
@@ -287,7 +312,7 @@ struct Verifier {
     }
   }
 
-  void add(const CellKey& key, const NcclTuningLine& t, const Judgement& j, const std::string& example) {
+  void add(const CellKey& key, const Observed& t, const Judgement& j, const std::string& example) {
     auto [it, fresh] = cells.try_emplace(key);
     VerifiedCell& cell = it->second;
     if (fresh) {
@@ -308,7 +333,7 @@ struct Verifier {
       cell.forced = j.forced;
       cell.chunk = j.chunk;
     }
-    RanConfig ran{t.algorithm, t.protocol, t.channels(), 0, example};
+    RanConfig ran{t.algorithm, t.protocol, t.channels, 0, example};
     auto found =
         std::find_if(cell.ran.begin(), cell.ran.end(), [&](const RanConfig& r) { return !(r < ran) && !(ran < r); });
     if (found == cell.ran.end()) found = cell.ran.insert(cell.ran.end(), ran);
@@ -319,6 +344,7 @@ struct Verifier {
     std::vector<Communicator> comms = communicatorsOf(p);
     checkProcess(p, file, comms);
     VerifiedProcess seen{file, p.host, p.pid, p.ncclVersion, p.tunerPlugin, {}, p.tuning.size()};
+    for (const NcclTunerCall& call : p.tunerCalls) seen.tunerCalls += call.algorithm >= 0;
     for (const Communicator& c : comms) {
       if (c.tuner == nullptr) continue;
       seen.policies.push_back(c.tuner->switchback
@@ -326,8 +352,13 @@ struct Verifier {
                                   : "'" + c.tuner->policy + "' (" + c.tuner->digest + ")");
     }
     report.processes.push_back(seen);
+    report.calls += p.tuning.size();
+    report.tunerCalls += seen.tunerCalls;
+    if (seen.tunerCalls > 0) {
+      verifyTunerCalls(p, file, comms);  // what NCCL 2.31.2 logs of each call says more than its TUNING lines
+      return;
+    }
     for (const NcclTuningLine& t : p.tuning) {
-      ++report.calls;
       const std::string example = file + ":" + std::to_string(t.line);
       std::string why;
       const Communicator* c = communicatorOf(comms, t, active, &why);
@@ -335,24 +366,50 @@ struct Verifier {
         Judgement j;
         j.status = VerifyStatus::kUnchecked;
         j.why = why;
-        add({"?", 0, 0, t.collective, t.bytes}, t, j, example);
+        add({"?", 0, 0, t.collective, t.bytes}, Observed::of(t, 0), j, example);
         continue;
       }
-      Decider decider = deciderFor(active, *c);
-      const NcclCommunicatorLine& comm = *c->nccl;
-      std::string policyName = decider.policy ? decider.policy->name : "nccl";
-      CellKey key{policyName, comm.nRanks, comm.nNodes, t.collective, t.tunerBytes(comm.nRanks)};
-      Judgement j;
-      if (!decider.unknown.empty()) {
-        j.status = VerifyStatus::kUnchecked;
-        j.why = decider.unknown;
-      } else if (decider.policy) {
-        j = judge(compile(decider.policy, comm.nRanks, comm.nNodes), comm, t);
-        if (j.status == VerifyStatus::kMismatch) {
-          j.why = causeIn(p, *c, decider.policy->digest) + (j.why.empty() ? "" : "; " + j.why);
-        }
+      judgeIn(p, *c, Observed::of(t, c->nccl->nRanks), example);
+    }
+  }
+
+  // One observed collective of communicator `c`, into its cell.
+  void judgeIn(const NcclProcessLog& p, const Communicator& c, const Observed& o, const std::string& example) {
+    Decider decider = deciderFor(active, c);
+    const NcclCommunicatorLine& comm = *c.nccl;
+    std::string policyName = decider.policy ? decider.policy->name : "nccl";
+    CellKey key{policyName, comm.nRanks, comm.nNodes, o.collective, o.bytes};
+    Judgement j;
+    if (!decider.unknown.empty()) {
+      j.status = VerifyStatus::kUnchecked;
+      j.why = decider.unknown;
+    } else if (decider.policy) {
+      j = judge(compile(decider.policy, comm.nRanks, comm.nNodes), comm, o);
+      if (j.status == VerifyStatus::kMismatch) {
+        j.why = causeIn(p, c, decider.policy->digest) + (j.why.empty() ? "" : "; " + j.why);
       }
-      add(key, t, j, example);
+    }
+    add(key, o, j, example);
+  }
+
+  // NCCL 2.31.2's tuner calls: every ordinary tuning of every rank, with its pipeOps and regBuff, by the
+  // communicator its Input line names (tunings of the symmetric kernels name no algorithm: not the tuner's).
+  void verifyTunerCalls(const NcclProcessLog& p, const std::string& file, const std::vector<Communicator>& comms) {
+    for (const NcclTunerCall& call : p.tunerCalls) {
+      if (call.algorithm < 0) continue;
+      const std::string example = file + ":" + std::to_string(call.line);
+      const Communicator* found = nullptr;
+      for (const Communicator& c : comms) {
+        if (c.nccl->line < call.line && c.nccl->comm == call.comm) found = &c;
+      }
+      if (found == nullptr) {
+        Judgement j;
+        j.status = VerifyStatus::kUnchecked;
+        j.why = "the tuning names communicator " + formatHexId(call.comm) + ", whose init line is not in the log";
+        add({"?", 0, 0, call.collective, call.bytes}, Observed::of(call), j, example);
+        continue;
+      }
+      judgeIn(p, *found, Observed::of(call), example);
     }
   }
 };
@@ -407,7 +464,7 @@ VerifyReport verifyPolicy(const policy::ActivePolicy& active, const std::vector<
                                   " TUNING line(s) cut short or garbled");
     }
   }
-  if (v.report.calls == 0) {
+  if (v.report.calls == 0 && v.report.tunerCalls == 0) {
     v.report.problems.push_back(
         "no NCCL TUNING line in the logs: run with NCCL_DEBUG=INFO and TUNING in NCCL_DEBUG_SUBSYS, and give the "
         "log of rank 0 (NCCL prints them there only)");
@@ -480,10 +537,11 @@ std::string cellLine(const VerifiedCell& c) {
 std::string verifyReportText(const VerifyReport& r) {
   std::string out = "policy: " + r.policyName + " (" + r.policySource + ", " + r.policyDigest + ")\n";
   for (const VerifiedProcess& p : r.processes) {
-    if (p.tuningLines == 0) continue;
+    if (p.tuningLines == 0 && p.tunerCalls == 0) continue;
     out += "process " + p.host + ":" + std::to_string(p.pid) + " (" + p.file + "): NCCL " +
            (p.ncclVersion.empty() ? "?" : p.ncclVersion) + ", tuner " +
            (p.tunerPlugin.empty() ? "none" : p.tunerPlugin) + ", " + std::to_string(p.tuningLines) + " TUNING lines";
+    if (p.tunerCalls > 0) out += ", " + std::to_string(p.tunerCalls) + " tuner calls (checked instead)";
     for (const std::string& policy : p.policies) out += ", policy " + policy;
     out += "\n";
   }

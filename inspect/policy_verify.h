@@ -2,7 +2,8 @@
 // algorithm, protocol and channels NCCL ran one collective with), the decision the tuner makes for that call with
 // this policy, on that communicator's node and rank counts and with what NCCL's printed table offers, by the same
 // decide() the plugin runs; then per collective and size: the rule, what it forces, what NCCL ran, and whether
-// they agree.
+// they agree. Where NCCL 2.31.2 logged its tuner calls (inspect/nccl_info_log.h, NcclTunerCall: every rank's,
+// with pipeOps and regBuff), those are checked instead of the TUNING lines.
 //
 // A cell (communicator shape, collective, size) is:
 // - match: every call ran what the rule forces (channels: at most the rule's count; NCCL spreads a small message
@@ -62,6 +63,7 @@ struct VerifiedProcess {
   std::string ncclVersion, tunerPlugin;
   std::vector<std::string> policies;  // what our tuner's line says each communicator ran: "name (digest)"
   uint64_t tuningLines = 0;
+  uint64_t tunerCalls = 0;  // NCCL 2.31.2's logged tuner calls: checked instead of the TUNING lines where present
 };
 
 struct VerifyReport {
@@ -70,6 +72,7 @@ struct VerifyReport {
   std::vector<VerifiedCell> cells;    // by policy, shape, collective, size
   std::vector<std::string> problems;  // what makes the logs no proof: no TUNING line, no tuner, another policy
   uint64_t calls = 0;                 // TUNING lines read
+  uint64_t tunerCalls = 0;            // tuner calls read (NCCL 2.31.2's Input and Best tuning lines)
 
   int count(VerifyStatus status) const;
   // No problem and no mismatch.

@@ -52,6 +52,8 @@ struct CommunicatorTuner {
   std::shared_ptr<const tuner::CompiledPolicy> compiled;  // null: NCCL decides; shared by comms of one shape
   std::unique_ptr<tuner::SwitchbackTurns> switchback;     // a switchback experiment: the arm of each call
   bool algoOrProtoRestricted = false;                     // NCCL_ALGO / NCCL_PROTO set by the user
+  // How the NCCL calling picks where it chooses: what it runs after a call the rules leave to it.
+  tuner::SelectionRule selection = tuner::SelectionRule::kLastPlainMinimum;
   ChunkSizeServing chunks;
   // With NCCL_ROCE_STATS set: every call counted, reported through the communicator's telemetry entry (the
   // statistics file at each checkpoint and at finalize, the profiler's rule labels, the metrics textfile).

@@ -1,8 +1,8 @@
-// The exported profiler tables: v1 - v6, the versions NCCL releases declare (docs/nccl-versions.md, "Exported
+// The exported profiler tables: v1 - v7, the versions NCCL releases declare (docs/nccl-versions.md, "Exported
 // symbols"). Only shims live here: each version's descriptors are read into the few fields the one implementation
-// (plugin/profiler_plugin.cc) uses, since every version moved them. NCCL dlsyms its newest version first (2.30: v6,
-// then v5, ...); from 2.28.3 it also looks here when NCCL_PROFILER_PLUGIN is unset and this library is the net
-// plugin. v7, which no release declares, is compiled only with NCCL_ROCE_UNRELEASED_ABI. Every entry is noexcept.
+// (plugin/profiler_plugin.cc) uses, since every version moved them. NCCL dlsyms its newest version first (2.31.2 and
+// later: v7, then v6, ...); from 2.28.3 it also looks here when NCCL_PROFILER_PLUGIN is unset and this library is
+// the net plugin. Every entry is noexcept.
 #include <type_traits>
 
 #include "plugin/nccl/profiler_v1.h"
@@ -11,10 +11,8 @@
 #include "plugin/nccl/profiler_v4.h"
 #include "plugin/nccl/profiler_v5.h"
 #include "plugin/nccl/profiler_v6.h"
-#include "plugin/profiler_plugin.h"
-#ifdef NCCL_ROCE_UNRELEASED_ABI
 #include "plugin/nccl/profiler_v7.h"
-#endif
+#include "plugin/profiler_plugin.h"
 
 namespace {
 
@@ -68,7 +66,9 @@ uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) { return hostNow
 template <typename Descr>
 uint64_t startStampOf(const Descr& d) { return d.kernelCh.pTimer; }
 
-// startEvent for v3 and later: each event type to its implementation.
+// startEvent for v3 and later: each event type to its implementation. v7's KernelPhase events are never asked for
+// (init leaves bit 15 off); were one started, it is a known type with no handle, like every type not timed here.
+// v7's user tag, kernel variant and symmetric flag are not read (docs/ab-testing.md, "What is measured").
 template <typename Descr>
 ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
   if (eHandle == nullptr) return ncclSuccess;
@@ -125,19 +125,6 @@ ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const
   return profilerInit(context, eActivationMask, comm, ChannelClock::kGpu, logFunction);
 }
 
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-// v7 (unreleased) adds KernelPhase events, which the implementation, knowing only released types, would count as
-// unknown: known here, and ignored (no handle, so NCCL sends nothing more for them).
-ncclResult_t startEventV7(void* context, void** eHandle, ncclProfilerEventDescr_v7_t* eDescr) noexcept {
-  if (eHandle != nullptr && eDescr != nullptr && eDescr->type == ncclProfileKernelPhase) {
-    *eHandle = nullptr;
-    return ncclSuccess;
-  }
-  return startEvent(context, eHandle, eDescr);
-}
-constexpr auto recordStateV7 = recordState<ncclProfilerEventStateArgs_v7_t>;
-#endif
-
 }  // namespace
 
 // NCCL 2.23.
@@ -169,14 +156,17 @@ const ncclProfiler_v5_t ncclProfiler_v5 = {kProfilerName, initV5, startEvent<ncc
                                            profilerStopEvent, recordState<ncclProfilerEventStateArgs_v5_t>,
                                            profilerFinalize};
 
-// NCCL 2.29 and later (the newest version a release declares).
+// NCCL 2.29 - 2.30.
 extern "C" __attribute__((visibility("default")))
 const ncclProfiler_v6_t ncclProfiler_v6 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v6_t>,
                                            profilerStopEvent, recordState<ncclProfilerEventStateArgs_v6_t>,
                                            profilerFinalize};
 
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-// No NCCL release declares v7 (plugin/nccl/profiler_v7.h): a build that exports it is never packaged.
-extern "C" __attribute__((visibility("default"))) const ncclProfiler_v7_t ncclProfiler_v7 = {
-    kProfilerName, initV5, startEventV7, profilerStopEvent, recordStateV7, profilerFinalize};
-#endif
+// NCCL 2.31.2 and later (the newest version a release declares).
+extern "C" __attribute__((visibility("default")))
+const ncclProfiler_v7_t ncclProfiler_v7 = {kProfilerName,
+                                           initV5,
+                                           startEvent<ncclProfilerEventDescr_v7_t>,
+                                           profilerStopEvent,
+                                           recordState<ncclProfilerEventStateArgs_v7_t>,
+                                           profilerFinalize};

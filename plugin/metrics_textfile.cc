@@ -34,10 +34,14 @@ void removeAtExit(const std::string& path) {
 
 }  // namespace
 
-MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval)
-    : writer_(interval, [this] { (void)writeNow(); }) {}
+MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger)
+    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger), writer_(interval, [this] {
+        (void)writeNow();
+        (void)sweepStale();
+      }) {}
 
 void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, const Environment& env) {
+  std::string madeDir;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (fileName_.empty()) {
@@ -50,8 +54,13 @@ void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, con
       dir_ = *dir;
       fileName_ = id.fileName;
       removeAtExit(dir_ + "/" + fileName_);
+      madeDir = dir_;
     }
     live_.push_back(std::move(comm));
+  }
+  if (!madeDir.empty()) {  // once per process: a directory that cannot be made is said at the first init
+    StatusOr<UniqueFd> dir = openDirectoryForWriting(madeDir, /*create=*/true);
+    failures_.report(path(), dir.status());
   }
   adjustWriter();
 }
@@ -70,7 +79,11 @@ void MetricsTextfile::finish(const std::shared_ptr<const CommunicatorTelemetry>&
   }
   if (!last) return;
   adjustWriter();
-  (void)writeNow();  // the final figures, which the stopped writer would have written at its next round
+  {
+    std::lock_guard<std::mutex> sweeping(sweeping_);
+    sweep_.close();  // no descriptor of ours stays open on the directory while no communicator lives
+  }
+  (void)writeNow();  // the final figures, which the stopped writer would have written at its next round; no sweep
 }
 
 void MetricsTextfile::adjustWriter() {
@@ -93,7 +106,7 @@ std::string MetricsTextfile::path() const {
 }
 
 Status MetricsTextfile::writeNow() {
-  std::lock_guard<std::mutex> writing(writing_);  // one temporary file per process: one write at a time
+  std::lock_guard<std::mutex> writing(writing_);  // one write at a time: an older rendering never lands last
   std::vector<std::shared_ptr<const CommunicatorTelemetry>> live;
   std::vector<telemetry::CommunicatorSnapshot> all;
   std::string dir, fileName;
@@ -108,9 +121,25 @@ Status MetricsTextfile::writeNow() {
     live = live_;
   }
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
-  Status written = writeFileAtomically(dir + "/" + fileName, telemetry::renderTextfile(process, all));
-  removeStaleTextfiles(dir, fileName, std::chrono::system_clock::now(), kTextfileMaxAge);
+  std::string text = telemetry::renderTextfile(process, all);
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
+  Status written = at.isOk() ? writeFileAt(at->get(), fileName, text, dir + "/" + fileName) : at.status();
+  failures_.report(dir + "/" + fileName, written);
   return written;
+}
+
+TextfileSweep::Round MetricsTextfile::sweepStale(const TextfileSweep::Limits& limits) {
+  std::string dir, fileName;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fileName_.empty()) return {};
+    dir = dir_;
+    fileName = fileName_;
+  }
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/false);  // as the writes: no link as the last part
+  if (!at.isOk()) return {};
+  std::lock_guard<std::mutex> sweeping(sweeping_);
+  return sweep_.sweep(at->get(), fileName, std::chrono::system_clock::now(), kTextfileMaxAge, limits);
 }
 
 }  // namespace nccl_roce::plugin

@@ -11,14 +11,20 @@ namespace {
 
 int setProcessEnv(const char* name, const char* value) { return ::setenv(name, value, /*overwrite=*/0); }
 
+TelemetryOptions saidThrough(TelemetryOptions options, Logger& logger) {
+  options.logger = &logger;
+  return options;
+}
+
 }  // namespace
 
 ProcessContext::ProcessContext(const Environment& env, ProcessSeams seams)
     : env_(env),
-      telemetryFiles_(telemetryOptionsFrom(env)),
+      telemetryFiles_(saidThrough(telemetryOptionsFrom(env), writeLog_)),
       envPlugin_(env, resolverFor(seams.resolver), seams.resolutionDeadline),
       netPlugin_(env, resolverFor(seams.resolver), &envPlugin_, seams.setEnv ? seams.setEnv : setProcessEnv,
-                 seams.resolutionDeadline) {}
+                 seams.resolutionDeadline),
+      metrics_(kMetricsInterval, writeLog_) {}
 
 SettingsResolver ProcessContext::resolverFor(SettingsResolver given) {
   if (given) return given;

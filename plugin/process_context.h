@@ -19,6 +19,7 @@
 #include "plugin/bounded_resolution.h"
 #include "plugin/env_plugin.h"
 #include "plugin/metrics_textfile.h"
+#include "plugin/nccl_logger.h"
 #include "plugin/net_plugin.h"
 #include "plugin/policy_registry.h"
 #include "plugin/served_settings.h"
@@ -48,11 +49,17 @@ class ProcessContext {
   NetPlugin& netPlugin() { return netPlugin_; }
   profiler::TrackerRegistry& trackers() { return trackers_; }
   MetricsTextfile& metrics() { return metrics_; }
+  // The logger NCCL handed the latest tuner or profiler init: where the statistics and textfile writers say a failed
+  // write, from whichever thread meets it (plugin/write_failures.h). A null one leaves the last.
+  void useNcclLogger(ncclDebugLogger_t logFunction) {
+    if (logFunction != nullptr) writeLog_.setFunction(logFunction);
+  }
 
  private:
   SettingsResolver resolverFor(SettingsResolver given);
 
   const Environment& env_;
+  NcclLogger writeLog_;  // before the writers that hold it
   PolicyRegistry policies_;
   TelemetryFiles telemetryFiles_;
   EnvPlugin envPlugin_;

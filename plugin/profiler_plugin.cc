@@ -101,6 +101,7 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
   if (eActivationMask != nullptr) *eActivationMask = 0;
   if (context == nullptr || eActivationMask == nullptr) return ncclSuccess;
   NcclLogger logger(logFunction);
+  process.useNcclLogger(logFunction);
   try {
     if (!timingRequested(process.environment())) return ncclSuccess;
     std::string problem = process.telemetryFiles().takeProblem();
@@ -196,7 +197,7 @@ void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
 
 void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
   *eHandle = nullptr;
-  bool known = type != 0 && type <= ncclProfileCeBatch && (type & (type - 1)) == 0;  // one of NCCL's, v1-v6
+  bool known = type != 0 && type <= ncclProfileKernelPhase && (type & (type - 1)) == 0;  // one of NCCL's, v1-v7
   if (context == nullptr || known) return;
   try {
     commOf(context)->tracker->dropEvent(profiler::Drop::kUnknownEvent);
@@ -229,11 +230,8 @@ ncclResult_t profilerFinalize(void* context) noexcept {
     // tracker and its histograms) is freed below.
     c->statsEntry.telemetry->finish(reportNow(*c)());
     c->process->metrics().finish(c->statsEntry.telemetry);
-    TelemetryFiles& files = c->process->telemetryFiles();
-    Status written = files.finish(c->statsPath, c->statsEntry, Producer::kProfiler);
-    if (!written.isOk()) {
-      NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: cannot write statistics: %s", written.toString().c_str());
-    }
+    // A failed write has been said, once per process (plugin/write_failures.h).
+    (void)c->process->telemetryFiles().finish(c->statsPath, c->statsEntry, Producer::kProfiler);
   } catch (...) {
     NCCL_ROCE_WARN(c->logger, kLogProfile, "profiler: writing statistics failed");
   }

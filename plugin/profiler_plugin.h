@@ -1,4 +1,4 @@
-// The profiler plugin, implemented once; plugin/exports_profiler.cc reads each released ABI version's (v1..v6)
+// The profiler plugin, implemented once; plugin/exports_profiler.cc reads each released ABI version's (v1..v7)
 // event descriptors into the few fields used here. It times collectives per communicator from NCCL's Coll and
 // KernelCh events (profiler/collective_tracker.h) and reports them into the process's statistics file next to
 // the tuner's decisions, and optionally as an OpenMetrics textfile (plugin/metrics_textfile.h).
@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "plugin/nccl/profiler_v6.h"
+#include "plugin/nccl/profiler_v7.h"
 #include "profiler/collective_tracker.h"
 
 namespace nccl_roce::plugin {
@@ -62,8 +62,8 @@ void profilerStartKernelCh(void* context, void** eHandle, const void* parent, in
 void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept;
 // Every other event type. NCCL builds P2p events (its KernelCh bit implies them) and, from 2.28 on, the API-level
 // GroupApi and P2pApi events (implied by the Group, Coll and KernelCh bits; KernelLaunch only by its own) whatever
-// a profiler asks for: they are known and ignored. A type no released version declares is counted as
-// dropped (unknown_event).
+// a profiler asks for: they are known and ignored, as v7's KernelPhase (never asked for). A type no released version
+// declares is counted as dropped (unknown_event).
 void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept;
 // Nothing to do from v4 on: a channel's GPU stop stamp comes in its KernelChStop state, and a group or a
 // collective is timed by its channels, not by its host-side stop.

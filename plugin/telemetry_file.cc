@@ -53,7 +53,9 @@ TelemetryOptions telemetryOptionsFrom(const Environment& env) {
 }
 
 TelemetryFiles::TelemetryFiles(TelemetryOptions options)
-    : options_(std::move(options)), writer_(options_.interval, [this] { (void)writeAll(/*withLive=*/true, nullptr); }) {}
+    : options_(std::move(options)),
+      failures_("statistics file", "NCCL_ROCE_STATS", options_.logger != nullptr ? *options_.logger : nullLogger()),
+      writer_(options_.interval, [this] { (void)writeAll(/*withLive=*/true, nullptr); }) {}
 
 TelemetryFiles::~TelemetryFiles() { writer_.stop(); }
 
@@ -87,9 +89,12 @@ uint64_t TelemetryFiles::pairWith(File& file, uint64_t commId, Producer producer
 TelemetryEntry TelemetryFiles::claim(const std::string& path, uint64_t commId, Producer producer,
                                      CommunicatorShape shape) {
   TelemetryEntry claimed;
+  bool firstOfPath = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    File& file = files_[path];
+    auto [found, added] = files_.try_emplace(path);
+    File& file = found->second;
+    firstOfPath = added;
     if (uint64_t number = pairWith(file, commId, producer, shape)) {
       Entry& e = file.entries[number];
       e.joined |= bit(producer);
@@ -104,6 +109,10 @@ TelemetryEntry TelemetryFiles::claim(const std::string& path, uint64_t commId, P
     claimed = {++numbered_, fresh.telemetry};
     file.entries.emplace(claimed.number, std::move(fresh));
     ++live_;
+  }
+  if (firstOfPath) {  // a few system calls, once per file: the pod's directory is there before its first checkpoint
+    StatusOr<UniqueFd> dir = openDirectoryForWriting(splitPath(path).first, /*create=*/true);
+    failures_.report(path, dir.status());
   }
   adjustWriter();
   return claimed;
@@ -274,6 +283,7 @@ Status TelemetryFiles::writeOne(const std::string& path, const std::vector<LiveT
     firstPart = file.parts + 1;  // only writes (one at a time) change it
   }
   Status written = writeFile(path, firstPart, rendered);
+  failures_.report(path, written);
   std::lock_guard<std::mutex> lock(mutex_);
   File& file = files_[path];
   file.lastWrite = written;
@@ -288,11 +298,17 @@ Status TelemetryFiles::writeFile(const std::string& path, uint32_t firstPart, co
   // The parts first: killed between these writes, the moved entries are in a part and still in the main file,
   // which readers count once (by their numbers); the other order could lose them. A failed write leaves them
   // held, and the next write makes the same parts again.
+  // The directory is made if missing (the per-pod directory of docs/kubernetes.md is not there at the pod's first
+  // start), and opened for each write: one removed meanwhile is made again.
+  auto [dir, name] = splitPath(path);
+  StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
+  if (!at.isOk()) return at.status();
   for (size_t i = 0; i < rendered.parts.size(); ++i) {
-    Status part = writeFileAtomically(partPathFor(path, firstPart + static_cast<uint32_t>(i)), rendered.parts[i]);
-    if (!part.isOk()) return part;
+    std::string part = partPathFor(path, firstPart + static_cast<uint32_t>(i));
+    Status written = writeFileAt(at->get(), splitPath(part).second, rendered.parts[i], part);
+    if (!written.isOk()) return written;
   }
-  return writeFileAtomically(path, rendered.main);
+  return writeFileAt(at->get(), name, rendered.main, path);
 }
 
 }  // namespace nccl_roce::plugin

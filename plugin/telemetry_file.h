@@ -40,9 +40,11 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/log.h"
 #include "common/status.h"
 #include "plugin/communicator_telemetry.h"
 #include "plugin/periodic_writer.h"
+#include "plugin/write_failures.h"
 
 namespace nccl_roce::plugin {
 
@@ -67,6 +69,7 @@ struct TelemetryOptions {
   size_t finalsKept = kFinalsKept;
   std::function<std::chrono::system_clock::time_point()> clock;  // "updated" stamps; empty: the system clock
   std::string problem;  // what was wrong with the setting the interval came from; said once (takeProblem)
+  Logger* logger = nullptr;  // where a failed write is said, once (plugin/write_failures.h); null: nowhere
 };
 
 // NCCL_ROCE_STATS_INTERVAL: seconds between checkpoints, a decimal number (0.5, 60) up to a day; 0 turns
@@ -85,12 +88,15 @@ class TelemetryFiles {
   // /data/stats.<pid>.json -> /data/stats.<pid>.final-<part>.json
   static std::string partPathFor(const std::string& path, uint32_t part);
 
-  // The entry `producer` joins for the communicator `commId` in the file at `path` (pairing: see the top).
+  // The entry `producer` joins for the communicator `commId` in the file at `path` (pairing: see the top). The
+  // first claim of a path makes its directory (docs/environment.md), so a directory that cannot be made is said at
+  // the first communicator's init, not at its first write.
   TelemetryEntry claim(const std::string& path, uint64_t commId, Producer producer, CommunicatorShape shape);
   // The producer is done with its entry (having handed its last part to entry.telemetry, or not: an init that
   // failed after its claim). Once every producer of the entry has finished, the entry is final and written (see
   // the top); without any part it is dropped unwritten. An error when this call wrote and could not, or when the
-  // writer's latest write of this file failed.
+  // writer's latest write of this file failed. Every failed write, whoever makes it, is said once per process
+  // through options.logger (plugin/write_failures.h): callers need not say it again.
   Status finish(const std::string& path, const TelemetryEntry& entry, Producer producer);
 
   // Writes every file now, live entries as their producers report them now: what the writer does each interval.
@@ -98,6 +104,8 @@ class TelemetryFiles {
 
   // What was wrong with NCCL_ROCE_STATS_INTERVAL, the first time it is asked (the first init logs it); "" after.
   std::string takeProblem();
+  // Writes (and attempts to make a directory) that failed so far.
+  uint64_t writeFailures() const { return failures_.failures(); }
   // Entries held in memory over all files, and how many of them are live (tests, docs/performance.md).
   size_t entriesHeld() const;
   size_t liveEntries() const;
@@ -145,12 +153,13 @@ class TelemetryFiles {
   void adjustWriter();
 
   const TelemetryOptions options_;
+  WriteFailures failures_;
   mutable std::mutex mutex_;  // everything below but the writer
   std::map<std::string, File> files_;
   uint64_t numbered_ = 0;  // entries numbered so far
   size_t live_ = 0;        // live entries over all files
   bool problemTaken_ = false;
-  std::mutex writing_;    // one write of the files at a time (the temporary file's name is per process)
+  std::mutex writing_;    // one write of the files at a time: an older rendering never lands over a newer one
   std::mutex lifecycle_;  // adjustWriter, one at a time
   PeriodicWriter writer_;
 };

@@ -1,13 +1,10 @@
 #include "plugin/textfile_identity.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "common/strings.h"
 
 namespace nccl_roce::plugin {
@@ -30,12 +27,12 @@ std::string valueOr(const Environment& env, const char* name, const std::string&
   return value && !value->empty() ? *value : otherwise;
 }
 
-// nccl-roce.*.prom, or a temporary file of writeFileAtomically's next to one (nccl-roce.*.prom.tmp.<pid>).
+}  // namespace
+
 bool isOurTextfile(const std::string& name) {
+  if (isTemporaryFileOf(name, "nccl-roce.")) return true;
   return startsWith(name, "nccl-roce.") && (endsWith(name, ".prom") || name.find(".prom.tmp.") != std::string::npos);
 }
-
-}  // namespace
 
 TextfileIdentity textfileIdentity(const Environment& env, const std::string& hostName, long pid, uint64_t startTicks) {
   TextfileIdentity id;
@@ -61,24 +58,6 @@ uint64_t processStartTicks(const std::string& statPath) {
     if (number == 22) return std::strtoull(field.c_str(), nullptr, 10);
   }
   return 0;
-}
-
-int removeStaleTextfiles(const std::string& dir, const std::string& own, std::chrono::system_clock::time_point now,
-                         std::chrono::seconds maxAge) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return 0;
-  const auto oldest = std::chrono::system_clock::to_time_t(now - maxAge);
-  int removed = 0;
-  for (dirent* e = ::readdir(d); e != nullptr; e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == own || !isOurTextfile(name)) continue;
-    std::string path = dir + "/" + name;
-    struct stat st;
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime >= oldest) continue;
-    removed += ::unlink(path.c_str()) == 0;
-  }
-  ::closedir(d);
-  return removed;
 }
 
 }  // namespace nccl_roce::plugin

@@ -29,13 +29,12 @@ TextfileIdentity textfileIdentity(const Environment& env, const std::string& hos
 uint64_t processStartTicks(const std::string& statPath = "/proc/self/stat");
 
 // A textfile of ours that nothing has rewritten for this long belongs to a process that is gone (killed before it
-// could remove it) or that has no communicator left: any live writer in the directory removes it. Live writers
-// rewrite theirs every 10 s.
+// could remove it) or that has no communicator left: any live writer in the directory removes it
+// (plugin/textfile_sweep.h). Live writers rewrite theirs every 10 s.
 inline constexpr std::chrono::minutes kTextfileMaxAge{15};
 
-// Removes our textfiles (nccl-roce.*.prom) and their abandoned temporary files in `dir` last modified before
-// `now - maxAge`, except `own`; returns how many. Errors are ignored: another writer may remove the same file.
-int removeStaleTextfiles(const std::string& dir, const std::string& own, std::chrono::system_clock::time_point now,
-                         std::chrono::seconds maxAge);
+// A name the plugin's textfiles have: nccl-roce.*.prom, or a temporary file of common/file.h's writeFileAt next to
+// one (.nccl-roce.*.tmp-<16 hex digits>, or nccl-roce.*.prom.tmp.<pid> from versions before it).
+bool isOurTextfile(const std::string& name);
 
 }  // namespace nccl_roce::plugin

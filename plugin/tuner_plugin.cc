@@ -27,7 +27,7 @@ using tuner::Decision;
 }  // namespace
 
 ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction, bool ncclAsksChunkSize) noexcept {
+                       ncclDebugLogger_t logFunction, bool ncclAsksChunkSize, tuner::SelectionRule selection) noexcept {
   if (context == nullptr) return ncclSuccess;
   *context = nullptr;
   auto* c = new (std::nothrow) CommunicatorTuner();
@@ -35,7 +35,9 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
   c->commId = commId;
   c->nRanks = nRanks;
   c->nNodes = nNodes;
+  c->selection = selection;
   c->logger.setFunction(logFunction);
+  process.useNcclLogger(logFunction);
   try {
     if (logFunction != nullptr) process.envPlugin().flushPendingLog(c->logger);
     if (!setUpTuner(*c, process, ncclAsksChunkSize)) {
@@ -64,36 +66,55 @@ ncclResult_t tunerInit(ProcessContext& process, void** context, uint64_t commId,
 }
 
 ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                       bool ncclAsksChunkSize) noexcept {
+                       bool ncclAsksChunkSize, tuner::SelectionRule selection) noexcept {
   ProcessContext* process = processContext();
   if (process == nullptr) {
     if (context != nullptr) *context = nullptr;  // every call leaves NCCL's choice
     return ncclSuccess;
   }
-  return tunerInit(*process, context, commId, nRanks, nNodes, logFunction, ncclAsksChunkSize);
+  return tunerInit(*process, context, commId, nRanks, nNodes, logFunction, ncclAsksChunkSize, selection);
 }
 
 namespace {
 
-// The chunk size the deciding rule sets for what NCCL will run, kept for getChunkSize; its code for statistics.
-// Called only where the policy sets chunk sizes: the other communicators pay nothing for them per call.
+// The chunk size the deciding rule sets for what NCCL will run (algorithm, protocol), kept for getChunkSize; its
+// code for statistics. Called only where the policy sets chunk sizes: the other communicators pay nothing for them
+// per call. NCCL 2.31+ asks with pipeOps 0 only from its symmetric-kernel path, which either runs a symmetric kernel
+// (no getChunkSize) or asks again as an ordinary collective: such a call keeps nothing for getChunkSize.
 uint32_t keepChunkSize(CommunicatorTuner& c, const CompiledPolicy* compiled, const CallInputs& call,
-                       const Decision& decision, const CostTable& table) {
-  int algorithm = -1, protocol = -1;
-  if (!tuner::cellNcclRuns(decision, table, &algorithm, &protocol)) return 0;
+                       const Decision& decision, int algorithm, int protocol) {
+  if (algorithm < 0) return 0;
   const telemetry::ChunkSize chunk =
       compiled ? tuner::chunkSizeOf(*compiled, decision, protocol) : telemetry::ChunkSize();
-  c.chunks.group.decided(call.collective, algorithm, protocol, chunk);
+  if (call.pipeOps > 0) c.chunks.group.decided(call.collective, algorithm, protocol, chunk);
   return chunk.code();
 }
 
 // In a switchback, which arm decided what NCCL will run in this call's size bucket: how the profiler attributes
 // the collective's time (telemetry/switchback.h).
-void noteArm(CommunicatorTuner& c, const CallInputs& call, const Decision& decision, const CostTable& table, int arm) {
-  int algorithm = -1, protocol = -1;
-  if (!tuner::cellNcclRuns(decision, table, &algorithm, &protocol)) return;
+void noteArm(CommunicatorTuner& c, const CallInputs& call, const Decision& decision, int algorithm, int protocol,
+             int arm) {
+  if (algorithm < 0) return;
   c.armMap->note(call.collective, telemetry::sizeBucket(call.bytes), algorithm, protocol,
                  decision.byRule() ? decision.channels : 0, arm);
+}
+
+// What a call leaves for later, where the communicator keeps it: the chunk size its rule sets, for getChunkSize, and
+// its decision and arm, for statistics. Both read what NCCL runs after the call from its table as it passed it,
+// before it is marked; by this NCCL's rule where NCCL chooses (the tie-break differs between lines). Out of line: a
+// communicator with neither pays one test per call.
+[[gnu::noinline]] void observe(CommunicatorTuner& c, const CompiledPolicy* compiled, const CallInputs& call,
+                               const Decision& decision, const CostTable& table, int arm) {
+  int algorithm = -1, protocol = -1;
+  tuner::cellNcclRuns(decision, table, c.selection, &algorithm, &protocol);
+  const uint32_t chunkCode = c.chunks.fromRules ? keepChunkSize(c, compiled, call, decision, algorithm, protocol) : 0;
+  if (!c.decisions) return;
+  try {
+    c.decisions->record(call, decision, algorithm, protocol, chunkCode, arm);
+    if (c.armMap) noteArm(c, call, decision, algorithm, protocol, arm);
+  } catch (...) {
+    // Statistics are best effort; the decision stands.
+  }
 }
 
 }  // namespace
@@ -108,16 +129,7 @@ ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
   const int arm = c->switchback ? c->switchback->take(table) : -1;  // a switchback's turn: whose rules decide
   const CompiledPolicy* compiled = arm >= 0 ? c->switchback->compiled(arm) : c->compiled.get();
   Decision decision = compiled ? tuner::decide(*compiled, call, table) : Decision{};
-  // These read NCCL's table as it passed it, before it is marked.
-  const uint32_t chunkCode = c->chunks.fromRules ? keepChunkSize(*c, compiled, call, decision, table) : 0;
-  if (c->decisions) {
-    try {
-      c->decisions->record(call, decision, table, chunkCode, arm);
-      if (c->armMap) noteArm(*c, call, decision, table, arm);
-    } catch (...) {
-      // Statistics are best effort; the decision stands.
-    }
-  }
+  if (c->chunks.fromRules || c->decisions) observe(*c, compiled, call, decision, table, arm);
   tuner::applyDecision(decision, table, nChannels);
   return ncclSuccess;
 }

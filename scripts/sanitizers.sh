@@ -25,6 +25,7 @@ cmake -S . -B build-tsan "${common[@]}" -DNCCL_ROCE_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target abi_tuner_test abi_env_net_test abi_profiler_test plugin_env_net_test \
   plugin_tuner_concurrency_test plugin_stalled_device_test plugin_metrics_textfile_test plugin_telemetry_file_test \
   plugin_periodic_writer_test plugin_policy_registry_test gid_concurrency_test profiler_concurrency_test \
+  abi_shared_directory_test \
   abi_init_order_test \
   common_spin_lock_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./scripts/ctest.sh build-tsan --no-tests=error --output-on-failure \

@@ -62,7 +62,7 @@ void CompiledPolicy::index(const std::vector<uint32_t>& live, int collective) {
   for (size_t k = 0; k < segments.starts.size(); ++k) {
     for (uint32_t i : leaving[k]) active.erase(i);
     active.insert(entering[k].begin(), entering[k].end());
-    segments.listStart.push_back(static_cast<uint32_t>(ruleIndices_.size()));
+    Range list{static_cast<uint32_t>(ruleIndices_.size()), 0};
     size_t listed = 0;
     for (uint32_t i : active) {
       if (listed++ == kMaxCandidatesPerSegment) {
@@ -73,24 +73,27 @@ void CompiledPolicy::index(const std::vector<uint32_t>& live, int collective) {
       bool unconditional = rules[i].pipeOps.isAll() && !rules[i].regBuff;
       if (unconditional && !policy_->unavailableFallsThrough) break;
     }
+    list.last = static_cast<uint32_t>(ruleIndices_.size());
+    segments.lists.push_back(list);
   }
-  segments.listStart.push_back(static_cast<uint32_t>(ruleIndices_.size()));
+  size_t padded = 1;
+  while (padded < segments.starts.size()) padded *= 2;
+  segments.starts.resize(padded, UINT64_MAX);
+  segments.lists.resize(padded, segments.lists.back());
 }
 
 RuleIndices CompiledPolicy::candidates(int collective, uint64_t bytes) const {
   if (collective < 0 || collective >= telemetry::kNumCollectives) return {};
   const Segments& segments = segments_[collective];
-  // Binary search for the last segment starting at or below bytes; the first starts at 0, so there always is
-  // one. The answer stays within [k, k + count).
+  // The last segment starting at or below bytes, found by steps of half, a quarter, ... of the padded count; the
+  // first starts at 0, so there always is one (a padded one for bytes UINT64_MAX, listing the last segment's).
   const uint64_t* starts = segments.starts.data();
   size_t k = 0;
-  for (size_t count = segments.starts.size(); count > 1;) {
-    size_t half = count / 2;
-    if (starts[k + half] <= bytes) k += half;
-    count -= half;
+  for (size_t step = segments.starts.size() / 2; step > 0; step /= 2) {
+    if (starts[k + step] <= bytes) k += step;
   }
   const uint32_t* list = ruleIndices_.data();
-  return {list + segments.listStart[k], list + segments.listStart[k + 1]};
+  return {list + segments.lists[k].first, list + segments.lists[k].last};
 }
 
 }  // namespace nccl_roce::tuner

@@ -44,11 +44,15 @@ class CompiledPolicy {
   bool truncated() const { return truncated_; }  // some segment had more than kMaxCandidatesPerSegment rules
 
  private:
-  // One collective's segments: starts ascending (the first is 0); segment k lists
-  // ruleIndices_[listStart[k], listStart[k + 1]).
+  // One collective's segments: starts ascending (the first is 0), padded to a power of two with UINT64_MAX and the
+  // last segment's list, so that the search halves a power-of-two step with no bound to check (every tuner call
+  // runs it: docs/performance.md); segment k lists ruleIndices_[lists[k].first, lists[k].last).
+  struct Range {
+    uint32_t first = 0, last = 0;
+  };
   struct Segments {
     std::vector<uint64_t> starts;
-    std::vector<uint32_t> listStart;  // starts.size() + 1 offsets into ruleIndices_
+    std::vector<Range> lists;  // one per start
   };
   void index(const std::vector<uint32_t>& live, int collective);
 

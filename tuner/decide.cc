@@ -79,10 +79,25 @@ int cheapestOf(const float* first, int stride, int count) {
   return found;
 }
 
-bool ncclDefaultChoice(const CostTable& table, int* algorithm, int* protocol) {
+void avoidTiesWith(const CostTable& table, const float* chosen) {
+  for (float *e = table.entries, *end = e + table.numAlgo * table.numProto; e != end; ++e) {
+    if (*e == 0.0f && e != chosen) *e = kAvoidCost;
+  }
+}
+
+bool ncclDefaultChoice(const CostTable& table, SelectionRule rule, int* algorithm, int* protocol) {
   if (!table.valid()) return false;
-  int cell = cheapestOf(table.entries, 1, table.numAlgo * table.numProto);
+  const int cells = table.numAlgo * table.numProto;
+  int cell = cheapestOf(table.entries, 1, cells);
   if (cell < 0) return false;
+  if (rule == SelectionRule::kLastPlainMinimum) {
+    for (int i = cells - 1; i > cell; --i) {
+      if (table.entries[i] == table.entries[cell]) {
+        cell = i;
+        break;
+      }
+    }
+  }
   *algorithm = cell / table.numProto;
   *protocol = cell % table.numProto;
   return true;

@@ -19,16 +19,12 @@ void DecisionCounts::record(const telemetry::CellKey& key, DecisionSource source
   ++counts_[Decided{key, source, rule, arm}];
 }
 
-void DecisionCounts::record(const CallInputs& call, const Decision& decision, const CostTable& table,
+void DecisionCounts::record(const CallInputs& call, const Decision& decision, int algorithm, int protocol,
                             uint32_t chunkSize, int arm) {
   const bool byRule = decision.byRule();
   DecisionSource source = byRule                                                ? DecisionSource::kRule
                           : decision.outcome == Decision::Outcome::kUnavailable ? DecisionSource::kUnavailable
                                                                                 : DecisionSource::kNccl;
-  int algorithm = decision.algorithm, protocol = decision.protocol;
-  if (decision.outcome != Decision::Outcome::kChosen && !ncclDefaultChoice(table, &algorithm, &protocol)) {
-    algorithm = protocol = -1;
-  }
   record(telemetry::cellKey(call.collective, call.bytes, algorithm, protocol, byRule ? decision.channels : 0,
                             byRule ? chunkSize : 0),
          source, source == DecisionSource::kNccl ? -1 : decision.rule, arm);

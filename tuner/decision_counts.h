@@ -34,9 +34,9 @@ class DecisionCounts {
   // (NCCL serialises a communicator's calls, so it is only contended by a snapshot). rule -1: none; arm -1: the
   // communicator's own policy decided (no switchback).
   void record(const telemetry::CellKey& key, telemetry::DecisionSource source, int rule, int arm = -1);
-  // Counts one getCollInfo call: who decided, and what ran (where NCCL chose, its pick read from `table`,
-  // which must be as NCCL passed it), with the chunk size the deciding rule set (ChunkSize::code(); 0: NCCL's).
-  void record(const CallInputs& call, const Decision& decision, const CostTable& table, uint32_t chunkSize = 0,
+  // Counts one getCollInfo call: who decided, and what NCCL runs after it (cellNcclRuns; -1: nothing it offers), with
+  // the chunk size the deciding rule set (ChunkSize::code(); 0: NCCL's).
+  void record(const CallInputs& call, const Decision& decision, int algorithm, int protocol, uint32_t chunkSize = 0,
               int arm = -1);
 
   telemetry::DecisionTotals totals() const;

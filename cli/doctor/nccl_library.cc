@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/doctor/checks.h"
+#include "cli/doctor/nccl_releases.h"
 #include "cli/doctor/nccl_search.h"
 #include "cli/doctor/roce_wheel.h"
 #include "common/log.h"
@@ -155,6 +156,28 @@ void listOthers(const NcclSearch& search, size_t from, Findings& f) {
   if (!others.empty()) f.add((from == 0 ? "found " : "also found ") + join(others, ", "));
 }
 
+// The tables NCCL `version` takes from this library (nccl_releases.h), and what it means when that NCCL is newer
+// than any this build knows.
+void describeTables(int version, Findings& f) {
+  if (version < 21900) return;
+  const TakenTables t = tablesTakenBy(version);
+  std::vector<std::string> names;
+  for (const std::string* name : {&t.net, &t.tuner, &t.profiler, &t.env}) {
+    if (!name->empty()) names.push_back(*name);
+  }
+  if (version <= kNewestKnownNccl) {
+    f.add("NCCL " + versionText(version) + " takes " + join(names, ", ") + " from nccl-roce");
+    return;
+  }
+  const std::string newest = ncclVersionText(kNewestKnownNccl);
+  f.add("NCCL " + versionText(version) + " is newer than the newest release this nccl-roce knows (" + newest +
+        "): it takes the newest tables exported here, as " + newest + " does (" + join(names, ", ") +
+        "); a table version it added is not exported, so it falls back to these, and what it changed in them is "
+        "not known to this build");
+  f.raise(Outcome::kWarn, "use an nccl-roce release that knows NCCL " + versionText(version) +
+                              " (docs/nccl-versions.md, \"Which table each release takes\")");
+}
+
 // The NCCL a vLLM process loads and its version; returns the version (0 when unknown or none).
 int describeNccl(const DoctorInputs& in, Findings& f) {
   NcclSearch search = searchNccl(in);
@@ -264,6 +287,7 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
                ? " (NCCL_ROCE_AUTO_ENABLE=0: the nccl-roce wheel, which " + wheel->python + " imports, sets nothing)"
                : ""));
   }
+  describeTables(version, f);
   return f.result("nccl-library", "NCCL and the plugins it will load");
 }
 

@@ -1,6 +1,7 @@
 // Our declarations of what every version of NCCL's profiler ABI shares: the event-type bits a plugin sets in
 // eActivationMask, the event states passed to recordEventState (numbered as in NCCL's nccl_profiler.h from 2.27
-// on; the states we use, KernelChStop, exist from 2.27 only), and ncclPid_t.
+// on; the states we use, KernelChStop, exist from 2.27 only), and ncclPid_t. Checked through NCCL 2.31.2
+// (docs/nccl-versions.md, "Profiler v7").
 #pragma once
 
 #include <stdint.h>
@@ -30,7 +31,10 @@ enum {
   ncclProfileKernelLaunch = (1 << 11),  // v5+
   ncclProfileCeColl = (1 << 12),        // v6+
   ncclProfileCeSync = (1 << 13),        // v6+
-  ncclProfileCeBatch = (1 << 14),       // v6+: the newest event type a release declares
+  ncclProfileCeBatch = (1 << 14),       // v6+
+  // v7+ (2.31.2): a kernel's barrier phases, each a child of a KernelCh event. Setting it makes NCCL turn KernelCh
+  // on too and instrument every kernel's phases; nothing here sets it.
+  ncclProfileKernelPhase = (1 << 15),
 };
 
 // Passed as an int: every version's recordEventState takes this enumeration.
@@ -66,6 +70,7 @@ typedef enum {
   ncclProfilerCeSyncComplete = 28,
   ncclProfilerCeBatchStart = 29,
   ncclProfilerCeBatchComplete = 30,
+  ncclProfilerKernelPhaseStop = 31,  // v7+: a phase's GPU stop stamp, in the state args' kernelCh.pTimer
 } ncclProfilerEventState_t;
 
 #ifdef __cplusplus

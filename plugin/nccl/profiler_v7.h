@@ -1,9 +1,11 @@
-// UNRELEASED. ncclProfiler_v7_t as a copy of NCCL's 2.31 line had it: no NCCL release tag (through v2.30.7-1) and
-// not the dev branch (2.31.0a7) declares a profiler v7, and the one public profiler_v7.h (NVIDIA/nccl pull request
-// 2045) differs: there bit 15 is a user-tag event. Used only by builds with NCCL_ROCE_UNRELEASED_ABI, which are
-// never packaged (docs/nccl-versions.md); when a release tags v7, check every line against it first.
-// Adds user tags, the collective's kernel variant and symmetric flag, and KernelPhase events (whose stop shares the
-// KernelCh state arguments).
+// ncclProfiler_v7_t: NCCL 2.31.2 (current in 2.32). v6's five entry points with the same signatures; the
+// descriptor gains the caller's user tag (ncclCollConfig_t's profiler tag; 0 when untagged) at the end of collApi,
+// p2pApi, coll, p2p and ceColl, the collective's symmetric-kernel variant and flag (coll.kernelVariant,
+// coll.isSymColl, before its userTag), and KernelPhase events (profiler_common.h, bit 15) with a kernelPhase member
+// whose stop shares KernelCh's state arguments. Fields are appended inside union members, so the union grows (112 to
+// 136 bytes): only a table declared with this layout may be exported as ncclProfiler_v7. Checked member by member
+// against NVIDIA/nccl 88980683 (makefiles/version.mk 2.31.2), src/include/plugin/profiler/profiler_v7.h and
+// nccl_profiler.h (docs/nccl-versions.md, "Profiler v7"); tests/abi/layout_test.cc checks every offset.
 #pragma once
 
 #include <stdbool.h>
@@ -14,9 +16,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-// The event type this v7 adds (profiler_common.h holds the released ones).
-enum { ncclProfileKernelPhase = (1 << 15) };
 
 typedef struct {
   uint64_t type;
@@ -33,7 +32,7 @@ typedef struct {
       const char* datatype;
       int root;
       void* stream;
-      bool graphCaptured;  // captured into a CUDA graph: its Coll events fire at capture only
+      bool graphCaptured;  // captured into a CUDA graph: this event fires at capture only; Coll at every replay
       uint64_t userTag;  // v7: the caller's profiler tag, 0 when untagged
     } collApi;
     struct {
@@ -127,6 +126,7 @@ typedef struct {
   };
 } ncclProfilerEventDescr_v7_t;
 
+// The same union as v5/v6: a KernelPhase stop (ncclProfilerKernelPhaseStop) passes its stamp in kernelCh.pTimer.
 typedef ncclProfilerEventStateArgs_v5_t ncclProfilerEventStateArgs_v7_t;
 
 typedef struct {
@@ -143,12 +143,19 @@ typedef struct {
 #ifdef __cplusplus
 }
 
-// Offsets measured from NCCL's own header (x86-64).
+// Offsets of NCCL 2.31.2's header (x86-64); the rest in tests/abi/layout_test.cc.
 static_assert(sizeof(ncclProfilerEventDescr_v7_t) == 136, "NCCL layout: sizeof v7_t");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, collApi.userTag) == 72, "NCCL layout: v7_t.collApi.userTag");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, p2pApi.userTag) == 64, "NCCL layout: v7_t.p2pApi.userTag");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, coll.algo) == 88, "NCCL layout: v7_t.coll.algo");
 static_assert(offsetof(ncclProfilerEventDescr_v7_t, coll.parentGroup) == 104, "NCCL layout: v7_t.coll.parentGroup");
 static_assert(offsetof(ncclProfilerEventDescr_v7_t, coll.kernelVariant) == 112, "NCCL layout: v7_t.coll.kernelVariant");
 static_assert(offsetof(ncclProfilerEventDescr_v7_t, coll.isSymColl) == 120, "NCCL layout: v7_t.coll.isSymColl");
 static_assert(offsetof(ncclProfilerEventDescr_v7_t, coll.userTag) == 128, "NCCL layout: v7_t.coll.userTag");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, p2p.userTag) == 72, "NCCL layout: v7_t.p2p.userTag");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, kernelCh.pTimer) == 32, "NCCL layout: v7_t.kernelCh.pTimer");
+static_assert(offsetof(ncclProfilerEventDescr_v7_t, ceColl.userTag) == 112, "NCCL layout: v7_t.ceColl.userTag");
 static_assert(offsetof(ncclProfilerEventDescr_v7_t, kernelPhase.pTimer) == 40, "NCCL layout: v7_t.kernelPhase.pTimer");
 static_assert(sizeof(ncclProfilerEventStateArgs_v7_t) == 8, "NCCL layout: sizeof ncclProfilerEventStateArgs_v7_t");
+static_assert(sizeof(ncclProfiler_v7_t) == 6 * sizeof(void*), "name + v6's five entry points");
 #endif

@@ -1,8 +1,9 @@
-// UNRELEASED. ncclTuner_v7_t as a copy of NCCL's 2.31 line had it: no NCCL release tag (through v2.30.7-1) and not
-// the dev branch (2.31.0a7) declares a tuner v7. Used only by builds with NCCL_ROCE_UNRELEASED_ABI, which are never
-// packaged (docs/nccl-versions.md); when a release tags v7, check every line against it first.
-// The same entry points as v6; the tuning constants gain a fifth compute capability row (NCCL_NUM_COMPCAPS 5),
-// which moves every table after hwLatencies.
+// ncclTuner_v7_t: NCCL 2.32.6 ("Tuner plugin interface v7 adds Rubin platform support"). v6's five members with the
+// same signatures; the tuning constants gain a fifth compute-capability row (Rubin, index 4 after Volta, Ampere,
+// Hopper, Blackwell), which moves every table after hwLatencies. NCCL 2.32.6 looks for ncclTunerPlugin_v7 first;
+// a v5/v6 plugin is passed rows 0-3 only (NCCL's tuner_v6.cc copies the v5 sizes in and out). Checked against the
+// one tuner_v7.h NVIDIA/nccl's index holds (commit 2449986f, with tuner.cc probing v7 first and nccl_tuner.h making
+// v7 NCCL's own); 2.32.3's tuner.cc (12df1a11) still starts at v6 (docs/nccl-versions.md, "Tuner v7").
 #pragma once
 
 #include "plugin/nccl/tuner_v6.h"
@@ -40,7 +41,10 @@ typedef struct {
 }
 
 #include <stddef.h>
-static_assert(sizeof(ncclTunerConstants_v7_t) == 1272, "the 2.31 line's ncclTunerConstants_v7_t: 159 doubles");
-static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == 1152, "five compcap rows before the last");
-static_assert(sizeof(ncclTuner_v7_t) == 5 * sizeof(void*), "name + four entry points");
+// NCCL 2.32.6's layout (x86-64); the rest in tests/abi/layout_test.cc.
+static_assert(sizeof(ncclNvlDomainInfo_v7_t) == 12, "three ints");
+static_assert(sizeof(ncclTunerConstants_v7_t) == 1272, "159 doubles: 21 + 63 + five tables of 5 x 3");
+static_assert(offsetof(ncclTunerConstants_v7_t, llMaxBws) == 672, "after 21 + 63 doubles");
+static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == 1152, "five compcap rows per table");
+static_assert(sizeof(ncclTuner_v7_t) == 5 * sizeof(void*), "name + four entry points, as v6");
 #endif

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/profiler_v7.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "plugin/telemetry_file.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/scoped_env.h"
@@ -45,8 +45,8 @@ size_t heapInUse() {
 class Communicator {
  public:
   Communicator(const PluginLibrary& lib, uint64_t commId)
-      : profiler_(lib.table<ncclProfiler_v6_t>("ncclProfiler_v6")),
-        tuner_(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")) {
+      : profiler_(lib.table<ncclProfiler_v7_t>("ncclProfiler_v7")),
+        tuner_(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")) {
     int mask = 0;
     profiler_->init(&profilerContext_, commId, &mask, "weight-sync", 2, 16, 3, nullptr);
     tuner_->init(&tunerContext_, commId, 16, 2, nullptr, nullptr, nullptr);
@@ -63,7 +63,7 @@ class Communicator {
     int channels = 0;
     tuner_->getCollInfo(tunerContext_, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table.data()), 7, 3, 0,
                         &channels);
-    ncclProfilerEventDescr_v6_t group{}, coll{}, channel{};
+    ncclProfilerEventDescr_v7_t group{}, coll{}, channel{};
     group.type = ncclProfileGroup;
     void* groupHandle = nullptr;
     profiler_->startEvent(profilerContext_, &groupHandle, &group);
@@ -82,7 +82,7 @@ class Communicator {
     channel.kernelCh.pTimer = clock_;
     void* channelHandle = nullptr;
     profiler_->startEvent(profilerContext_, &channelHandle, &channel);
-    ncclProfilerEventStateArgs_v6_t stop{};
+    ncclProfilerEventStateArgs_v7_t stop{};
     stop.kernelCh.pTimer = clock_ + 40000;
     profiler_->recordEventState(channelHandle, ncclProfilerKernelChStop, &stop);
     profiler_->stopEvent(channelHandle);
@@ -92,8 +92,8 @@ class Communicator {
   }
 
  private:
-  const ncclProfiler_v6_t* profiler_;
-  const ncclTuner_v6_t* tuner_;
+  const ncclProfiler_v7_t* profiler_;
+  const ncclTuner_v7_t* tuner_;
   void* profilerContext_ = nullptr;
   void* tunerContext_ = nullptr;
   uint64_t clock_ = 1000000000ull;

@@ -119,7 +119,7 @@ Outcome killOnce(int64_t delayMs) {
   std::string file = dir.join("stats." + std::to_string(child) + ".json");
   auto listing = listDirectory(dir.path(), 100);
   for (const std::string& name : listing.isOk() ? *listing : std::vector<std::string>()) {
-    if (name == "progress" || name.find(".tmp.") != std::string::npos) continue;  // a write the kill cut short
+    if (name == "progress" || isTemporaryFileOf(name, "stats.")) continue;  // a write the kill cut short
     if (dir.join(name) != file) fail("an unexpected file " + name);
   }
   auto records = fleet::readTelemetryFile(file);

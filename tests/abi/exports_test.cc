@@ -1,6 +1,6 @@
 // The portable-library promise of docs/contracts.md, checked on the built file: exactly the plugin tables of the
-// versions NCCL releases declare are exported (the table of docs/nccl-versions.md, "Exported symbols"; plus its
-// unreleased ones only in a build with NCCL_ROCE_UNRELEASED_ABI), and the only runtime dependencies are the C
+// versions NCCL releases declare are exported (the table of docs/nccl-versions.md, "Exported symbols"), and the
+// only runtime dependencies are the C
 // runtime's, so the .so loads on any image (no rdma-core, hwloc, CUDA or libstdc++ needed).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -66,11 +66,6 @@ TEST(Exports, ExactlyTheTablesNcclReleasesDeclare) {
         << symbol << ": \"" << tag << "\" is no release tag";
   }
   std::set<std::string> expected = keys(released);
-  std::map<std::string, std::string> unreleased = symbolTable(NCCL_ROCE_VERSIONS_DOC, "Unreleased tables");
-  for (const auto& [symbol, where] : unreleased) EXPECT_EQ(expected.count(symbol), 0u) << symbol << " in both tables";
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-  for (const auto& [symbol, where] : unreleased) expected.insert(symbol);
-#endif
   auto nm = runCommand("nm -D --defined-only " + PluginLibrary::builtPath());
   ASSERT_EQ(nm.exitCode, 0) << nm.err;
   EXPECT_EQ(words(nm.out, 2), expected) << nm.out;

@@ -18,9 +18,11 @@
 
 #include "plugin/nccl/profiler_v4.h"
 #include "plugin/nccl/profiler_v6.h"
+#include "plugin/nccl/profiler_v7.h"
 #include "plugin/nccl/tuner_v2.h"
 #include "plugin/nccl/tuner_v4.h"
 #include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/scoped_env.h"
@@ -53,6 +55,19 @@ Release nccl2_30() {
             lib.table<ncclProfiler_v6_t>("ncclProfiler_v6")->init(ctx, id, &mask, "comm", 2, 16, 0, captureNcclLog);
           },
           [](const PluginLibrary& lib, void* ctx) { lib.table<ncclProfiler_v6_t>("ncclProfiler_v6")->finalize(ctx); }};
+}
+
+Release nccl2_32() {
+  return {"2.32.6 (tuner v7, profiler v7)",
+          [](const PluginLibrary& lib, uint64_t id, void** ctx) {
+            lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->init(ctx, id, 16, 2, captureNcclLog, nullptr, nullptr);
+          },
+          [](const PluginLibrary& lib, void* ctx) { lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctx); },
+          [](const PluginLibrary& lib, uint64_t id, void** ctx) {
+            int mask = 0;
+            lib.table<ncclProfiler_v7_t>("ncclProfiler_v7")->init(ctx, id, &mask, "comm", 2, 16, 0, captureNcclLog);
+          },
+          [](const PluginLibrary& lib, void* ctx) { lib.table<ncclProfiler_v7_t>("ncclProfiler_v7")->finalize(ctx); }};
 }
 
 // 2.27: the tuner gets no communicator id, the profiler its hash.
@@ -108,7 +123,7 @@ TEST(InitOrder, ABrokenPolicyIsSaidOncePerProcessNamingTheFileInEveryOrder) {
   std::string policy = dir.writeFile("policies/decode.toml", kBroken);
   ScopedEnv requested("NCCL_ROCE_POLICY", policy);
   int copies = 0;
-  for (const Release& release : {nccl2_30(), nccl2_27(), nccl2_19()}) {
+  for (const Release& release : {nccl2_32(), nccl2_30(), nccl2_27(), nccl2_19()}) {
     for (Order order : {Order::kTunerOnly, Order::kProfilerThenTuner, Order::kTunerThenProfiler}) {
       if (!release.initProfiler && order != Order::kTunerOnly) continue;
       for (bool statistics : {false, true}) {

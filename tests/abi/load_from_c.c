@@ -14,9 +14,7 @@
 #include "plugin/nccl/net_v6.h"
 #include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
-#ifdef NCCL_ROCE_UNRELEASED_ABI
 #include "plugin/nccl/tuner_v7.h"
-#endif
 
 static int failures = 0;
 static int warnings = 0;
@@ -88,7 +86,7 @@ static void fillTable(float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]
 typedef ncclResult_t (*GetCollInfoFn)(void*, ncclFunc_t, size_t, int, float**, int, int, int, int*);
 typedef ncclResult_t (*GetChunkSizeFn)(void*, ncclFunc_t, size_t, int, int, int, size_t*);
 
-// getChunkSize after getCollInfo, as NCCL 2.30.2+ calls them (tuner v6), on a communicator of a policy whose rule
+// getChunkSize after getCollInfo, as NCCL 2.30.2+ calls them (tuner v6, v7), on a communicator of a policy whose rule
 // sets 256K for large all-reduces on Ring/Simple.
 static void servesTheRulesChunkSize(const char* version, void* ctx, GetCollInfoFn getCollInfo,
                                     GetChunkSizeFn getChunkSize) {
@@ -205,19 +203,20 @@ int main(int argc, char** argv) {
     servesTheRulesChunkSize("v6", ctx6, v6->getCollInfo, v6->getChunkSize);
     CHECK(v6->finalize(ctx6) == ncclSuccess, "v6 finalize");
   }
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-  // The unreleased v7, in a build that exports it: the same, with its five-row constants.
+  // Tuner v7 (NCCL 2.32.6+, the newest): the same, with its five-row constants, left as NCCL passed them.
   const ncclTuner_v7_t* v7 = (const ncclTuner_v7_t*)dlsym(tunerLib, "ncclTunerPlugin_v7");
   CHECK(v7 != NULL && v7->getChunkSize != NULL, "v7 getChunkSize");
   if (v7 != NULL && v7->getChunkSize != NULL) {
     ncclTunerConstants_v7_t constants7;
-    memset(&constants7, 0, sizeof(constants7));
+    memset(&constants7, 0x5a, sizeof(constants7));
+    constants7.llMaxBws[4][0] = 2.0;  // the Rubin row
     void* ctx7 = NULL;
     CHECK(v7->init(&ctx7, 0x77, 16, 2, logger, &nvl, &constants7) == ncclSuccess, "v7 init");
+    CHECK(constants7.llMaxBws[4][0] == 2.0 && constants7.perChMaxNVLSTreeBws[4][2] == constants7.perChMaxTreeBws[0][0],
+          "v7 init wrote into NCCL's constants");
     servesTheRulesChunkSize("v7", ctx7, v7->getCollInfo, v7->getChunkSize);
     CHECK(v7->finalize(ctx7) == ncclSuccess, "v7 finalize");
   }
-#endif
   CHECK(env->finalize() == ncclSuccess, "env finalize");
 
   CHECK(!mapped("libstdc++"), "libstdc++ mapped: the plugin must carry its own C++ runtime");

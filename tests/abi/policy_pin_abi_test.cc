@@ -10,7 +10,7 @@
 
 #include "common/sha256.h"
 #include "plugin/nccl/env_v2.h"
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/scoped_env.h"
@@ -31,7 +31,7 @@ std::string digestOf(std::string text) {
 }
 
 int initRank(const PluginLibrary& lib, void** ctx) {
-  return lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->init(ctx, 0x51a7, 16, 2, captureNcclLog, nullptr, nullptr);
+  return lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->init(ctx, 0x51a7, 16, 2, captureNcclLog, nullptr, nullptr);
 }
 
 TEST(PolicyPin, TheRankHoldingAnotherFileFailsItsInitAndTheOtherRuns) {
@@ -61,7 +61,7 @@ TEST(PolicyPin, TheRankHoldingAnotherFileFailsItsInitAndTheOtherRuns) {
   ASSERT_EQ(countCapturedNcclLog(NCCL_LOG_WARN), 1u);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN, "pins " + digestOf(kFitted)), 1u);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN, "is " + digestOf(kStale)), 1u);
-  EXPECT_EQ(rankA.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->finalize(ctxA), ncclSuccess);
+  EXPECT_EQ(rankA.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctxA), ncclSuccess);
 }
 
 TEST(PolicyPin, AFileThatArrivesWithinTheWaitIsUsed) {
@@ -80,7 +80,7 @@ TEST(PolicyPin, AFileThatArrivesWithinTheWaitIsUsed) {
   EXPECT_EQ(initRank(rank, &ctx), ncclSuccess);
   configMapUpdate.join();
   EXPECT_NE(ctx, nullptr);
-  rank.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->finalize(ctx);
+  rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctx);
 }
 
 TEST(PolicyPin, AnInlinePolicyIsPinnedByTheDigestOfItsText) {
@@ -92,7 +92,7 @@ TEST(PolicyPin, AnInlinePolicyIsPinnedByTheDigestOfItsText) {
   void* ctx = nullptr;
   EXPECT_EQ(initRank(rank, &ctx), ncclSuccess);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'fitted' (NCCL_ROCE_POLICY_INLINE"), 1u);
-  rank.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->finalize(ctx);
+  rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctx);
 }
 
 // Nothing waits behind a communicator that waits for its pinned file: NCCL's environment reads (the env plugin's
@@ -129,7 +129,7 @@ TEST(PolicyPin, GetEnvAndAnotherPolicysCommunicatorAnswerWhileOneWaits) {
   pinnedInit.join();
   EXPECT_EQ(pinnedResult, ncclInvalidUsage);
   EXPECT_EQ(pinnedCtx, nullptr);
-  rank.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->finalize(otherCtx);
+  rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(otherCtx);
   env->finalize();
 }
 
@@ -144,7 +144,7 @@ TEST(PolicyPin, APinThatIsNotADigestWarnsAndLeavesNcclToDecide) {
   EXPECT_EQ(initRank(rank, &ctx), ncclSuccess);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN, "'sha256:1234' is not a digest"), 1u);
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "uses policy 'nccl'"), 1u);
-  rank.table<ncclTuner_v6_t>("ncclTunerPlugin_v6")->finalize(ctx);
+  rank.table<ncclTuner_v7_t>("ncclTunerPlugin_v7")->finalize(ctx);
 }
 
 }  // namespace

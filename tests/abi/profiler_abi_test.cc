@@ -1,9 +1,10 @@
 // The profiler tables of the built .so, driven as NCCL drives them (src/plugin/profiler.cc and src/enqueue.cc,
-// 2.26-2.30): init with the process-wide activation mask; from 2.28 the API-level GroupApi and CollApi events on
-// the user's thread when a collective is called; a plan's Group, then its Coll events where NCCL hands the plan
-// to its proxy (the user's thread, or CUDA's host-callback thread at every replay of a CUDA graph); on NCCL's
-// proxy thread one KernelCh per channel naming the Coll as parent, its GPU stop stamp in the KernelChStop state,
-// then stopEvent; finalize writes the statistics file. Stamps are injected, so every duration is known.
+// 2.26-2.31.2; v7, the newest, and v6 through the same tests): init with the process-wide activation mask; from 2.28
+// the API-level GroupApi and CollApi events on the user's thread when a collective is called; a plan's Group, then its
+// Coll events where NCCL hands the plan to its proxy (the user's thread, or CUDA's host-callback thread at every replay
+// of a CUDA graph); on NCCL's proxy thread one KernelCh per channel naming the Coll as parent, its GPU stop stamp in
+// the KernelChStop state, then stopEvent; finalize writes the statistics file. Stamps are injected, so every duration
+// is known.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,14 +22,12 @@
 #include "plugin/nccl/profiler_v4.h"
 #include "plugin/nccl/profiler_v5.h"
 #include "plugin/nccl/profiler_v6.h"
+#include "plugin/nccl/profiler_v7.h"
 #include "plugin/nccl/tuner_v6.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-#include "plugin/nccl/profiler_v7.h"
-#endif
 
 namespace nccl_roce::testing {
 namespace {
@@ -60,6 +59,11 @@ Descr allReduce(void* group, int channels) {
   } else {
     d.coll.parentGroup = group;
     d.coll.nChannels = static_cast<uint8_t>(channels);
+  }
+  if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v7_t>) {
+    d.coll.userTag = 0xdec0de;  // an application's tag (ncclCollConfig_t): times the same, untagged
+    d.coll.kernelVariant = nullptr;
+    d.coll.isSymColl = false;
   }
   return d;
 }
@@ -193,17 +197,15 @@ void timesEveryCollectiveOnTheGpu(const char* symbol) {
   for (const auto& [why, count] : comm["timing"]["dropped"].items()) EXPECT_EQ(count, 0) << why;
 }
 
-TEST(ProfilerAbi, V4ToV6TimeEveryCollectiveFromGpuStampsAcrossTwoThreads) {
+TEST(ProfilerAbi, V4ToV7TimeEveryCollectiveFromGpuStampsAcrossTwoThreads) {
   timesEveryCollectiveOnTheGpu<ncclProfiler_v4_t, ncclProfilerEventDescr_v4_t, ncclProfilerEventStateArgs_v4_t>(
       "ncclProfiler_v4");
   timesEveryCollectiveOnTheGpu<ncclProfiler_v5_t, ncclProfilerEventDescr_v5_t, ncclProfilerEventStateArgs_v5_t>(
       "ncclProfiler_v5");
   timesEveryCollectiveOnTheGpu<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t>(
       "ncclProfiler_v6");
-#ifdef NCCL_ROCE_UNRELEASED_ABI
   timesEveryCollectiveOnTheGpu<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t>(
       "ncclProfiler_v7");
-#endif
 }
 
 // NCCL 2.26 has kernel channel events without stamps: the host clock times them, and says so.
@@ -364,6 +366,7 @@ void playApiLevelSequence(const Table* t, void* ctx, ProxyThread<Table, Descr, A
   Descr collApiEvent{};
   collApiEvent.type = ncclProfileCollApi;
   collApiEvent.parentObj = groupApi;
+  if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v7_t>) collApiEvent.collApi.userTag = 0xdec0de;
   void* collApi = start(collApiEvent);
   stop(collApi);
   Descr p2pApiEvent{};
@@ -411,15 +414,18 @@ void apiLevelEventsAreNotDrops(const char* symbol) {
     ProxyThread<Table, Descr, Args> proxy(t, ctx, 2);
     for (int i = 0; i < 50; ++i) playApiLevelSequence(t, ctx, proxy, 1'000'000ull + i * 100'000ull);
   }
-#ifdef NCCL_ROCE_UNRELEASED_ABI
   if constexpr (std::is_same_v<Descr, ncclProfilerEventDescr_v7_t>) {
+    EXPECT_EQ(mask & ncclProfileKernelPhase, 0) << "KernelPhase is never asked for: NCCL would instrument every kernel";
     Descr phase{};
-    phase.type = ncclProfileKernelPhase;  // the unreleased v7's own event type: known, ignored
+    phase.type = ncclProfileKernelPhase;  // v7's own event type: known, ignored, were NCCL to send one anyway
+    phase.parentObj = &phase;
     void* ph = &ph;
     EXPECT_EQ(t->startEvent(ctx, &ph, &phase), ncclSuccess);
     EXPECT_EQ(ph, nullptr);
+    ncclProfilerEventStateArgs_v7_t phaseStop{};
+    phaseStop.kernelCh.pTimer = 5;
+    EXPECT_EQ(t->recordEventState(ph, ncclProfilerKernelPhaseStop, &phaseStop), ncclSuccess);
   }
-#endif
   Descr future{};
   future.type = uint64_t{1} << 20;  // no NCCL release has it
   void* h = &h;
@@ -437,10 +443,8 @@ TEST(ProfilerAbi, NcclsApiLevelEventsAreNotCountedAsDrops) {
       "ncclProfiler_v5");
   apiLevelEventsAreNotDrops<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t, ncclProfilerEventStateArgs_v6_t>(
       "ncclProfiler_v6");
-#ifdef NCCL_ROCE_UNRELEASED_ABI
   apiLevelEventsAreNotDrops<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t, ncclProfilerEventStateArgs_v7_t>(
       "ncclProfiler_v7");
-#endif
 }
 
 // vLLM's shape: eager collectives from the user's thread while a CUDA graph replays, whose host node starts the
@@ -449,19 +453,20 @@ TEST(ProfilerAbi, NcclsApiLevelEventsAreNotCountedAsDrops) {
 // events for one communicator at once, while the proxy thread plays every kernel's channels and the metrics
 // writer snapshots. Each collective is timed once, under its own size, and nothing is dropped (TSan: label
 // concurrency).
-TEST(ProfilerAbi, ReplaysOnCudasCallbackThreadAndEagerCollectivesAreTimedTogether) {
-  using Descr = ncclProfilerEventDescr_v6_t;
+template <typename Table, typename Descr, typename Args>
+void timesReplaysAndEagerCollectivesTogether(const char* symbol) {
+  SCOPED_TRACE(symbol);
   TempDir dir;
   ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
   ScopedEnv metrics("NCCL_ROCE_METRICS", dir.path());
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
-  const auto* t = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
+  const auto* t = lib.table<Table>(symbol);
   int mask = 0;
   void* ctx = init(t, &mask, 0x77);
   ASSERT_NE(ctx, nullptr);
   constexpr int kEach = 2000;
   {
-    ProxyThread<ncclProfiler_v6_t, Descr, ncclProfilerEventStateArgs_v6_t> proxy(t, ctx, 2);
+    ProxyThread<Table, Descr, Args> proxy(t, ctx, 2);
     auto plans = [&](uint64_t count, uint64_t durationNs) {
       for (int i = 0; i < kEach; ++i) {
         Descr g{};
@@ -491,6 +496,13 @@ TEST(ProfilerAbi, ReplaysOnCudasCallbackThreadAndEagerCollectivesAreTimedTogethe
     EXPECT_NEAR(key["p50_us"].get<double>(), key["bucket"] == "64K-128K" ? 40.0 : 90.0, 1.0) << key["bucket"];
   }
   for (const auto& [why, count] : timing["dropped"].items()) EXPECT_EQ(count, 0) << why;
+}
+
+TEST(ProfilerAbi, ReplaysOnCudasCallbackThreadAndEagerCollectivesAreTimedTogether) {
+  timesReplaysAndEagerCollectivesTogether<ncclProfiler_v6_t, ncclProfilerEventDescr_v6_t,
+                                          ncclProfilerEventStateArgs_v6_t>("ncclProfiler_v6");
+  timesReplaysAndEagerCollectivesTogether<ncclProfiler_v7_t, ncclProfilerEventDescr_v7_t,
+                                          ncclProfilerEventStateArgs_v7_t>("ncclProfiler_v7");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (two copies of the library, as two processes), each collective a tuner call and then the profiler's Group, Coll
 // and kernel-channel events with GPU stamps; the statistics files read back with `nccl-roce ab --json`. Every
 // decision agrees across the ranks, both arms run inside the one communicator, a slowdown of one arm is found
-// from that single communicator through noise and load drift, and an A/A run gives no verdict.
+// from that single communicator through noise and load drift, and an A/A run gives no verdict. Through the newest
+// tables (tuner v7, profiler v7: NCCL 2.32.6), whose events carry what v6's do.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -17,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/profiler_v7.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/run_command.h"
@@ -57,8 +58,8 @@ std::string experimentText(int block) {
 struct Rank {
   Rank(const TempDir& dir, int rank) : lib(PluginLibrary::copy(dir.path(), "rank" + std::to_string(rank) + ".so")) {
     ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats/rank" + std::to_string(rank)));
-    tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
-    profiler = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
+    tuner = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
+    profiler = lib.table<ncclProfiler_v7_t>("ncclProfiler_v7");
     int mask = 0;
     // NCCL's order: the profiler, then the tuner, on the thread that initialises the communicator.
     EXPECT_EQ(profiler->init(&profilerCtx, kCommId, &mask, "tp", 2, 2, rank, captureNcclLog), ncclSuccess);
@@ -91,11 +92,11 @@ struct Rank {
   void time(size_t bytes, int algorithm, int protocol, uint64_t startNs, uint64_t durationNs) const {
     static const char* const kAlgo[] = {"TREE", "RING"};
     static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
-    ncclProfilerEventDescr_v6_t g{};
+    ncclProfilerEventDescr_v7_t g{};
     g.type = ncclProfileGroup;
     void* group = nullptr;
     profiler->startEvent(profilerCtx, &group, &g);
-    ncclProfilerEventDescr_v6_t c{};
+    ncclProfilerEventDescr_v7_t c{};
     c.type = ncclProfileColl;
     c.coll.func = "AllReduce";
     c.coll.count = bytes / 2;
@@ -109,14 +110,14 @@ struct Rank {
     profiler->stopEvent(coll);
     profiler->stopEvent(group);
     for (int ch = 0; ch < 2; ++ch) {
-      ncclProfilerEventDescr_v6_t k{};
+      ncclProfilerEventDescr_v7_t k{};
       k.type = ncclProfileKernelCh;
       k.parentObj = coll;
       k.kernelCh.channelId = static_cast<uint8_t>(ch);
       k.kernelCh.pTimer = startNs;
       void* channel = nullptr;
       profiler->startEvent(profilerCtx, &channel, &k);
-      ncclProfilerEventStateArgs_v6_t stop{};
+      ncclProfilerEventStateArgs_v7_t stop{};
       stop.kernelCh.pTimer = startNs + durationNs;
       profiler->recordEventState(channel, ncclProfilerKernelChStop, &stop);
       profiler->stopEvent(channel);
@@ -124,8 +125,8 @@ struct Rank {
   }
 
   PluginLibrary lib;
-  const ncclTuner_v6_t* tuner = nullptr;
-  const ncclProfiler_v6_t* profiler = nullptr;
+  const ncclTuner_v7_t* tuner = nullptr;
+  const ncclProfiler_v7_t* profiler = nullptr;
   void* tunerCtx = nullptr;
   void* profilerCtx = nullptr;
 };
@@ -296,7 +297,7 @@ TEST(SwitchbackAbi, AnExperimentWithoutABlockIsOneWarningAndNcclDecides) {
   text.erase(text.find("block = 16\n"), std::string("block = 16\n").size());
   ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("experiment.toml", text));
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "unusable.so");
-  const auto* tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  const auto* tuner = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
   ASSERT_NE(tuner, nullptr);
   clearCapturedNcclLog();
   std::vector<void*> contexts(4, nullptr);

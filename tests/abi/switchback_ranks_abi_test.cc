@@ -3,8 +3,11 @@
 // order NCCL makes them for a vLLM-like program (tests/abi/nccl_call_order.h): CUDA-graph captures of the decode
 // forward at start-up (regBuff 1), eager prefills whose buffers each rank registered or not (regBuff differs
 // between ranks), groups of several collectives (aggregated, pipelined), multi-root broadcasts (one all-gather
-// query), and symmetric-window collectives (NCCL 2.31's query that offers nothing, then the LL fallback). A rank
-// that decides differently from its peers hangs the job; so the comparison is call by call.
+// query), symmetric-window collectives (NCCL 2.31's query that offers nothing, its check of the ordinary choice and,
+// when the tuner's answer makes NCCL fall back, the ordinary call; 2.30's check) and 2.31's per-call algorithm
+// selections (a call with the selection's table, another without when nothing in it runs). Under NCCL 2.30's call
+// sites (tuner v6), 2.31.2's and 2.32.3's (v6) and 2.32.6's (v7). A rank that decides differently from its peers
+// hangs the job; so the comparison is call by call.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/nccl_call_order.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
@@ -75,7 +79,8 @@ std::string experimentText(int block) {
 }
 
 // NCCL's cost table for a call: the same on every rank (NCCL computes it from the topology every rank agreed on at
-// init), varying with the collective and its size so that NCCL's own pick varies too. -1 where NCCL offers nothing.
+// init), varying with the collective and its size so that NCCL's own pick varies too. -1 where NCCL offers nothing,
+// and, for a call with a per-call selection, outside that selection.
 std::array<float, kAlgorithms * kProtocols> costTable(const TunerCall& call) {
   std::array<float, kAlgorithms * kProtocols> t;
   t.fill(-1.0f);
@@ -86,6 +91,11 @@ std::array<float, kAlgorithms * kProtocols> costTable(const TunerCall& call) {
   }
   if (call.function == kAllReduce) t[4 * kProtocols + 2] = 9.0f + kb / 20.0f;  // NVLS / Simple
   if (call.function == kAllGather || call.function == kReduceScatter) t[6 * kProtocols + 2] = 7.0f + kb / 12.0f;
+  if (call.selection != 0) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!(call.selection & (1u << i))) t[i] = -1.0f;
+    }
+  }
   return t;
 }
 
@@ -121,13 +131,15 @@ struct Step {
 
 // A vLLM-like program on a tensor-parallel communicator: decode forwards captured for 35 batch sizes (two
 // all-reduces per layer, 32 layers, and the sampler's all-gather), then serving: replays of decode, eager prefills,
-// and now and then a group of mixed collectives, multi-root broadcasts or symmetric-window all-reduces.
+// and now and then a group of mixed collectives, multi-root broadcasts, symmetric-window all-reduces (each kind of
+// kernel NCCL's symmetric model may pick) or an all-reduce with a per-call selection (Ring/LL and Ring/Simple, or
+// NVLS/LL, which NCCL never offers: asked again without).
 std::vector<Step> vllmProgram(uint64_t seed, size_t calls) {
   std::mt19937_64 random(seed);
   std::vector<Step> program;
   size_t made = 0;
   auto add = [&](Launch launch) {
-    made += tunerCallsOf(launch, false).size();
+    made += tunerCallsOf(launch, false, NcclCallSites::k231).size();
     program.push_back({std::move(launch), false});
   };
   auto forward = [&](size_t tokens, bool capturing) {
@@ -156,18 +168,29 @@ std::vector<Step> vllmProgram(uint64_t seed, size_t calls) {
       for (int root = 0; root < 4; ++root)
         broadcasts.collectives.push_back({kBroadcast, size_t{65536} << root, 0, 0, root});
       add(broadcasts);
-    } else {
+    } else if (kind < 98) {
       EnqueuedCollective symmetric{kAllReduce, size_t{16384} << (random() % 4)};
       symmetric.symmetric = true;
+      static const SymmetricKernel kKernels[] = {SymmetricKernel::kRuns, SymmetricKernel::kLLCheck,
+                                                 SymmetricKernel::kNone};
+      symmetric.kernel = kKernels[random() % 3];
       add({{symmetric}, false});
+    } else {
+      EnqueuedCollective selected{kAllReduce, size_t{4096} << (random() % 10)};
+      selected.selection =
+          random() % 2 ? (1u << (1 * kProtocols + 0)) | (1u << (1 * kProtocols + 2)) : 1u << (4 * kProtocols + 0);
+      add({{selected}, false});
     }
   }
   return program;
 }
 
-// One rank of a communicator: its own tuner context in the shared library, its own registrations.
-std::vector<Ran> runRank(const ncclTuner_v6_t* tuner, uint64_t commId, size_t nRanks, const std::vector<Step>& program,
-                         uint64_t registrationSeed, const std::vector<size_t>& simulatedBefore = {}) {
+// One rank of a communicator: its own tuner context in the shared library, its own registrations, NCCL's calls as
+// `sites` makes them (each answered with what NCCL runs, which a symmetric batch's fallback depends on).
+template <typename Tuner>
+std::vector<Ran> runRank(const Tuner* tuner, NcclCallSites sites, uint64_t commId, size_t nRanks,
+                         const std::vector<Step>& program, uint64_t registrationSeed,
+                         const std::vector<size_t>& simulatedBefore = {}) {
   void* context = nullptr;
   EXPECT_EQ(tuner->init(&context, commId, nRanks, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
   std::mt19937_64 registrations(registrationSeed);
@@ -184,11 +207,16 @@ std::vector<Ran> runRank(const ncclTuner_v6_t* tuner, uint64_t commId, size_t nR
     if (step.replay) continue;
     // ncclGroupSimulateEnd: the same preparation, on this rank only, and nothing runs.
     for (size_t at : simulatedBefore) {
-      if (at == s) {
-        for (const TunerCall& c : tunerCallsOf(step.launch, false)) call(c);
-      }
+      if (at != s) continue;
+      driveLaunch(step.launch, false, sites, [&](const TunerCall& c) {
+        Ran r = call(c);
+        return NcclRan{r.algorithm, r.protocol};
+      });
     }
-    for (const TunerCall& c : tunerCallsOf(step.launch, registrations() % 3 == 0)) ran.push_back(call(c));
+    driveLaunch(step.launch, registrations() % 3 == 0, sites, [&](const TunerCall& c) {
+      ran.push_back(call(c));
+      return NcclRan{ran.back().algorithm, ran.back().protocol};
+    });
   }
   tuner->finalize(context);
   return ran;
@@ -209,31 +237,38 @@ class SwitchbackRanks : public ::testing::Test {
     policy_ = std::make_unique<ScopedEnv>("NCCL_ROCE_POLICY", dir_.writeFile("experiment.toml", experimentText(16)));
     ASSERT_TRUE(library_.loaded()) << library_.error();
     tuner_ = library_.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
-    ASSERT_NE(tuner_, nullptr);
+    tunerV7_ = library_.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
+    ASSERT_TRUE(tuner_ != nullptr && tunerV7_ != nullptr);
     clearCapturedNcclLog();
   }
   void TearDown() override { EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN), 0u) << "the experiment loaded"; }
+
+  // Two communicators (4 and 2 ranks), each rank a thread, every call compared across ranks.
+  template <typename Tuner>
+  void everyRankDecidesAlike(const Tuner* tuner, NcclCallSites sites, size_t calls, uint64_t seed);
 
   TempDir dir_;
   std::unique_ptr<ScopedEnv> policy_;
   PluginLibrary library_;
   const ncclTuner_v6_t* tuner_ = nullptr;
+  const ncclTuner_v7_t* tunerV7_ = nullptr;
 };
 
-TEST_F(SwitchbackRanks, EveryRankDecidesAlikeThroughCapturesGroupsAndRegistrations) {
-  std::vector<Communicator> comms = {{0x51d0c0ffee000001ull, 4, vllmProgram(1, kCallsPerRank), {}},
-                                     {0x51d0c0ffee000002ull, 2, vllmProgram(2, kCallsPerRank), {}}};
+template <typename Tuner>
+void SwitchbackRanks::everyRankDecidesAlike(const Tuner* tuner, NcclCallSites sites, size_t calls, uint64_t seed) {
+  std::vector<Communicator> comms = {{0x51d0c0ffee000001ull + seed, 4, vllmProgram(seed, calls), {}},
+                                     {0x51d0c0ffee000002ull + seed, 2, vllmProgram(seed + 1, calls), {}}};
   std::vector<std::thread> threads;
   for (Communicator& c : comms) {
     c.ran.resize(c.ranks);
     for (size_t r = 0; r < c.ranks; ++r) {
-      threads.emplace_back([&, r] { c.ran[r] = runRank(tuner_, c.id, c.ranks, c.program, 100 * c.id + r); });
+      threads.emplace_back([&, r] { c.ran[r] = runRank(tuner, sites, c.id, c.ranks, c.program, 100 * c.id + r); });
     }
   }
   for (std::thread& t : threads) t.join();
 
   for (const Communicator& c : comms) {
-    ASSERT_GE(c.ran[0].size(), kCallsPerRank);
+    ASSERT_GE(c.ran[0].size(), calls * 9 / 10);
     for (size_t r = 1; r < c.ranks; ++r) {
       ASSERT_EQ(c.ran[r].size(), c.ran[0].size());
       for (size_t i = 0; i < c.ran[0].size(); ++i) {
@@ -254,6 +289,14 @@ TEST_F(SwitchbackRanks, EveryRankDecidesAlikeThroughCapturesGroupsAndRegistratio
   }
 }
 
+// NCCL 2.32.6 (v7) with 2.31's call sites, 10^5 calls per rank; 2.31.2 and 2.32.3 (v6, the same sites) and 2.30
+// (v6, its own) on shorter programs.
+TEST_F(SwitchbackRanks, EveryRankDecidesAlikeThroughCapturesGroupsAndRegistrations) {
+  everyRankDecidesAlike(tunerV7_, NcclCallSites::k231, kCallsPerRank, 1);
+  everyRankDecidesAlike(tuner_, NcclCallSites::k231, kCallsPerRank / 5, 3);
+  everyRankDecidesAlike(tuner_, NcclCallSites::k230, kCallsPerRank / 5, 5);
+}
+
 // The one way known for NCCL to make a call on some ranks only: ncclGroupSimulateEnd prepares a group (and asks
 // the tuner) on the ranks that call it. Every later turn of that rank is one call off: docs/ab-testing.md says so,
 // and `nccl-roce ab` leaves such a communicator out (its ranks' tuner calls by arm differ).
@@ -262,8 +305,9 @@ TEST_F(SwitchbackRanks, ASimulatedGroupOnOneRankShiftsItsTurns) {
   size_t firstEager = 0;
   while (program[firstEager].replay || program[firstEager].launch.capturing) ++firstEager;
   std::vector<Ran> plain, simulated;
-  std::thread a([&] { plain = runRank(tuner_, 0x51d0c0ffee000003ull, 2, program, 1); });
-  std::thread b([&] { simulated = runRank(tuner_, 0x51d0c0ffee000003ull, 2, program, 2, {firstEager}); });
+  std::thread a([&] { plain = runRank(tunerV7_, NcclCallSites::k231, 0x51d0c0ffee000003ull, 2, program, 1); });
+  std::thread b(
+      [&] { simulated = runRank(tunerV7_, NcclCallSites::k231, 0x51d0c0ffee000003ull, 2, program, 2, {firstEager}); });
   a.join();
   b.join();
   ASSERT_EQ(plain.size(), simulated.size());

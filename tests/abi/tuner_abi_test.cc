@@ -1,7 +1,8 @@
 // The tuner tables of the built .so, driven as NCCL drives them: the symbol NCCL looks for first, contiguous
 // cost tables passed as float** (7 algorithms, or 6 before NCCL 2.23), concurrent inits, getChunkSize after
-// getCollInfo (v6; and the unreleased v7 where the build exports it), finalize; and the property that keeps jobs from
+// getCollInfo (v6, v7), finalize; and the property that keeps jobs from
 // hanging: two independent copies (two ranks) always decide the same, chunk sizes included.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "plugin/nccl/tuner_v2.h"
@@ -17,12 +19,11 @@
 #include "plugin/nccl/tuner_v4.h"
 #include "plugin/nccl/tuner_v5.h"
 #include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
+#include "tests/support/nccl_selection.h"
 #include "tests/support/temp_dir.h"
-#ifdef NCCL_ROCE_UNRELEASED_ABI
-#include "plugin/nccl/tuner_v7.h"
-#endif
 
 namespace nccl_roce::testing {
 namespace {
@@ -47,7 +48,8 @@ struct GuardedTable {
 };
 
 // What NCCL relies on whatever the policy: entries it made unavailable (any negative value, NaN) keep their exact
-// bits, at most one entry changes and only to 0.0, and nChannels stays within NCCL's 0..MAXCHANNELS.
+// bits, no entry becomes negative, at most one becomes 0.0 (the choice) and any other change raises an entry as
+// cheap as it (0.0 or -0.0) to the avoid cost, and nChannels stays within NCCL's 0..MAXCHANNELS.
 ::testing::AssertionResult keptNcclsTableSafe(const std::vector<float>& before, const std::vector<float>& after,
                                               int numCells, int nChannels) {
   int changed = 0;
@@ -55,6 +57,7 @@ struct GuardedTable {
     float b = before[static_cast<size_t>(i)], a = after[static_cast<size_t>(i)];
     if (std::memcmp(&a, &b, sizeof(float)) == 0) continue;
     if (!(b >= 0.0f)) return ::testing::AssertionFailure() << "unavailable entry " << i << " (" << b << ") was written";
+    if (a == 1.0e9f && b == 0.0f) continue;  // a tie with the choice, avoided
     if (a != 0.0f) return ::testing::AssertionFailure() << "entry " << i << " became " << a << ", not 0.0";
     ++changed;
   }
@@ -84,21 +87,43 @@ class ScopedPolicy {
 TEST(TunerAbi, ExportsEveryVersionNcclLooksFor) {
   PluginLibrary lib;
   ASSERT_TRUE(lib.loaded()) << lib.error();
-  for (const char* symbol :
-       {"ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}) {
+  for (const char* symbol : {"ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4",
+                             "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}) {
     EXPECT_NE(lib.table<void>(symbol), nullptr) << symbol;
   }
   const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
   EXPECT_STREQ(v6->name, "nccl-roce");
   EXPECT_NE(v6->getChunkSize, nullptr) << "NCCL 2.30.2+ asks for chunk sizes";
-#ifdef NCCL_ROCE_UNRELEASED_ABI
   const auto* v7 = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
   ASSERT_NE(v7, nullptr);
   EXPECT_STREQ(v7->name, "nccl-roce");
+  EXPECT_EQ(v7->getCollInfo, v6->getCollInfo) << "one implementation";
   EXPECT_EQ(v7->getChunkSize, v6->getChunkSize) << "one implementation";
-#else
-  EXPECT_EQ(lib.table<void>("ncclTunerPlugin_v7"), nullptr) << "no NCCL release declares tuner v7";
-#endif
+  EXPECT_EQ(v7->finalize, v6->finalize) << "one implementation";
+  EXPECT_EQ(lib.table<void>("ncclTunerPlugin_v8"), nullptr) << "no NCCL release declares tuner v8";
+}
+
+// NCCL 2.32.6 passes v7 its five-row constants, which it keeps after init (2.31 reset them): ours are left exactly as
+// NCCL passed them, the Rubin row included.
+TEST(TunerAbi, V7LeavesNcclsFiveRowConstantsAsTheyWere) {
+  ScopedPolicy policy("inference");
+  PluginLibrary lib;
+  const auto* v7 = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
+  ncclTunerConstants_v7_t constants;
+  std::memset(&constants, 0x5a, sizeof(constants));
+  constants.llMaxBws[4][0] = 2.0;
+  constants.perChMaxNVLSTreeBws[4][2] = -1.0;
+  ncclTunerConstants_v7_t before = constants;
+  ncclNvlDomainInfo_v7_t nvl{2, 8, 8};
+  void* ctx = nullptr;
+  ASSERT_EQ(v7->init(&ctx, 0x77, 16, 2, captureNcclLog, &nvl, &constants), ncclSuccess);
+  EXPECT_EQ(std::memcmp(&constants, &before, sizeof(constants)), 0);
+  GuardedTable t(7);
+  int nChannels = 0;
+  ASSERT_EQ(v7->getCollInfo(ctx, ncclFuncAllReduce, 4096, 1, t.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
+  EXPECT_EQ(t.at(0, 0), 0.0f) << "the default policy, as through v6";
+  EXPECT_TRUE(t.guardIntact());
+  EXPECT_EQ(v7->finalize(ctx), ncclSuccess);
 }
 
 TEST(TunerAbi, V6DrivesTheDefaultPolicyThroughAContiguousTable) {
@@ -183,14 +208,12 @@ void servesTheRulesChunkSizes(const Tuner* tuner) {
   EXPECT_EQ(tuner->finalize(ctx), ncclSuccess);
 }
 
-TEST(TunerAbi, V6ServesTheRulesChunkSizeAfterGetCollInfoAndNcclsOwnAfterAFallback) {
+TEST(TunerAbi, V6AndV7ServeTheRulesChunkSizeAfterGetCollInfoAndNcclsOwnAfterAFallback) {
   TempDir dir;
   ScopedPolicy policy(dir.writeFile("chunks.toml", kChunkPolicy));
   PluginLibrary lib;
   servesTheRulesChunkSizes<ncclTuner_v6_t, ncclTunerConstants_v6_t>(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6"));
-#ifdef NCCL_ROCE_UNRELEASED_ABI
   servesTheRulesChunkSizes<ncclTuner_v7_t, ncclTunerConstants_v7_t>(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7"));
-#endif
 }
 
 TEST(TunerAbi, V5SaysOnceThatChunkSizesAreIgnored) {
@@ -398,6 +421,165 @@ TEST(TunerAbi, WithoutChunkSizeRulesGetChunkSizeReturnsExactlyWhatNcclPassed) {
     }
     v6->finalize(ctx);
   }
+}
+
+// Each NCCL line drives the table it loads and picks by its own rule (tests/support/nccl_selection.h): 2.32.6 v7
+// (2.31's rule), 2.30.2 - 2.32.3 v6 (both rules), 2.28 - 2.30.1 v5, 2.24 - 2.27 v4 and 2.22 - 2.23 v3 (6 algorithms)
+// the old one. Over tables with ties, zeros, -0.0 and negative entries everywhere, what both rules run after a call
+// is the entry the tuner chose, or, where it left NCCL's choice, the table is as NCCL passed it (each line runs its
+// own pick).
+template <typename Tuner>
+void eachLineRunsTheTunersChoice(const Tuner* tuner, const char* version, int numAlgo) {
+  SCOPED_TRACE(version);
+  void* ctx = nullptr;
+  if constexpr (std::is_same_v<Tuner, ncclTuner_v3_t> || std::is_same_v<Tuner, ncclTuner_v4_t>) {
+    ASSERT_EQ(tuner->init(16, 2, nullptr, &ctx), ncclSuccess);
+  } else {
+    ASSERT_EQ(tuner->init(&ctx, 0x51ec7, 16, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  }
+  std::mt19937_64 random(2031);
+  const int cells = numAlgo * 3;
+  int chosen = 0, ncclsOwn = 0;
+  for (int call = 0; call < 2000; ++call) {
+    std::vector<float> passed(static_cast<size_t>(cells));
+    for (float& e : passed) {
+      uint64_t r = random() % 10;
+      e = r < 3 ? -1.0f : r < 4 ? 0.0f : r == 4 ? -0.0f : static_cast<float>(1 + random() % 3);  // ties everywhere
+    }
+    std::vector<float> returned = passed;
+    int nChannels = 0;
+    auto coll = static_cast<ncclFunc_t>(random() % 5);
+    const size_t bytes = size_t{1} << (random() % 26);
+    if constexpr (std::is_same_v<Tuner, ncclTuner_v3_t>) {
+      ASSERT_EQ(
+          tuner->getCollInfo(ctx, coll, bytes, 1, reinterpret_cast<float**>(returned.data()), numAlgo, 3, &nChannels),
+          ncclSuccess);
+    } else {
+      ASSERT_EQ(tuner->getCollInfo(ctx, coll, bytes, 1, reinterpret_cast<float**>(returned.data()), numAlgo, 3,
+                                   static_cast<int>(random() % 2), &nChannels),
+                ncclSuccess);
+    }
+    ASSERT_TRUE(keptNcclsTableSafe(passed, returned, cells, nChannels));
+    if (std::memcmp(returned.data(), passed.data(), passed.size() * sizeof(float)) == 0) {
+      ++ncclsOwn;  // NCCL's own choice, by each line's own rule, from its own table
+      continue;
+    }
+    ++chosen;
+    // A choice means the same to every line: the one entry marked 0.0, which NCCL offered.
+    const int runs = ncclRuns(NcclLine::k230, passed, returned);
+    ASSERT_GE(runs, 0) << "call " << call;
+    ASSERT_EQ(returned[static_cast<size_t>(runs)], 0.0f) << "call " << call;
+    ASSERT_GE(passed[static_cast<size_t>(runs)], 0.0f) << "call " << call;
+    ASSERT_EQ(ncclRuns(NcclLine::k231, passed, returned), runs) << "call " << call;
+  }
+  EXPECT_GT(chosen, 300) << "the policy chose entries";
+  EXPECT_GT(ncclsOwn, 100) << "and left NCCL's own choice (no rule for broadcast and reduce, nothing available)";
+  if constexpr (std::is_same_v<Tuner, ncclTuner_v3_t> || std::is_same_v<Tuner, ncclTuner_v4_t>) {
+    tuner->destroy(ctx);
+  } else {
+    EXPECT_EQ(tuner->finalize(ctx), ncclSuccess);
+  }
+}
+
+TEST(TunerAbi, EachNcclLineRunsTheTunersChoiceOverTiesZerosAndNegativeEntries) {
+  TempDir dir;
+  // Named entries, wildcards both ways, lists, channels; all sizes of every collective.
+  ScopedPolicy policy(dir.writeFile("p.toml",
+                                    "[policy]\nname = \"p\"\n"
+                                    "[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\n"
+                                    "algorithm = [\"tree\", \"ring\"]\nprotocol = [\"ll128\", \"ll\"]\n"
+                                    "[[rule]]\ncollective = \"allreduce\"\nsize = \"64K..\"\n"
+                                    "protocol = \"simple\"\nchannels = 8\n"
+                                    "[[rule]]\ncollective = \"allgather\"\nalgorithm = \"pat\"\n"
+                                    "[[rule]]\ncollective = \"reducescatter\"\nalgorithm = \"ring\"\n"
+                                    "protocol = \"ll\"\n"));
+  clearCapturedNcclLog();
+  PluginLibrary lib;
+  eachLineRunsTheTunersChoice(lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7"), "v7", 7);
+  eachLineRunsTheTunersChoice(lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6"), "v6", 7);
+  eachLineRunsTheTunersChoice(lib.table<ncclTuner_v5_t>("ncclTunerPlugin_v5"), "v5", 7);
+  eachLineRunsTheTunersChoice(lib.table<ncclTuner_v4_t>("ncclTunerPlugin_v4"), "v4", 7);
+  eachLineRunsTheTunersChoice(lib.table<ncclTuner_v3_t>("ncclTunerPlugin_v3"), "v3", 6);
+  EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_WARN), 0u) << "the policy loaded";
+}
+
+// A tie and a negative entry planted where NCCL's own minimum is: 2.30 runs the first of the tie, 2.31 the last,
+// the negative entry (unavailable: NCCL computed nothing there) neither. The rule's choice is run by both.
+TEST(TunerAbi, APlantedTieAndNegativeEntryChangeNothingInWhatEitherLineRuns) {
+  TempDir dir;
+  ScopedPolicy policy(dir.writeFile("p.toml",
+                                    "[policy]\nname = \"p\"\n[[rule]]\ncollective = \"allreduce\"\n"
+                                    "algorithm = \"ring\"\nprotocol = \"simple\"\n"));
+  PluginLibrary lib;
+  const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  void* ctx = nullptr;
+  ASSERT_EQ(v6->init(&ctx, 1, 16, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
+  std::vector<float> passed(21, -1.0f);
+  passed[0 * 3 + 0] = 0.0f;   // Tree/LL: free, as cheap as the choice will be
+  passed[4 * 3 + 2] = -0.0f;  // NVLS/Simple: -0.0, equal to it
+  passed[1 * 3 + 2] = 7.0f;   // Ring/Simple: the rule's
+  passed[6 * 3 + 2] = -5.0f;  // PAT/Simple: negative, not offered
+  std::vector<float> returned = passed;
+  int nChannels = 0;
+  ASSERT_EQ(v6->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, reinterpret_cast<float**>(returned.data()), 7, 3, 0,
+                            &nChannels),
+            ncclSuccess);
+  EXPECT_EQ(ncclRuns(NcclLine::k230, passed, returned), 1 * 3 + 2);
+  EXPECT_EQ(ncclRuns(NcclLine::k231, passed, returned), 1 * 3 + 2);
+  EXPECT_EQ(returned[6 * 3 + 2], -5.0f) << "the unavailable entry keeps its value";
+  // The same table for a collective no rule decides: each line runs its own pick, untouched.
+  returned = passed;
+  ASSERT_EQ(v6->getCollInfo(ctx, ncclFuncAllGather, 1 << 20, 1, reinterpret_cast<float**>(returned.data()), 7, 3, 0,
+                            &nChannels),
+            ncclSuccess);
+  EXPECT_EQ(std::memcmp(returned.data(), passed.data(), 21 * sizeof(float)), 0);
+  EXPECT_EQ(ncclRuns(NcclLine::k230, passed, returned), 0 * 3 + 0) << "the first of the tie";
+  EXPECT_EQ(ncclRuns(NcclLine::k231, passed, returned), 4 * 3 + 2) << "the last of the tie";
+  EXPECT_EQ(v6->finalize(ctx), ncclSuccess);
+}
+
+// NCCL 2.30.2 - 2.32.3 all load v6: the tuner asks the libnccl whose logger init gets which release it is, and so
+// knows what NCCL runs where a rule keeps NCCL's choice but sets a chunk size per protocol (served by getChunkSize
+// for the algorithm and protocol NCCL runs). A planted tie between Tree/LL and Ring/Simple: 2.30 runs Tree/LL,
+// 2.31 Ring/Simple, and each gets the rule's chunk size for what it runs.
+TEST(TunerAbi, V6KnowsWhichNcclCallsItFromTheLoggerItIsGiven) {
+  TempDir dir;
+  ScopedPolicy policy(dir.writeFile("p.toml",
+                                    "[policy]\nname = \"p\"\n[[rule]]\ncollective = \"allreduce\"\n"
+                                    "chunk_size = { ll = \"8K\", simple = \"256K\" }\n"));
+  PluginLibrary lib;
+  void* nccl = ::dlopen(NCCL_ROCE_FAKE_NCCL, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(nccl, nullptr) << ::dlerror();
+  auto setVersion = reinterpret_cast<void (*)(int)>(::dlsym(nccl, "fakeNcclSetVersion"));
+  auto ncclLogger = reinterpret_cast<ncclDebugLogger_t>(::dlsym(nccl, "fakeNcclLog"));
+  ASSERT_TRUE(setVersion != nullptr && ncclLogger != nullptr);
+  const auto* v6 = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
+  struct Case {
+    int version;
+    int algo, proto;
+    size_t chunk;
+  };
+  for (const Case& c :
+       {Case{23007, NCCL_ALGO_TREE, NCCL_PROTO_LL, 8192}, Case{23102, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 262144},
+        Case{23203, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 262144}}) {
+    SCOPED_TRACE(c.version);
+    setVersion(c.version);
+    void* ctx = nullptr;
+    ASSERT_EQ(v6->init(&ctx, 2, 16, 2, ncclLogger, nullptr, nullptr), ncclSuccess);
+    std::vector<float> table(21, -1.0f);
+    table[0 * 3 + 0] = 12.0f;  // Tree/LL
+    table[1 * 3 + 2] = 12.0f;  // Ring/Simple: tied
+    table[1 * 3 + 0] = 30.0f;
+    int nChannels = 0;
+    ASSERT_EQ(v6->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, reinterpret_cast<float**>(table.data()), 7, 3, 0,
+                              &nChannels),
+              ncclSuccess);
+    size_t chunk = 131072;
+    ASSERT_EQ(v6->getChunkSize(ctx, ncclFuncAllReduce, 65536, c.algo, c.proto, 1, &chunk), ncclSuccess);
+    EXPECT_EQ(chunk, c.chunk) << "the rule's chunk size for what this NCCL runs";
+    EXPECT_EQ(v6->finalize(ctx), ncclSuccess);
+  }
+  ::dlclose(nccl);
 }
 
 }  // namespace

@@ -150,12 +150,13 @@ void run(Process& p, const Arm& arm, int bucket, const std::vector<uint64_t>& du
   tuner::CallInputs call{kAllReduce, uint64_t{3} << (bucket - 1), 1, 0};
   tuner::Decision decision = arm.compiled ? tuner::decide(*arm.compiled, call, table) : tuner::Decision{};
   int algorithm = 1, protocol = 0;  // what the decode-ll fleet has always recorded
-  if (decisions && !tuner::ncclDefaultChoice(table, &algorithm, &protocol)) std::abort();
+  if (decisions && !tuner::ncclDefaultChoice(table, tuner::SelectionRule::kLastPlainMinimum, &algorithm, &protocol))
+    std::abort();
   if (decision.outcome == tuner::Decision::Outcome::kChosen)
     algorithm = decision.algorithm, protocol = decision.protocol;
   uint64_t clock = 1'000'000;
   for (uint64_t d : durations) {
-    if (decisions) p.decisions->record(call, decision, table);
+    if (decisions) p.decisions->record(call, decision, algorithm, protocol);
     // The Coll event as NCCL names it: the bytes as ncclInt8 elements, the tuner's names for NCCL's.
     profiler::CollEvent event{
         "AllReduce", "ncclInt8", telemetry::algorithmName(algorithm), telemetry::protocolName(protocol), call.bytes,

@@ -28,7 +28,7 @@ def run(argv, **kwargs):
 
 
 def plugin_statistics(build, scratch):
-    """A statistics file written by the built library itself, driven as NCCL drives its tuner (ncclTunerPlugin_v6:
+    """A statistics file written by the built library itself, driven as NCCL drives its tuner (ncclTunerPlugin_v7:
     init, getCollInfo over a cost table, getChunkSize, finalize), in a child process so the file is complete at its
     exit. Its policy sets chunk sizes, so what the tuner writes of them is checked too."""
     script = f"""
@@ -46,7 +46,7 @@ class Tuner(ctypes.Structure):
                 ("finalize", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)),
                 ("getChunkSize", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_int,
                                                   ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)))]
-tuner = Tuner.in_dll(lib, "ncclTunerPlugin_v6")
+tuner = Tuner.in_dll(lib, "ncclTunerPlugin_v7")
 ctx = ctypes.c_void_p()
 assert tuner.init(ctypes.byref(ctx), 0x5f3c9a0e7d21b4c8, 16, 2, log, None, None) == 0
 table = (ctypes.c_float * 21)(*([1.0] * 21))  # 7 algorithms x 3 protocols, all offered

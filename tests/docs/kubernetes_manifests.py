@@ -2,9 +2,10 @@
 
 Every yaml block must parse. In the vLLM LeaderWorkerSet, leader and workers alike: the four plugins selected, the
 downward-API variables with the fields the plugin expects, every `$(VAR)` defined before its use (Kubernetes expands
-only those), every NCCL_ROCE_* variable documented in docs/environment.md, and the statistics and metrics
-directories on volumes. node-exporter's --collector.textfile.directory must be the host folder the pods write their
-textfiles into. Usage: kubernetes_manifests.py SOURCE_DIR
+only those), every NCCL_ROCE_* variable documented in docs/environment.md, the statistics and metrics directories
+on writable hostPath volumes, and the securityContext of docs/security.md (a read-only root file system, no
+privilege escalation, capabilities dropped). node-exporter's --collector.textfile.directory must be the host folder
+the pods write their textfiles into. Usage: kubernetes_manifests.py SOURCE_DIR
 """
 
 import posixpath
@@ -37,6 +38,13 @@ def host_path(spec, container, path):
     return posixpath.normpath(posixpath.join(volume["hostPath"]["path"], rest))
 
 
+def writable(container, path):
+    """Whether the mount that holds a container path is mounted read-write."""
+    mounts = [m for m in container.get("volumeMounts", [])
+              if path == m["mountPath"].rstrip("/") or path.startswith(m["mountPath"].rstrip("/") + "/")]
+    return bool(mounts) and not max(mounts, key=lambda m: len(m["mountPath"])).get("readOnly", False)
+
+
 def check_vllm_container(where, spec, container, documented, problems):
     env = container.get("env", [])
     names = [e["name"] for e in env]
@@ -55,6 +63,14 @@ def check_vllm_container(where, spec, container, documented, problems):
                 problems.append(f"{where}: {e['name']} uses $({used}) before it is defined: Kubernetes leaves it as is")
         if e["name"].startswith("NCCL_ROCE_") and e["name"] not in documented:
             problems.append(f"{where}: {e['name']} has no section in docs/environment.md")
+    security = container.get("securityContext", {})
+    # docs/security.md: a read-only root file system, the plugin writing only into its two hostPath mounts.
+    if security.get("readOnlyRootFilesystem") is not True:
+        problems.append(f"{where}: readOnlyRootFilesystem is not true (docs/security.md)")
+    if security.get("allowPrivilegeEscalation") is not False:
+        problems.append(f"{where}: allowPrivilegeEscalation is not false (docs/security.md)")
+    if "ALL" not in security.get("capabilities", {}).get("drop", []):
+        problems.append(f"{where}: the capabilities are not dropped (drop: [ALL], docs/security.md)")
     textfiles = None
     for name in ("NCCL_ROCE_STATS", "NCCL_ROCE_METRICS"):
         value = values.get(name)
@@ -65,6 +81,8 @@ def check_vllm_container(where, spec, container, documented, problems):
         on_host = host_path(spec, container, folder)
         if on_host is None:
             problems.append(f"{where}: {name}={value} is on no hostPath volume: it dies with the pod")
+        elif not writable(container, folder):
+            problems.append(f"{where}: {name}={value} is on a read-only mount: the plugin cannot write it")
         if name == "NCCL_ROCE_METRICS":
             textfiles = on_host
     return textfiles

@@ -11,8 +11,10 @@
 
 namespace nccl_roce::testing {
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
+TempDir::TempDir() : TempDir(nullptr) {}
+
+TempDir::TempDir(const char* base) {
+  if (base == nullptr || ::access(base, W_OK | X_OK) != 0) base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/nccl-roce-test.XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
   path_ = pattern;

@@ -8,6 +8,9 @@ namespace nccl_roce::testing {
 class TempDir {
  public:
   TempDir();
+  // In `base` where that is a directory this process can write (/dev/shm: a memory file system, for tests that make
+  // many files), else where TempDir() makes it.
+  explicit TempDir(const char* base);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

@@ -1,5 +1,5 @@
 // Drives the profiler through collectives' events N times, for callgrind instruction counts
-// (tests/bench/profiler/profiler_callgrind.sh), through the built libnccl-roce.so's ncclProfiler_v6 table
+// (tests/bench/profiler/profiler_callgrind.sh), through the built libnccl-roce.so's ncclProfiler_v7 table
 // (NCCL 2.29-2.30). Sizes cycle over 8 power-of-two buckets and 2 protocols, so the key table sees 16 keys as a
 // decode loop does. Each call is made only where NCCL makes it (the activation mask and the handles decide).
 //   on:     per collective, what NCCL calls with timing on (src/plugin/profiler.cc, src/enqueue.cc): GroupApi
@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/profiler_v7.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "profiler/collective_tracker.h"
 #include "telemetry/log_histogram.h"
 #include "tests/support/temp_dir.h"
@@ -36,11 +36,11 @@
 namespace {
 
 struct Profiler {
-  const ncclProfiler_v6_t* table = nullptr;
+  const ncclProfiler_v7_t* table = nullptr;
   void* context = nullptr;
   int mask = 0;
   // A switchback's: the tuner decides each collective's protocol first.
-  const ncclTuner_v6_t* tuner = nullptr;
+  const ncclTuner_v7_t* tuner = nullptr;
   void* tunerContext = nullptr;
 };
 
@@ -59,7 +59,7 @@ int decideProtocol(const Profiler& p, size_t bytes) {
 void callCollective(const Profiler& p) {
   if (!(p.mask & (ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh | ncclProfileCollApi))) return;
   for (uint64_t type : {uint64_t{ncclProfileGroupApi}, uint64_t{ncclProfileCollApi}}) {
-    ncclProfilerEventDescr_v6_t api{};
+    ncclProfilerEventDescr_v7_t api{};
     api.type = type;
     void* h = nullptr;
     p.table->startEvent(p.context, &h, &api);
@@ -74,7 +74,7 @@ struct Captured {
 };
 Captured capture(const Profiler& p, long i) {
   const size_t bytes = size_t{2048} << (i % 8);
-  ncclProfilerEventDescr_v6_t api{};
+  ncclProfilerEventDescr_v7_t api{};
   api.type = ncclProfileCollApi;
   api.collApi.func = "AllReduce";
   api.collApi.count = bytes / 2;
@@ -98,12 +98,12 @@ void* startCollective(const Profiler& p, long i, const Captured* captured = null
   void* g = nullptr;
   void* c = nullptr;
   if (p.mask & (ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh)) {
-    ncclProfilerEventDescr_v6_t group{};
+    ncclProfilerEventDescr_v7_t group{};
     group.type = ncclProfileGroup;
     p.table->startEvent(p.context, &g, &group);
   }
   if (p.mask & (ncclProfileColl | ncclProfileKernelCh)) {
-    ncclProfilerEventDescr_v6_t coll{};
+    ncclProfilerEventDescr_v7_t coll{};
     coll.type = ncclProfileColl;
     coll.coll.func = "AllReduce";
     coll.coll.count = bytes / 2;
@@ -124,14 +124,14 @@ void* startCollective(const Profiler& p, long i, const Captured* captured = null
 void runChannel(const Profiler& p, void* coll, uint64_t startNs, uint64_t durationNs) {
   void* k = nullptr;
   if ((p.mask & ncclProfileKernelCh) && coll != nullptr) {
-    ncclProfilerEventDescr_v6_t channel{};
+    ncclProfilerEventDescr_v7_t channel{};
     channel.type = ncclProfileKernelCh;
     channel.parentObj = coll;
     channel.kernelCh.pTimer = startNs;
     p.table->startEvent(p.context, &k, &channel);
   }
   if (k != nullptr) {
-    ncclProfilerEventStateArgs_v6_t stop{};
+    ncclProfilerEventStateArgs_v7_t stop{};
     stop.kernelCh.pTimer = startNs + durationNs;
     p.table->recordEventState(k, ncclProfilerKernelChStop, &stop);
     p.table->stopEvent(k);
@@ -209,14 +209,14 @@ int main(int argc, char** argv) {
   }
   void* library = ::dlopen(NCCL_ROCE_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
   Profiler p;
-  p.table = library ? static_cast<const ncclProfiler_v6_t*>(::dlsym(library, "ncclProfiler_v6")) : nullptr;
+  p.table = library ? static_cast<const ncclProfiler_v7_t*>(::dlsym(library, "ncclProfiler_v7")) : nullptr;
   if (p.table == nullptr) {
     std::fprintf(stderr, "cannot load the profiler from %s: %s\n", NCCL_ROCE_PLUGIN_PATH, ::dlerror());
     return 1;
   }
   p.table->init(&p.context, 42, &p.mask, "bench", 2, 16, 0, nullptr);
   if (switchback) {  // NCCL's order: the profiler, then the tuner, on one thread
-    p.tuner = static_cast<const ncclTuner_v6_t*>(::dlsym(library, "ncclTunerPlugin_v6"));
+    p.tuner = static_cast<const ncclTuner_v7_t*>(::dlsym(library, "ncclTunerPlugin_v7"));
     p.tuner->init(&p.tunerContext, 42, 16, 2, nullptr, nullptr, nullptr);
   }
   if (on != (p.mask != 0 && p.context != nullptr)) {

@@ -1,8 +1,8 @@
 // Drives getCollInfo N times on a policy of R rules, for callgrind instruction counts
 // (tests/bench/tuner/tuner_callgrind.sh). It calls what NCCL calls: the built libnccl-roce.so, opened with
-// dlopen, through its exported ncclTunerPlugin_v6 table, so the figure is the shipped code's (no inlining or
-// constant propagation into the driver). Every rule applies to the communicator (the worst case for the
-// lookup): all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops.
+// dlopen, through its exported ncclTunerPlugin_v7 table (the newest), so the figure is the shipped code's (no inlining
+// or constant propagation into the driver). Every rule applies to the communicator (the worst case for the lookup):
+// all-reduce rules on consecutive 4 KiB size ranges, alternating preferences, some with pipe_ops.
 //   tuner_call_driver RULES CALLS [stats|chunk|switchback]
 // "stats": with NCCL_ROCE_STATS set, counting every decision. "chunk": every rule also sets chunk sizes, and each
 // getCollInfo is followed by three getChunkSize calls (NCCL's lo, mid and hi channel pieces). "switchback": a
@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     ::unsetenv("NCCL_ROCE_STATS");
   }
   void* library = ::dlopen(NCCL_ROCE_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-  const auto* tuner = library ? static_cast<const ncclTuner_v6_t*>(::dlsym(library, "ncclTunerPlugin_v6")) : nullptr;
+  const auto* tuner = library ? static_cast<const ncclTuner_v7_t*>(::dlsym(library, "ncclTunerPlugin_v7")) : nullptr;
   if (tuner == nullptr) {
     std::fprintf(stderr, "cannot load the tuner from %s: %s\n", NCCL_ROCE_PLUGIN_PATH, ::dlerror());
     return 1;

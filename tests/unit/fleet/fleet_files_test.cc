@@ -91,6 +91,10 @@ TEST(FleetFiles, AStatisticsFileCutShortSaysSoAndHowLongItIs) {
   Status edited = reader.add("pod-3/stats.8.json", "{\"schema\": \"nccl-roce.stats/2\", \"communicators\": 7}");
   ASSERT_FALSE(edited.isOk());
   EXPECT_THAT(edited.message(), ::testing::Not(HasSubstr("cut short"))) << "whole, but not what the plugin writes";
+  // Found by fuzz_inspector_log: a number past a double's range is an error about the file, not a throw.
+  Status huge = reader.add("pod-3/stats.9.json", "{\"schema\": \"nccl-roce.stats/2\", \"x\": 1e999}");
+  ASSERT_FALSE(huge.isOk());
+  EXPECT_THAT(huge.message(), HasSubstr("pod-3/stats.9.json"));
 }
 
 // A caller that goes on without an unreadable file lists it as skipped, marked as an input error: the gates

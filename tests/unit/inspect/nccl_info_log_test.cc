@@ -132,6 +132,72 @@ TEST(NcclInfoLog, TuningLinesOfOtherBuildsNameTheirCommunicator) {
   EXPECT_EQ(cga->comm, 0u);
 }
 
+// NCCL 2.31.2's lines, shaped as its format strings print them (src/tuning/tuning.cc and src/enqueue/enqueue.cc at
+// 88980683, docs/nccl-versions.md "Log lines"): an ordinary all-reduce's tuning, a symmetric-window one's (its
+// query of the symmetric kernels with the ordinary tuning it starts nested inside), each ordinary choice's "Best
+// tuning, algorithm" line, and the TUNING line with 2.31's cgaClusterSize.
+constexpr const char* kNccl2312Log =
+    "h1:100:100 [0] NCCL INFO NCCL version 2.31.2+cuda13.0\n"
+    "h1:100:100 [0] NCCL INFO comm 0x5600aa000010 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+    "h1:100:100 [0] NCCL INFO Input: { .comm = 0x5600aa000010, .tuningMask = 0x1fffff, .func = AllReduce, .redOp = 0, "
+    ".devRedop = 0, .dataType = 7, .nBytes = 4096, .numPipesOps = 1, .count = 1024, .countMax = 0, .nWorks = 0, "
+    ".winRegType = 0, .regBuff = 0 }\n"
+    "h1:100:100 [0] NCCL INFO Best tuning { .id = 3, .valid = 1, timeUs = 0.000000,  .algo = RING, .proto = LL, "
+    ".symKernelId = Unknown, .ceMethodId = 2, nChannels = 2, maxChannels = 0, nWarps = 16, forced = 0 }\n"
+    "h1:100:100 [0] NCCL INFO Best tuning, algorithm, RING, protocol, LL\n"
+    "h1:100:100 [0] NCCL INFO Input: { .comm = 0x5600aa000010, .tuningMask = 0x7fe00000, .func = AllReduce, "
+    ".redOp = 0, .devRedop = 0, .dataType = 7, .nBytes = 65536, .numPipesOps = 0, .count = 16384, .countMax = 16384, "
+    ".nWorks = 1, .winRegType = 0, .regBuff = 1 }\n"
+    "h1:100:100 [0] NCCL INFO Input: { .comm = 0x5600aa000010, .tuningMask = 0x1fffff, .func = AllReduce, .redOp = 0, "
+    ".devRedop = 0, .dataType = 7, .nBytes = 65536, .numPipesOps = 0, .count = 16384, .countMax = 16384, "
+    ".nWorks = 1, .winRegType = 0, .regBuff = 1 }\n"
+    "h1:100:100 [0] NCCL INFO Best tuning { .id = 5, .valid = 1, timeUs = 0.000000,  .algo = RING, .proto = SIMPLE, "
+    ".symKernelId = Unknown, .ceMethodId = 2, nChannels = 8, maxChannels = 8, nWarps = 16, forced = 0 }\n"
+    "h1:100:100 [0] NCCL INFO Best tuning { .id = 5, .valid = 1, timeUs = 0.000000,  .algo = RING, .proto = SIMPLE, "
+    ".symKernelId = Unknown, .ceMethodId = 2, nChannels = 8, maxChannels = 8, nWarps = 16, forced = 0 }\n"
+    "h1:100:100 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1} cgaClusterSize 1\n";
+
+TEST(NcclInfoLog, Nccl231TuningLinesAreReadAsTheTunerCallsTheyAre) {
+  NcclInfoLog log = parseNcclInfoLog(kNccl2312Log, "2.31.2.log");
+  EXPECT_EQ(log.malformedTuningLines, 0);
+  ASSERT_EQ(log.processes.size(), 1u);
+  const NcclProcessLog& p = log.processes[0];
+  EXPECT_EQ(p.ncclVersion, "2.31.2");
+  EXPECT_EQ(p.bestTuningLines, 1u);
+  ASSERT_EQ(p.tuning.size(), 1u) << "the TUNING line with cgaClusterSize";
+  EXPECT_EQ(p.tuning[0].channels(), 2);
+  ASSERT_EQ(p.tunerCalls.size(), 3u);
+  const NcclTunerCall& plain = p.tunerCalls[0];
+  EXPECT_EQ(plain.comm, 0x5600aa000010u);
+  EXPECT_EQ(plain.tuningMask, 0x1fffffu);
+  EXPECT_EQ(plain.collective, kAllReduce);
+  EXPECT_EQ(plain.bytes, 4096u);
+  EXPECT_EQ(plain.pipeOps, 1);
+  EXPECT_EQ(plain.regBuff, 0);
+  EXPECT_EQ(plain.algorithm, kRing);
+  EXPECT_EQ(plain.protocol, kLL);
+  EXPECT_EQ(plain.channels, 2);
+  EXPECT_EQ(plain.maxChannels, 0);
+  // The symmetric kernels' tuning got the Best tuning line printed last (the nested one closes first).
+  EXPECT_EQ(p.tunerCalls[1].tuningMask, 0x7fe00000u);
+  EXPECT_EQ(p.tunerCalls[2].pipeOps, 0);
+  EXPECT_EQ(p.tunerCalls[2].regBuff, 1);
+  EXPECT_EQ(p.tunerCalls[2].protocol, kSimple);
+  EXPECT_EQ(p.tunerCalls[2].maxChannels, 8);
+  auto symmetric = parseTuningInputMessage(
+      "Input: { .comm = (nil), .tuningMask = 0x1, .func = AllGather, .redOp = 0, .devRedop = 0, .dataType = 7, "
+      ".nBytes = 8, .numPipesOps = 0, .count = 2, .countMax = 2, .nWorks = 1, .winRegType = 3, .regBuff = 0 }");
+  ASSERT_TRUE(symmetric.has_value());
+  EXPECT_EQ(symmetric->comm, 0u);
+  NcclTunerCall none;
+  EXPECT_TRUE(
+      parseBestTuningMessage("Best tuning { .id = 60, .valid = 1, timeUs = 3.500000,  .algo = Unknown, "
+                             ".proto = Unknown, .symKernelId = AllReduce_AGxLL_R, .ceMethodId = 2, "
+                             "nChannels = 4, maxChannels = 0, nWarps = 16, forced = 0 }",
+                             &none));
+  EXPECT_EQ(none.algorithm, -1) << "a symmetric kernel: no algorithm of the tuner's table";
+}
+
 TEST(NcclInfoLog, CutShortOrUnknownTuningLinesAreCountedNotGuessed) {
   std::string text =
       "h:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..\n"

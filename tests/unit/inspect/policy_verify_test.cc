@@ -231,6 +231,45 @@ TEST(PolicyVerify, WhatTheLogCannotTellIsUncheckedWithTheReason) {
   EXPECT_TRUE(found);
 }
 
+// NCCL 2.31.2 logs each tuning's inputs and result (docs/nccl-versions.md, "Log lines"): with them a rule that
+// selects on pipe_ops is checked, on every rank's log, and the symmetric kernels' tunings are not the tuner's.
+TEST(PolicyVerify, Nccl231TunerCallsCheckWhatTuningLinesCannot) {
+  TempDir dir;
+  auto grouped = loadText(dir,
+                          "[policy]\nname = \"grouped\"\n[[rule]]\npipe_ops = \"2..\"\nprotocol = \"simple\"\n"
+                          "[[rule]]\nprotocol = \"ll\"\n");
+  auto call = [](int line, uint64_t bytes, int pipeOps, const char* algo, const char* proto, const char* mask) {
+    return "h1:100:100 [0] NCCL INFO Input: { .comm = 0x5600aa000010, .tuningMask = " + std::string(mask) +
+           ", .func = AllReduce, .redOp = 0, .devRedop = 0, .dataType = 7, .nBytes = " + std::to_string(bytes) +
+           ", .numPipesOps = " + std::to_string(pipeOps) +
+           ", .count = 1, .countMax = 0, .nWorks = 0, .winRegType = 0, .regBuff = 0 }\n"
+           "h1:100:100 [0] NCCL INFO Best tuning { .id = " +
+           std::to_string(line) + ", .valid = 1, timeUs = 0.000000,  .algo = " + algo + ", .proto = " + proto +
+           ", .symKernelId = Unknown, .ceMethodId = 2, nChannels = 2, maxChannels = 0, nWarps = 16, forced = 0 }\n";
+  };
+  std::string log =
+      "h1:100:100 [0] NCCL INFO NCCL version 2.31.2+cuda13.0\n"
+      "h1:100:100 [0] NCCL INFO TUNER/Plugin: Using nccl-roce (v6)\n"
+      "h1:100:100 [0] NCCL INFO comm 0x5600aa000010 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+      "h1:100:100 [0] NCCL INFO NCCL-RoCE: tuner: comm 0x1 (2 ranks, 2 nodes) uses policy 'grouped' (" +
+      grouped->policy()->source + ", " + grouped->digest() + "): 2 of 2 rules apply\n" +
+      call(1, 4096, 1, "RING", "LL", "0x1fffff") + call(2, 8192, 2, "RING", "SIMPLE", "0x1fffff") +
+      call(3, 16384, 2, "TREE", "LL", "0x1fffff") + call(4, 65536, 0, "Unknown", "Unknown", "0x7fe00000");
+  VerifyReport r = verify(*grouped, log, "rank1.log");
+  ASSERT_EQ(r.processes.size(), 1u);
+  EXPECT_EQ(r.processes[0].tunerCalls, 3u) << "the symmetric kernels' tuning is not one";
+  EXPECT_EQ(r.tunerCalls, 3u);
+  EXPECT_EQ(cellAt(r, kAllReduce, 4096)->status, VerifyStatus::kMatch);
+  EXPECT_EQ(cellAt(r, kAllReduce, 8192)->status, VerifyStatus::kMatch) << "pipe_ops 2: the first rule";
+  const VerifiedCell* wrong = cellAt(r, kAllReduce, 16384);
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->status, VerifyStatus::kMismatch);
+  EXPECT_EQ(wrong->ran[0].example, "rank1.log:9");
+  EXPECT_EQ(cellAt(r, kAllReduce, 65536), nullptr);
+  EXPECT_THAT(verifyReportText(r), HasSubstr("0 TUNING lines, 3 tuner calls (checked instead)"));
+  for (const std::string& problem : r.problems) EXPECT_THAT(problem, ::testing::Not(HasSubstr("no NCCL TUNING line")));
+}
+
 TEST(PolicyVerify, LogsWithoutTuningLinesProveNothing) {
   VerifyReport r = verify(*load("inference"), realLog("policy-inference/rep-1.rank1.out"), "rep-1.rank1.out");
   EXPECT_FALSE(r.ok());

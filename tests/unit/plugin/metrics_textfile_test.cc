@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "common/file.h"
 #include "plugin/textfile_identity.h"
 #include "profiler/collective_tracker.h"
+#include "tests/support/capturing_logger.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
@@ -139,21 +141,79 @@ TEST(MetricsTextfile, IsNamedAndLabelledByItsPod) {
   metrics.finish(comm.timed);
 }
 
-// A writer removes what processes killed before their exit left behind, and nothing else.
-TEST(MetricsTextfile, EachWriteRemovesTheDirectorysStaleTextfiles) {
+// A textfile directory that is not there yet (node-exporter not deployed yet, or a hostPath made by hand later)
+// is made, 0755, so node-exporter can list it once it comes.
+TEST(MetricsTextfile, MakesItsDirectory) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.join("node-exporter/textfile")}, {"POD_NAME", "vllm-0"}});
+  MetricsTextfile metrics(std::chrono::hours(1));
+  TrackedComm comm;
+  metrics.add(comm.timed, env);
+  comm.run(1);
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  EXPECT_THAT(contents(metrics.path()), HasSubstr("nccl_roce_ab_log_duration"));
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.join("node-exporter/textfile").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  metrics.finish(comm.timed);
+}
+
+// A directory planted where the textfile goes cannot be replaced: the writer thread's first write that fails says
+// so, once per process, naming the file; the finalize's write does not say it again.
+TEST(MetricsTextfile, AWriteThatFailsIsOneWarningWhenItFails) {
+  testing::TempDir dir;
+  testing::CapturingLogger log;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-0"}});
+  MetricsTextfile metrics(std::chrono::milliseconds(5), log);
+  TrackedComm first, second;
+  char host[256] = {0};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  std::string name = textfileIdentity(env, host, ::getpid(), processStartTicks()).fileName;  // as others can
+  testing::makeDirectories(dir.join(name + "/planted"));
+  metrics.add(first.timed, env);
+  metrics.add(second.timed, env);
+  ASSERT_EQ(metrics.path(), dir.join(name));
+  for (int i = 0; i < 500 && log.count(LogLevel::kWarn) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(log.text(LogLevel::kWarn), "cannot write the metrics textfile " + metrics.path() +
+                                           ": Is a directory; later writes try again, and their failures are not "
+                                           "repeated here (NCCL_ROCE_METRICS, docs/security.md)");
+  EXPECT_TRUE(metrics.writerRunning()) << "said while communicators live";
+  metrics.finish(first.timed);
+  metrics.finish(second.timed);
+  EXPECT_FALSE(metrics.writeNow().isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u);
+  EXPECT_GE(metrics.writeFailures(), 2u);
+}
+
+// What processes killed before their exit left behind is removed by the writer thread after its writes, and by
+// nothing NCCL's threads run: a finalize only writes (the sweep's cost stays off NCCL's threads, whatever the
+// directory holds).
+TEST(MetricsTextfile, OnlyTheWriterThreadRemovesTheDirectorysStaleTextfiles) {
   testing::TempDir dir;
   std::string dead = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom", "# EOF\n");
-  std::string abandoned = dir.writeFile("nccl-roce.serving.vllm-3.1.4242.prom.tmp.1", "");
+  std::string abandoned = dir.writeFile(".nccl-roce.serving.vllm-3.1.4242.prom.tmp-0123456789abcdef", "");
   std::string recent = dir.writeFile("nccl-roce.serving.vllm-4.1.5151.prom", "# EOF\n");
   std::string foreign = dir.writeFile("gpu.prom", "# EOF\n");
   for (const std::string& path : {dead, abandoned, foreign}) {
     ASSERT_EQ(::system(("touch -d '20 minutes ago' " + path).c_str()), 0);
   }
   MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-5"}});
-  MetricsTextfile metrics(std::chrono::hours(1));
+  {
+    MetricsTextfile metrics(std::chrono::hours(1));
+    TrackedComm comm;
+    metrics.add(comm.timed, env);
+    metrics.finish(comm.timed);  // the last finalize writes the file itself
+    EXPECT_EQ(::access(metrics.path().c_str(), F_OK), 0);
+    EXPECT_EQ(::access(dead.c_str(), F_OK), 0) << "swept on the finalizing thread";
+  }
+  MetricsTextfile metrics(std::chrono::milliseconds(10));
   TrackedComm comm;
   metrics.add(comm.timed, env);
-  ASSERT_TRUE(metrics.writeNow().isOk());
+  for (int i = 0; i < 500 && ::access(dead.c_str(), F_OK) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_NE(::access(dead.c_str(), F_OK), 0) << "untouched for 20 minutes: its process is gone";
   EXPECT_NE(::access(abandoned.c_str(), F_OK), 0);
   EXPECT_EQ(::access(recent.c_str(), F_OK), 0) << "another pod's live file";

@@ -5,14 +5,18 @@
 #include "plugin/telemetry_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "common/file.h"
+#include "tests/support/capturing_logger.h"
 #include "tests/support/temp_dir.h"
 
 namespace nccl_roce::plugin {
@@ -226,9 +230,101 @@ TEST(StatisticsFile, AnEntryNoProducerGaveAPartToIsDroppedUnwritten) {
 }
 
 TEST(StatisticsFile, AnUnwritablePathIsAnErrorNotACrash) {
+  testing::TempDir dir;
   TelemetryFiles registry(onlyAtFinalize());
-  std::string path = "/nonexistent-directory/stats.1.json";
+  std::string path = dir.writeFile("a-file", "") + "/stats.1.json";  // no directory can be made there
   EXPECT_FALSE(finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1).isOk());
+}
+
+// docs/kubernetes.md's NCCL_ROCE_STATS=/var/lib/nccl-roce/$(POD_NAME)/stats: the hostPath exists, the pod's
+// directory in it does not at the pod's first start. It is made, 0755 whatever the umask, and made again if it
+// goes while the process runs.
+TEST(StatisticsFile, MakesTheDirectoryOfItsPrefix) {
+  testing::TempDir dir;
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  TelemetryFiles registry(onlyAtFinalize());
+  mode_t umask = ::umask(077);
+  Status first = finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1);
+  ::umask(umask);
+  ASSERT_TRUE(first.isOk()) << first.toString();
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 1u);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.join("vllm-0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  ASSERT_EQ(std::system(("rm -r " + dir.join("vllm-0")).c_str()), 0);
+  ASSERT_TRUE(finishTuner(registry, path, registry.claim(path, 2, Producer::kTuner, eightRanks()), 1).isOk());
+  EXPECT_EQ(readDocument(path)["communicators"].size(), 2u);
+}
+
+// Another pod sharing the hostPath planted a link where the pod's directory is to be made: never followed.
+TEST(StatisticsFile, RefusesALinkWhereItsDirectoryShouldBe) {
+  testing::TempDir dir, elsewhere;
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), dir.join("vllm-0").c_str()), 0);
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  TelemetryFiles registry(onlyAtFinalize());
+  Status written = finishTuner(registry, path, registry.claim(path, 1, Producer::kTuner, eightRanks()), 1);
+  EXPECT_EQ(written.message(),
+            dir.join("vllm-0") + ": a symbolic link, not followed (docs/security.md); name the directory it points to");
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere.path()));
+}
+
+// A statistics directory that cannot be made is said at the first communicator's init, once per process however
+// many communicators and threads meet it: one WARN naming the file and the reason, never one per finalize.
+TEST(StatisticsFile, AnUnwritableDirectoryIsOneWarningAtTheFirstInit) {
+  testing::TempDir dir, elsewhere;
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), dir.join("vllm-0").c_str()), 0);
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  testing::CapturingLogger log;
+  TelemetryOptions options = checkpointEvery(milliseconds(5));
+  options.logger = &log;
+  TelemetryFiles registry(options);
+  TelemetryEntry first = registry.claim(path, 1, Producer::kTuner, eightRanks());
+  ASSERT_EQ(log.count(LogLevel::kWarn), 1u) << "said at the claim, before any write";
+  EXPECT_EQ(log.text(LogLevel::kWarn),
+            "cannot write the statistics file " + path + ": " + dir.join("vllm-0") +
+                ": a symbolic link, not followed (docs/security.md); name the directory it points to; later writes "
+                "try again, and their failures are not repeated here (NCCL_ROCE_STATS, docs/security.md)");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&registry, &path, t] {
+      for (int i = 0; i < 20; ++i) {
+        (void)finishTuner(registry, path, registry.claim(path, 100 + t, Producer::kTuner, eightRanks()), i);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_FALSE(finishTuner(registry, path, first, 1).isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u) << log.text(LogLevel::kWarn);
+  EXPECT_GE(registry.writeFailures(), 2u) << "each failure counted";
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere.path()));
+}
+
+// A write that fails while communicators live (here: a directory made where the file goes) is said by the
+// checkpoint that first fails, on the writer's thread, not when the communicator is destroyed (for vLLM: at
+// shutdown).
+TEST(StatisticsFile, ACheckpointThatFailsIsSaidWhenItFailsNotAtShutdown) {
+  testing::TempDir dir;
+  std::string path = TelemetryFiles::pathFor(dir.join("vllm-0/stats"), 4242);
+  testing::CapturingLogger log;
+  TelemetryOptions options = checkpointEvery(milliseconds(5));
+  options.logger = &log;
+  TelemetryFiles registry(options);
+  TelemetryEntry live = registry.claim(path, 1, Producer::kTuner, eightRanks());
+  live.telemetry->attach(TunerNow([] { return calls(3); }));
+  waitFor(path, [](const nlohmann::json& doc) { return doc["communicators"].size() == 1; });
+  EXPECT_EQ(log.count(LogLevel::kWarn), 0u);
+  for (int i = 0; i < 1000; ++i) {  // the writer may put its file back between the two
+    ::unlink(path.c_str());
+    if (::mkdir(path.c_str(), 0755) == 0) break;
+  }
+  for (int i = 0; i < 500 && log.count(LogLevel::kWarn) == 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(log.text(LogLevel::kWarn), "cannot write the statistics file " + path +
+                                           ": Is a directory; later writes try again, and their failures are not "
+                                           "repeated here (NCCL_ROCE_STATS, docs/security.md)");
+  EXPECT_FALSE(finishTuner(registry, path, live, 3).isOk());
+  EXPECT_EQ(log.count(LogLevel::kWarn), 1u);
 }
 
 // NCCL 2.27 gives the tuner no communicator id (tuner v4): both producers claim with id 0, and only the thread

@@ -57,8 +57,13 @@ TEST(TextfileIdentity, TheStartTimeIsField22OfProcStat) {
   EXPECT_GT(processStartTicks(), 0u) << "this process's own";
 }
 
-TEST(TextfileIdentity, AMissingDirectoryHasNothingStale) {
-  EXPECT_EQ(removeStaleTextfiles("/nonexistent/textfiles", "", std::chrono::system_clock::now(), kTextfileMaxAge), 0);
+TEST(TextfileIdentity, OurNamesAreTheTextfilesAndTheirTemporaryFiles) {
+  EXPECT_TRUE(isOurTextfile("nccl-roce.serving.vllm-0.1.98765.prom"));
+  EXPECT_TRUE(isOurTextfile(".nccl-roce.serving.vllm-0.1.98765.prom.tmp-0123456789abcdef"));
+  EXPECT_TRUE(isOurTextfile("nccl-roce.serving.vllm-0.1.98765.prom.tmp.1"));
+  EXPECT_FALSE(isOurTextfile("gpu.prom"));
+  EXPECT_FALSE(isOurTextfile("nccl-roce.serving.vllm-0.1.98765.prom.bak"));
+  EXPECT_FALSE(isOurTextfile(".nccl-roce.x.prom.tmp-123"));
 }
 
 }  // namespace

@@ -48,10 +48,10 @@ class Communicator {
   }
   ~Communicator() { finalize(); }
 
-  // getCollInfo for one collective, as ncclPrepareTasks calls it.
-  void decide(ncclFunc_t coll, size_t bytes, Table table = {}) {
+  // getCollInfo for one collective, as ncclPrepareTasks calls it (pipeOps 0: as NCCL 2.31's symmetric path does).
+  void decide(ncclFunc_t coll, size_t bytes, Table table = {}, int pipeOps = 1) {
     int nChannels = 0;
-    EXPECT_EQ(tunerGetCollInfo(context_, coll, bytes, 1, table.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
+    EXPECT_EQ(tunerGetCollInfo(context_, coll, bytes, pipeOps, table.ptr(), 7, 3, 0, &nChannels), ncclSuccess);
   }
   // getChunkSize for one channel piece, as calcCollChunking calls it; returns what NCCL then uses.
   size_t chunk(ncclFunc_t coll, size_t pieceBytes, int algo, int proto, size_t ncclOwn) {
@@ -104,6 +104,19 @@ TEST(TunerChunkSize, NcclsOwnWhereNoRuleDecidedOrTheRulesChoiceWasUnavailable) {
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 256 << 10, kRing, kLL, 32768), 32768u) << "the rule did not decide";
   c.decide(ncclFuncAllReduce, 4 << 20);
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 256 << 10, kTree, 1, 576000), 245760u);
+}
+
+// NCCL 2.31's symmetric path asks with pipeOps 0 to see whether its own choice is LL; then it runs a symmetric
+// kernel (no getChunkSize) or asks again as an ordinary collective. Its answer keeps no chunk size: a piece of the
+// ordinary collectives of the same launch gets theirs, not an ambiguity.
+TEST(TunerChunkSize, NcclsSymmetricKernelQueryKeepsNoChunkSize) {
+  Communicator c(
+      "[[rule]]\ncollective = \"allreduce\"\npipe_ops = 0\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
+      "chunk_size = \"8K\"\n"
+      "[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\nchunk_size = \"16K\"\n");
+  c.decide(ncclFuncAllReduce, 65536, {}, /*pipeOps=*/0);  // the symmetric path's check: Ring/LL, 8K
+  c.decide(ncclFuncAllReduce, 4096);                      // an ordinary all-reduce of the launch: Ring/LL, 16K
+  EXPECT_EQ(c.chunk(ncclFuncAllReduce, 4096, kRing, kLL, 32768), 16384u);
 }
 
 TEST(TunerChunkSize, ARuleKeepingNcclsChoiceSetsTheChunkSizeOfTheProtocolNcclPicks) {

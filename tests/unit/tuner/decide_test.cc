@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -136,7 +137,7 @@ TEST(Decide, NegativeZeroIsAvailableAsNcclTreatsIt) {
   int a = -1, p = -1;
   Table v;
   v.cells[1 * 3 + 0] = -0.0f;
-  ASSERT_TRUE(ncclDefaultChoice(v.view(), &a, &p));
+  ASSERT_TRUE(ncclDefaultChoice(v.view(), SelectionRule::kFirstSmallestAvailable, &a, &p));
   EXPECT_EQ(a, 1) << "NCCL itself would pick it";
   EXPECT_EQ(p, 0);
 }
@@ -258,13 +259,48 @@ TEST(Decide, NcclCsvPassesUnavailableChoicesToTheNextMatchingRule) {
 }
 
 TEST(Decide, NcclDefaultChoiceIsTheStrictMinimumAlgorithmMajor) {
+  for (SelectionRule rule : {SelectionRule::kFirstSmallestAvailable, SelectionRule::kLastPlainMinimum}) {
+    Table t;
+    int a = -1, p = -1;
+    ASSERT_TRUE(ncclDefaultChoice(t.view(), rule, &a, &p));
+    EXPECT_EQ(a, 1);
+    EXPECT_EQ(p, 0);
+    for (float& c : t.cells) c = kOff;
+    EXPECT_FALSE(ncclDefaultChoice(t.view(), rule, &a, &p));
+  }
+}
+
+// Of equal costs NCCL through 2.30 runs the first (algorithm-major), 2.31 and later the last: what the tuner
+// records as NCCL's own choice follows the NCCL calling.
+TEST(Decide, NcclDefaultChoiceBreaksTiesAsEachLineDoes) {
   Table t;
+  t.cells[0 * 3 + 1] = 18.3f;  // Tree/LL128 ties Ring/LL at the minimum
+  t.cells[4 * 3 + 2] = 18.3f;  // and NVLS/Simple
   int a = -1, p = -1;
-  ASSERT_TRUE(ncclDefaultChoice(t.view(), &a, &p));
-  EXPECT_EQ(a, 1);
-  EXPECT_EQ(p, 0);
-  for (float& c : t.cells) c = kOff;
-  EXPECT_FALSE(ncclDefaultChoice(t.view(), &a, &p));
+  ASSERT_TRUE(ncclDefaultChoice(t.view(), SelectionRule::kFirstSmallestAvailable, &a, &p));
+  EXPECT_EQ(a * 3 + p, 0 * 3 + 1);
+  ASSERT_TRUE(ncclDefaultChoice(t.view(), SelectionRule::kLastPlainMinimum, &a, &p));
+  EXPECT_EQ(a * 3 + p, 4 * 3 + 2);
+}
+
+// The chosen entry must be the only one as cheap as 0.0, whichever end of a tie NCCL takes: any other available
+// 0.0 or -0.0 is raised to kAvoidCost; positive and unavailable entries keep their exact bits.
+TEST(Decide, AChoiceIsTheOnlyEntryAsCheapAsZero) {
+  auto p = policy("[[rule]]\nalgorithm = \"ring\"\nprotocol = \"ll128\"\n");
+  Table t;
+  t.cells[0 * 3 + 0] = 0.0f;
+  t.cells[4 * 3 + 2] = -0.0f;
+  t.cells[5 * 3 + 2] = kOff;
+  Table before = t;
+  Decision d = run(p, t, allReduce(4096));
+  ASSERT_EQ(d.outcome, Decision::Outcome::kChosen);
+  EXPECT_EQ(t.at(1, 1), 0.0f);
+  EXPECT_EQ(t.at(0, 0), kAvoidCost);
+  EXPECT_EQ(t.at(4, 2), kAvoidCost);
+  for (size_t i = 0; i < t.cells.size(); ++i) {
+    if (i == 1 * 3 + 1 || i == 0 || i == 4 * 3 + 2) continue;
+    EXPECT_EQ(std::memcmp(&t.cells[i], &before.cells[i], sizeof(float)), 0) << "entry " << i;
+  }
 }
 
 // The specification of decide(), read off the policy with no index: rules in file order, the first whose
