@@ -9,7 +9,8 @@
 // all-reduce slower, the last of a step slower, a trend over the step). Checked: every decision agrees across the
 // ranks; judged by capture rounds an A/A calls a bucket no more often than 5% plus three binomial sigmas, and a
 // 5% slower arm is found in most buckets from one communicator. NCCL_ROCE_CALIBRATION_RUNS sets the runs of each
-// (4 unless set; docs/statistics.md shows the command with 40).
+// (4 unless set; docs/statistics.md shows the command with 40). Through the newest tables (tuner v7, profiler v7:
+// NCCL 2.32.6), whose CollApi and Coll events carry what v5's and v6's do.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/nccl/profiler_v6.h"
-#include "plugin/nccl/tuner_v6.h"
+#include "plugin/nccl/profiler_v7.h"
+#include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/run_command.h"
@@ -58,8 +59,8 @@ struct Rank {
   Rank(const TempDir& dir, int rank, uint64_t commId)
       : lib(PluginLibrary::copy(dir.path(), "rank" + std::to_string(rank) + ".so")) {
     ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats/rank" + std::to_string(rank)));
-    tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
-    profiler = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");
+    tuner = lib.table<ncclTuner_v7_t>("ncclTunerPlugin_v7");
+    profiler = lib.table<ncclProfiler_v7_t>("ncclProfiler_v7");
     int mask = 0;
     EXPECT_EQ(profiler->init(&profilerCtx, commId, &mask, "tp", 2, 2, rank, captureNcclLog), ncclSuccess);
     EXPECT_EQ(tuner->init(&tunerCtx, commId, 2, 2, captureNcclLog, nullptr, nullptr), ncclSuccess);
@@ -72,7 +73,7 @@ struct Rank {
   // A collective called: its CollApi event (NCCL 2.28+ starts one whatever the profiler asks), then the tuner's
   // call for it; returns the CollApi handle and the choice the tuner marked.
   std::pair<void*, std::pair<int, int>> call(size_t bytes, bool captured) {
-    ncclProfilerEventDescr_v6_t api{};
+    ncclProfilerEventDescr_v7_t api{};
     api.type = ncclProfileCollApi;
     api.collApi.func = "AllReduce";
     api.collApi.count = bytes / 2;
@@ -100,11 +101,11 @@ struct Rank {
   // A kernel of one collective on two channels: the plan's Group and Coll events (the Coll's parent the CollApi
   // event, a capture's at every replay), then each channel's start and stop with GPU stamps.
   void run(size_t bytes, std::pair<int, int> choice, void* parent, uint64_t startNs, uint64_t durationNs) const {
-    ncclProfilerEventDescr_v6_t g{};
+    ncclProfilerEventDescr_v7_t g{};
     g.type = ncclProfileGroup;
     void* group = nullptr;
     profiler->startEvent(profilerCtx, &group, &g);
-    ncclProfilerEventDescr_v6_t c{};
+    ncclProfilerEventDescr_v7_t c{};
     c.type = ncclProfileColl;
     c.parentObj = parent;
     c.coll.func = "AllReduce";
@@ -119,14 +120,14 @@ struct Rank {
     profiler->stopEvent(coll);
     profiler->stopEvent(group);
     for (int ch = 0; ch < 2; ++ch) {
-      ncclProfilerEventDescr_v6_t k{};
+      ncclProfilerEventDescr_v7_t k{};
       k.type = ncclProfileKernelCh;
       k.parentObj = coll;
       k.kernelCh.channelId = static_cast<uint8_t>(ch);
       k.kernelCh.pTimer = startNs;
       void* channel = nullptr;
       profiler->startEvent(profilerCtx, &channel, &k);
-      ncclProfilerEventStateArgs_v6_t stop{};
+      ncclProfilerEventStateArgs_v7_t stop{};
       stop.kernelCh.pTimer = startNs + durationNs;
       profiler->recordEventState(channel, ncclProfilerKernelChStop, &stop);
       profiler->stopEvent(channel);
@@ -134,8 +135,8 @@ struct Rank {
   }
 
   PluginLibrary lib;
-  const ncclTuner_v6_t* tuner = nullptr;
-  const ncclProfiler_v6_t* profiler = nullptr;
+  const ncclTuner_v7_t* tuner = nullptr;
+  const ncclProfiler_v7_t* profiler = nullptr;
   void* tunerCtx = nullptr;
   void* profilerCtx = nullptr;
 };
