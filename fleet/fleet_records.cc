@@ -9,8 +9,12 @@ namespace nccl_roce::fleet {
 uint64_t cellOf(int collective, int bucket) {
   return static_cast<uint64_t>(telemetry::cellIndex(collective, bucket));
 }
-int collectiveOfCell(uint64_t cell) { return telemetry::collectiveOfCell(static_cast<int>(cell)); }
-int bucketOfCell(uint64_t cell) { return telemetry::bucketOfCell(static_cast<int>(cell)); }
+int collectiveOfCell(uint64_t cell) {
+  return telemetry::collectiveOfCell(static_cast<int>(cell));
+}
+int bucketOfCell(uint64_t cell) {
+  return telemetry::bucketOfCell(static_cast<int>(cell));
+}
 
 const char* timingClockName(TimingClock clock) {
   switch (clock) {

@@ -59,7 +59,7 @@ struct CommunicatorTuner {
   // statistics file at each checkpoint and at finalize, the profiler's rule labels, the metrics textfile).
   std::shared_ptr<tuner::DecisionCounts> decisions;  // shared with the entry's report function
   std::shared_ptr<telemetry::ArmMap> armMap;  // a switchback's: which arm decided what; the profiler's plan reads it
-  TelemetryFiles* files = nullptr;                   // where the entry is, with NCCL_ROCE_STATS set
+  TelemetryFiles* files = nullptr;            // where the entry is, with NCCL_ROCE_STATS set
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;

@@ -111,13 +111,13 @@ telemetry::SwitchbackTimings SwitchbackTiming::timingsOf(const telemetry::Switch
   }
   for (Pair p : pairs) {
     // A closed window the pair has not yet paired: paired here, on this copy, as it will be when it next times one.
-    const WindowSums* r = p.arm != 0 && p.cell >= 0 && p.latest.count > 0 &&
-                                  p.latest.window != static_cast<uint32_t>(windowsClosed)
-                              ? referenceWindow(reference[static_cast<size_t>(p.cell)], p.latest.window)
-                              : nullptr;
+    const WindowSums* r =
+        p.arm != 0 && p.cell >= 0 && p.latest.count > 0 && p.latest.window != static_cast<uint32_t>(windowsClosed)
+            ? referenceWindow(reference[static_cast<size_t>(p.cell)], p.latest.window)
+            : nullptr;
     if (r != nullptr) addDifference(p, *r);
-    t.cells.push_back({telemetry::collectiveOfCell(p.cell), telemetry::bucketOfCell(p.cell), p.arm, p.count,
-                       p.binSum, p.washedOut, p.windows, p.diffSum, p.diffSumSq});
+    t.cells.push_back({telemetry::collectiveOfCell(p.cell), telemetry::bucketOfCell(p.cell), p.arm, p.count, p.binSum,
+                       p.washedOut, p.windows, p.diffSum, p.diffSumSq});
   }
   std::sort(t.cells.begin(), t.cells.end(), [](const telemetry::SwitchbackCell& a, const telemetry::SwitchbackCell& b) {
     return std::tie(a.collective, a.bucket, a.arm) < std::tie(b.collective, b.bucket, b.arm);

@@ -50,8 +50,8 @@ class SwitchbackTiming {
     uint64_t count = 0, binSum = 0, washedOut = 0;
     uint64_t windows = 0;
     double diffSum = 0, diffSumSq = 0;
-    WindowSums latest;                                  // the latest window it timed in, not yet paired
-    std::array<WindowSums, kKeptWindows> referenceOf;   // arm 0's: its closed windows, by number modulo
+    WindowSums latest;                                 // the latest window it timed in, not yet paired
+    std::array<WindowSums, kKeptWindows> referenceOf;  // arm 0's: its closed windows, by number modulo
   };
   int pairs() const { return used_; }
   // Copies pairs [from, from + n) into `out` (room for them reserved by the caller).

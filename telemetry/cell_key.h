@@ -25,9 +25,15 @@ inline constexpr int kNumCells = kNumCollectives * kNumBuckets;
 constexpr bool isCell(int collective, int bucket) {
   return collective >= 0 && collective < kNumCollectives && bucket >= 0 && bucket < kNumBuckets;
 }
-constexpr int cellIndex(int collective, int bucket) { return collective * kNumBuckets + bucket; }
-constexpr int collectiveOfCell(int cell) { return cell / kNumBuckets; }
-constexpr int bucketOfCell(int cell) { return cell % kNumBuckets; }
+constexpr int cellIndex(int collective, int bucket) {
+  return collective * kNumBuckets + bucket;
+}
+constexpr int collectiveOfCell(int cell) {
+  return cell / kNumBuckets;
+}
+constexpr int bucketOfCell(int cell) {
+  return cell % kNumBuckets;
+}
 
 enum class TimingSource : uint8_t {
   kNone = 0,            // not a timing (a decision's key)

@@ -103,7 +103,7 @@ struct CapturedTurn {
   int collective = 0, bucket = 0;
   uint64_t bytes = 0;  // the collectives' size as the tuner counts it: within a bucket, which graph (batch size)
   uint64_t turn = 0;   // the capture's tuner call / block
-  int arm = 0;        // index into the plan's arms
+  int arm = 0;         // index into the plan's arms
   // Captured collectives replayed and timed, and the sum over them of each one's mean log-histogram bin over its
   // replays: their mean is the turn's value, each captured collective (each position in its graph) weighing alike.
   uint32_t positions = 0;

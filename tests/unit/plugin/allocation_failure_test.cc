@@ -136,13 +136,14 @@ TEST(AllocationFailure, AFirstSwitchbackCallAllocatesNothing) {
   ASSERT_NE(context, nullptr);
   int decided = 0;
   for (int call = 0; call < 8; ++call) {
-    float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+    float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                         {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
     int nChannels = 0;
     ncclResult_t result;
     {
       FailingAllocations failing(0);
-      result = tunerGetCollInfo(context, ncclFuncAllReduce, 4096, 1, reinterpret_cast<float**>(table), 7, 3, 0,
-                                &nChannels);
+      result =
+          tunerGetCollInfo(context, ncclFuncAllReduce, 4096, 1, reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
     }
     EXPECT_EQ(result, ncclSuccess);
     decided += table[0][0] == 0.0f || table[1][0] == 0.0f;
