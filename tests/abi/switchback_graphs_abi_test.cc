@@ -27,6 +27,7 @@
 #include "plugin/nccl/profiler_v7.h"
 #include "plugin/nccl/tuner_v7.h"
 #include "tests/abi/plugin_library.h"
+#include "tests/support/calibration_runs.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/run_command.h"
 #include "tests/support/scoped_env.h"
@@ -44,8 +45,7 @@ const char* const kAlgo[] = {"TREE", "RING"};
 const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
 
 int runs() {
-  const char* set = std::getenv("NCCL_ROCE_CALIBRATION_RUNS");
-  return set != nullptr && std::atoi(set) > 0 ? std::atoi(set) : 4;
+  return calibrationRuns(4);
 }
 
 std::vector<size_t> captureSizes() {
