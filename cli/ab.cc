@@ -26,6 +26,17 @@ struct AbCliOptions {
   fleet::AbOptions ab;
 };
 
+// Whether any cell was measured by both sides: a switchback before its first window closes, or with every
+// collective unattributed, compares nothing, and a gate on it would pass on nothing.
+bool comparesSomething(const fleet::AbReport& report) {
+  for (const fleet::ArmComparison& c : report.comparisons) {
+    for (const verdicts::CellComparison& cell : c.cells.cells) {
+      if (cell.nA > 0 && cell.nB > 0) return true;
+    }
+  }
+  return false;
+}
+
 // Exit statuses: cli/exit_status.h.
 int runAb(AbCliOptions o) {
   const char* command = "ab";
@@ -41,13 +52,28 @@ int runAb(AbCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab: %s\n", report.status().message().c_str());
     return kExitInputError;
   }
-  noteFlatTimings(report.value(), command);
+  const bool flat = noteFlatTimings(report.value(), command);
   std::string json = fleet::abToJson(*report).dump(1) + "\n";
   if (!writeOutput(o.output, o.format == "json" ? json : fleet::abToMarkdown(*report), command)) return kExitUsage;
   if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return kExitUsage;
   if (!o.svgPath.empty() && !writeOutput(o.svgPath, fleet::abToSvg(*report), command)) return kExitUsage;
   // The report is written either way: it shows what the gate refused.
   if (gateRefusesInputs(*assembled, o.source.strict, o.failOnSlower, command)) return kExitInputError;
+  if (!comparesSomething(*report)) {
+    std::fprintf(stderr,
+                 "nccl-roce ab: nothing to compare: no size bucket was timed under both the control and "
+                 "another arm (%s)\n",
+                 report->design == "switchback" ? "a switchback whose windows have not closed yet, or whose "
+                                                  "collectives were all unattributed"
+                                                : "no communicator of one side timed any collective");
+    return kExitInputError;
+  }
+  if (flat && (o.failOnSlower || o.source.strict)) {
+    std::fprintf(stderr,
+                 "nccl-roce ab: flat timings (above): exit 3, a gate never passes on timings that measured "
+                 "the device's time slices rather than the collectives\n");
+    return kExitInputError;
+  }
   bool slower = false;
   for (const fleet::ArmComparison& c : report->comparisons) slower |= c.summary.verdict == verdicts::Verdict::kSlower;
   return o.failOnSlower && slower ? kExitSlower : kExitOk;
@@ -88,8 +114,9 @@ void addAbCommand(CLI::App& app, CommandContext& context) {
       "(docs/ab-testing.md, \"Exit status\"): 0 with a report; 1 with --fail-on-slower when an arm is slower; 2 on "
       "a usage error or an output that cannot be written; 3 on an input error: a file that cannot be read or fails "
       "its checks, an unreachable or failing Prometheus, mixed experiments, nothing to compare, and under "
-      "--fail-on-slower or --strict a communicator left out or a file skipped (--fail-on-slower passes an empty file "
-      "and a dump's cut-short last record; 3 outranks 1; the report is still written). `nccl-roce ab fit --help`: a "
+      "--fail-on-slower or --strict a communicator left out, a file skipped or flat timings (--fail-on-slower passes "
+      "an empty file and a dump's cut-short last record; 3 outranks 1; the report is still written). `nccl-roce ab fit "
+      "--help`: a "
       "policy from the same statistics; `nccl-roce ab plan --help`: how long "
       "an experiment needs.");
   CLI::App* fit = addAbFitCommand(*ab, context);

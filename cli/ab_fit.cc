@@ -55,7 +55,8 @@ int runAbFit(const AbFitCliOptions& o) {
   if (!o.quiet) {
     for (const std::string& n : fit->notes) std::fprintf(stderr, "nccl-roce %s: note: %s\n", command, n.c_str());
   }
-  // Nothing is written when --strict refuses: a pipeline must not roll out a policy fitted on part of the fleet.
+  // Nothing is written when the gate refuses (ranks that disagree; under --strict anything left out): a pipeline
+  // must not roll out a policy fitted on part of the fleet.
   if (gateRefusesInputs(*assembled, o.source.strict, /*failOnSlower=*/false, command)) return kExitInputError;
   std::string policy = fleet::abFitPolicyToml(*fit);
   if (!generatedPolicyLintsClean(policy, command)) return kExitUsage;  // a bug, said as such

@@ -25,7 +25,7 @@ std::map<uint64_t, double> bySize(const verdicts::UnitComparison& cells, bool co
 
 }  // namespace
 
-void noteFlatTimings(fleet::AbReport& report, const char* command) {
+bool noteFlatTimings(fleet::AbReport& report, const char* command) {
   std::set<std::string> said;
   for (const fleet::ArmComparison& c : report.comparisons) {
     for (bool control : {true, false}) {
@@ -40,6 +40,7 @@ void noteFlatTimings(fleet::AbReport& report, const char* command) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());
     }
   }
+  return !said.empty();
 }
 
 }  // namespace nccl_roce::cli

@@ -7,7 +7,7 @@
 namespace nccl_roce::cli {
 
 // Appends a note per arm (the control included) and clock whose geometric means over its communicators are flat,
-// and says each on stderr, prefixed "nccl-roce COMMAND: ".
-void noteFlatTimings(fleet::AbReport& report, const char* command);
+// and says each on stderr, prefixed "nccl-roce COMMAND: ". Returns whether there was any.
+bool noteFlatTimings(fleet::AbReport& report, const char* command);
 
 }  // namespace nccl_roce::cli

@@ -1,12 +1,13 @@
-// The exit statuses of the A/B commands (`ab`, `ab fit`, `sweep compare`): one set for all three, so a rollout
-// pipeline tells "the candidate is slower" from "the data cannot be trusted" from "the call is wrong" the same way
-// everywhere (docs/ab-testing.md, "Exit status").
+// The exit statuses of every command that reads measurements (`ab`, `ab fit`, `ab plan`, `sweep compare|fit|parse`,
+// `policy verify`, `proof`): one set for all, so a rollout pipeline tells "the candidate is slower" from "the data
+// cannot be trusted" from "the call is wrong" the same way everywhere (docs/ab-testing.md, "Exit status").
 #pragma once
 
 namespace nccl_roce::cli {
 
 inline constexpr int kExitOk = 0;
-// With --fail-on-slower: an arm (for sweep compare, B) is slower over the range, and the inputs are clean.
+// What the gate is for, found in clean inputs: with --fail-on-slower an arm (for sweep compare, B) slower over the
+// range; for policy verify NCCL running other than the policy decides; for proof a check that fails.
 inline constexpr int kExitSlower = 1;
 // The command line is wrong (CLI11's refusals, a bad --range or --window), or an output cannot be written (or, a
 // bug, a fitted policy does not lint).

@@ -178,9 +178,10 @@ void printLeftOut(const fleet::Fleet& fleet, const char* command) {
 }
 
 bool gateRefusesInputs(const fleet::Fleet& fleet, bool strict, bool failOnSlower, const char* command) {
-  if (!strict && !failOnSlower) return false;
   size_t skipped = 0;
-  for (const fleet::SkippedInput& s : fleet.skipped) skipped += strict || s.error;
+  if (strict || failOnSlower) {
+    for (const fleet::SkippedInput& s : fleet.skipped) skipped += strict || s.error;
+  }
   if (fleet.errors.empty() && skipped == 0) return false;
   std::string what;
   if (!fleet.errors.empty()) what = std::to_string(fleet.errors.size()) + " communicator(s) left out";
@@ -188,10 +189,10 @@ bool gateRefusesInputs(const fleet::Fleet& fleet, bool strict, bool failOnSlower
   std::string remedy = skipped == 0 ? "each line above says what to do"
                                     : "each line above says what to do; to leave out files that are not statistics, "
                                       "name only the statistics files (a quoted glob such as 'DIR/*/stats.*.json')";
-  std::fprintf(stderr, "nccl-roce %s: %s (above): exit 3, %s; %s\n", command, what.c_str(),
-               strict ? "--strict wants every input read whole and every communicator counted"
-                      : "--fail-on-slower never passes a gate on input errors",
-               remedy.c_str());
+  const char* why = strict         ? "--strict wants every input read whole and every communicator counted"
+                    : failOnSlower ? "--fail-on-slower never passes a gate on input errors"
+                                   : "ranks that disagree on their arm are an input error (such a job hangs)";
+  std::fprintf(stderr, "nccl-roce %s: %s (above): exit 3, %s; %s\n", command, what.c_str(), why, remedy.c_str());
   return true;
 }
 

@@ -46,10 +46,11 @@ StatusOr<fleet::Fleet> readFleet(const std::vector<std::string>& inputs, const s
 // disagree; "skipped FILE: why" for each input not read.
 void printLeftOut(const fleet::Fleet& fleet, const char* command);
 
-// The gate on input errors (cli/exit_status.h): under --fail-on-slower (`failOnSlower`) or --strict, the inputs
-// printLeftOut listed that the gate does not pass (--strict: every one; --fail-on-slower: the errors, not an empty
-// file or a killed process's last record), counted in one closing line on stderr that names the flag and what to
-// do. False, and nothing printed, when the gate passes.
+// The gate on input errors (cli/exit_status.h): a communicator whose ranks disagree always (a verdict or a fit
+// that leaves out a job that would hang means nothing); under --fail-on-slower (`failOnSlower`) or --strict, also
+// the inputs printLeftOut listed that the gate does not pass (--strict: every one; --fail-on-slower: the errors,
+// not an empty file or a killed process's last record). Counted in one closing line on stderr that names why and
+// what to do. False, and nothing printed, when the gate passes.
 bool gateRefusesInputs(const fleet::Fleet& fleet, bool strict, bool failOnSlower, const char* command);
 
 }  // namespace nccl_roce::cli

@@ -16,11 +16,22 @@ namespace nccl_roce::cli {
 
 namespace {
 
+// A FILE argument of lint and digest: a file, a built-in name, or "-" for stdin read as NCCL_ROCE_POLICY_INLINE
+// is (so an inline policy is checked exactly as the tuner will load it).
+std::shared_ptr<const policy::ActivePolicy> loadPolicyArgument(const std::string& file,
+                                                               std::vector<policy::PolicyError>* errors) {
+  if (file != "-") return policy::loadPolicySpec(file, errors);
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
+  return policy::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", errors);
+}
+
 int runLint(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
     std::vector<policy::PolicyError> errors;
-    auto active = policy::loadPolicySpec(file, &errors);
+    auto active = loadPolicyArgument(file, &errors);
     if (!errors.empty() || !active->error().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
       status = 1;
@@ -50,15 +61,7 @@ int runDigest(const std::vector<std::string>& files) {
   int status = 0;
   for (const auto& file : files) {
     std::vector<policy::PolicyError> errors;
-    std::shared_ptr<const policy::ActivePolicy> active;
-    if (file == "-") {
-      std::string text;
-      char buffer[4096];
-      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) text.append(buffer, n);
-      active = policy::loadPolicyText(text, "NCCL_ROCE_POLICY_INLINE", &errors);
-    } else {
-      active = policy::loadPolicySpec(file, &errors);
-    }
+    std::shared_ptr<const policy::ActivePolicy> active = loadPolicyArgument(file, &errors);
     if (!errors.empty() || !active->error().empty() || active->digest().empty()) {
       for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
       std::fprintf(stderr, "nccl-roce policy digest: %s: unusable, no digest\n", file.c_str());
@@ -84,7 +87,26 @@ struct ExplainOptions {
   uint64_t commId = 0;
 };
 
+// Operations NCCL runs on its point-to-point path, for which it never asks a tuner (nor does our profiler time them):
+// pipeline parallelism's sends between stages, expert parallelism's all-to-all.
+bool isPointToPoint(const std::string& name) {
+  const std::string n = toLower(name);
+  return n == "send" || n == "recv" || n == "sendrecv" || n == "alltoall" || n == "gather" || n == "scatter";
+}
+
 int runExplain(const ExplainOptions& options) {
+  if (isPointToPoint(options.collective)) {
+    std::printf(
+        "call: %s on %llu ranks / %llu nodes\n"
+        "rule: none can apply: NCCL does not ask a tuner for point-to-point operations (send and receive, and the "
+        "all-to-all, gather and scatter it builds from them), and nccl-roce's profiler does not time them, so no "
+        "policy or experiment reaches them. NCCL's point-to-point path decides, over the HCAs and GIDs the resolver "
+        "chose. Pipeline parallelism's sends between stages and expert parallelism's all-to-all are such "
+        "operations (docs/quickstart.md, \"Which layouts it helps\").\n",
+        options.collective.c_str(), static_cast<unsigned long long>(options.ranks),
+        static_cast<unsigned long long>(options.nodes));
+    return 0;
+  }
   auto collective = telemetry::parseCollective(options.collective);
   if (!collective) {
     std::fprintf(stderr, "nccl-roce policy explain: unknown collective '%s' (expected one of: %s)\n",
@@ -123,7 +145,8 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* lint = policy->add_subcommand(
       "lint", "Check policy or experiment files (TOML, or NCCL's example CSV); errors as file:line:column");
-  lint->add_option("FILE", *files, "Policy files, experiment files or built-in names")->required();
+  lint->add_option("FILE", *files, "Policy files, experiment files, built-in names, or - for an inline policy on stdin")
+      ->required();
   lint->footer("Exit status 0 when every file is usable; 1 otherwise (a file that cannot be read is not usable); 2 on "
                "a usage error.");
   lint->callback([files, &context] { context.exitCode = runLint(*files); });
@@ -149,7 +172,11 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
                           ") or file (default: what the tuner loads: NCCL_ROCE_POLICY_INLINE, else NCCL_ROCE_POLICY, "
                           "else " +
                           policy::kDefaultPolicyName + ")");
-  explain->add_option("--coll", options->collective, "Collective")->capture_default_str();
+  explain
+      ->add_option("--coll", options->collective,
+                   "Collective; send, recv, sendrecv, alltoall, gather and scatter are point-to-point operations, "
+                   "which NCCL never asks a tuner about")
+      ->capture_default_str();
   explain->add_option("--nodes", options->nodes, "Nodes in the communicator")
       ->required()
       ->check(CLI::Range(uint64_t{1}, kMaxRanks));

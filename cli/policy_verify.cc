@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 #include "common/directory_walk.h"
 #include "common/file.h"
@@ -98,12 +99,12 @@ int runVerify(const VerifyOptions& o) {
     for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.toString().c_str());
     std::fprintf(stderr, "nccl-roce %s: --policy %s is unusable: %s\n", command, o.policy.c_str(),
                  active->error().c_str());
-    return 2;
+    return kExitInputError;
   }
   StatusOr<sweep::LogFiles> paths = sweep::expandLogPaths(o.logs);
   if (!paths.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, paths.status().toString().c_str());
-    return 2;
+    return kExitInputError;
   }
   reportSkipped(paths->skipped, command);
   std::vector<inspect::NcclInfoLog> logs;
@@ -111,15 +112,16 @@ int runVerify(const VerifyOptions& o) {
     StatusOr<std::string> text = readFoundFile(path, sweep::kMaxLogBytes);
     if (!text.isOk()) {
       std::fprintf(stderr, "nccl-roce %s: %s\n", command, text.status().toString().c_str());
-      return 2;
+      return kExitInputError;
     }
     logs.push_back(inspect::parseNcclInfoLog(*text, path.path()));
   }
   inspect::VerifyReport report = inspect::verifyPolicy(*active, logs);
   std::string json = reportJson(report).dump(1) + "\n";
-  if (!writeOutput(o.output, o.format == "json" ? json : inspect::verifyReportText(report), command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
-  return report.ok() ? 0 : 1;
+  if (!writeOutput(o.output, o.format == "json" ? json : inspect::verifyReportText(report), command)) return kExitUsage;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return kExitUsage;
+  if (!report.problems.empty()) return kExitInputError;  // logs that prove nothing: nothing to compare
+  return report.ok() ? kExitOk : kExitSlower;
 }
 
 }  // namespace
@@ -143,9 +145,9 @@ void addPolicyVerifyCommand(CLI::App& policy, CommandContext& context) {
   verify->add_option("-o,--output", o->output, "Write the report here instead of stdout");
   verify->add_option("--json", o->jsonPath, "Also write the JSON document here");
   verify->footer(
-      "Exit status 0 when NCCL ran what the policy decides wherever a rule fired; 1 on a mismatch, or when the logs "
-      "prove nothing (no TUNING line, no tuner loaded, a process that ran another policy); 2 on an unusable policy, "
-      "an unreadable log or a usage error.");
+      "Exit status 0 when NCCL ran what the policy decides wherever a rule fired; 1 on a mismatch; 2 on a usage "
+      "error or an output that cannot be written; 3 on an unusable policy, an unreadable log, or logs that prove "
+      "nothing (no TUNING line, no tuner loaded, a process that ran another policy).");
   verify->callback([o, &context] { context.exitCode = runVerify(*o); });
 }
 

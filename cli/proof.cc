@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 
 namespace nccl_roce::cli::proof {
@@ -86,16 +87,24 @@ int runProof(const ProofOptions& o) {
   StatusOr<Inputs> in = readInputs(o.dir);
   if (!in.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, in.status().toString().c_str());
-    return 2;
+    return kExitInputError;
+  }
+  if (in->setup.empty() && in->sweep.configurations.empty() && in->graph.configurations.empty() &&
+      in->switchback.configurations.empty()) {
+    std::fprintf(stderr,
+                 "nccl-roce %s: %s: nothing gpu-proof.sh writes (no setup.txt, no sweep, graph or "
+                 "switchback runs): nothing to decide\n",
+                 command, o.dir.c_str());
+    return kExitInputError;
   }
   for (const SkippedEntry& s : in->skipped) {
     std::fprintf(stderr, "nccl-roce %s: skipped %s: %s\n", command, s.path.c_str(), s.why.c_str());
   }
   std::vector<Check> checks = runChecks(*in);
   std::string json = toJson(*in, checks).dump(1) + "\n";
-  if (!writeOutput(o.output, o.format == "json" ? json : toMarkdown(*in, checks), command)) return 2;
-  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return 2;
-  return anyFailed(checks) ? 1 : 0;
+  if (!writeOutput(o.output, o.format == "json" ? json : toMarkdown(*in, checks), command)) return kExitUsage;
+  if (!o.jsonPath.empty() && !writeOutput(o.jsonPath, json, command)) return kExitUsage;
+  return anyFailed(checks) ? kExitSlower : kExitOk;
 }
 
 }  // namespace
@@ -118,8 +127,8 @@ void addProofCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--json", o->jsonPath, "Also write the JSON document here");
   command->footer(
       "Each check passes, fails, or refuses a performance verdict on a time-sliced device (docs/gpu-proof.md). Exit "
-      "status 0 when no check fails (refusals included); 1 when one fails; 2 on an unreadable directory or file, or a "
-      "usage error.");
+      "status 0 when no check fails (refusals included); 1 when one fails; 2 on a usage error or an output that cannot "
+      "be written; 3 on an unreadable directory or file, or a directory gpu-proof.sh did not write.");
   command->callback([o, &context] { context.exitCode = proof::runProof(*o); });
 }
 

@@ -92,10 +92,13 @@ int runCompare(CompareCliOptions o) {
   comparison.labelB = o.labelB.empty() ? labelFor(o.b) : o.labelB;
   std::string shared = sweep::describeSharedLogs(sweep::sharedLogs(*a, *b), comparison.labelA, comparison.labelB);
   if (!shared.empty()) comparison.notes.insert(comparison.notes.begin(), "warning: " + shared);
+  bool flat = false;
   for (const std::string& note :
        sweep::degenerateNotes(comparison, configurationsOf(o.a, *a), configurationsOf(o.b, *b))) {
     comparison.notes.push_back(note);
-    if (startsWith(note, "flat timings")) std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());
+    if (!startsWith(note, "flat timings")) continue;
+    flat = true;
+    std::fprintf(stderr, "nccl-roce %s: %s\n", command, note.c_str());
   }
 
   std::string report = o.format == "json" ? sweep::dumpJson(sweep::comparisonToJson(comparison)) + "\n"
@@ -121,6 +124,13 @@ int runCompare(CompareCliOptions o) {
                  "nccl-roce %s: error (--strict: exit 3): %zu entries of the directories given were not read "
                  "(above)\n",
                  command, skipped.size());
+    return kExitInputError;
+  }
+  if (flat && (o.failOnSlower || o.strict)) {
+    std::fprintf(stderr,
+                 "nccl-roce %s: flat timings (above): exit 3, a gate never passes on timings that measured "
+                 "the device's time slices rather than the collectives\n",
+                 command);
     return kExitInputError;
   }
   bool slower = false;
@@ -167,7 +177,8 @@ void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
       "wrong at most 1 - confidence of the time when nothing differs (docs/statistics.md). Exit status (docs/sweep.md, "
       "\"Comparing two sweeps\"): 0 with a report; 1 with --fail-on-slower when B is slower; 2 on a usage error or an "
       "output that cannot be written; 3 on an input error: an unreadable log, no series measured on both sides, and "
-      "with --strict a log on both sides (3 outranks 1; the report is still written).");
+      "with --strict a log on both sides, with --strict or --fail-on-slower flat timings (3 outranks 1; the report "
+      "is still written).");
   compare->callback([o, &context] { context.exitCode = runCompare(*o); });
 }
 

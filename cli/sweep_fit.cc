@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/exit_status.h"
 #include "cli/generated_policy.h"
-#include "cli/verdict_options.h"
 #include "cli/sweep_commands.h"
+#include "cli/verdict_options.h"
 #include "common/strings.h"
 #include "nccl-tests-integration/sweep/fit.h"
 #include "nccl-tests-integration/sweep/fit_policy_text.h"
@@ -32,7 +33,7 @@ int runFit(FitCliOptions o) {
   StatusOr<std::vector<sweep::PerfLog>> logs = sweep::readPerfLogs(o.paths, &skipped);
   if (!logs.isOk()) {
     std::fprintf(stderr, "nccl-roce %s: %s\n", command, logs.status().toString().c_str());
-    return 2;
+    return kExitInputError;
   }
   reportSkipped(skipped, command);
   if (!o.quiet) reportLogIssues(*logs, command);
@@ -42,12 +43,12 @@ int runFit(FitCliOptions o) {
   }
   if (!fit.ok()) {
     for (const std::string& error : fit.errors) std::fprintf(stderr, "nccl-roce %s: %s\n", command, error.c_str());
-    return 1;
+    return kExitInputError;
   }
   std::string policy = sweep::fittedPolicyToml(fit, o.fit);
-  if (!generatedPolicyLintsClean(policy, command)) return 2;
-  if (!writeOutput(o.output, policy, command)) return 2;
-  if (!o.report.empty() && !writeOutput(o.report, sweep::fitReportMarkdown(fit, o.fit), command)) return 2;
+  if (!generatedPolicyLintsClean(policy, command)) return kExitUsage;
+  if (!writeOutput(o.output, policy, command)) return kExitUsage;
+  if (!o.report.empty() && !writeOutput(o.report, sweep::fitReportMarkdown(fit, o.fit), command)) return kExitUsage;
   if (!o.quiet) {
     for (const sweep::FitSeries& s : fit.series) {
       std::fprintf(stderr, "nccl-roce %s: %s: %zu sizes, %zu buckets:", command, s.key.describe().c_str(),
@@ -59,7 +60,7 @@ int runFit(FitCliOptions o) {
       std::fprintf(stderr, "\n");
     }
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace
@@ -83,8 +84,8 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
       ->check(CLI::Range(1, 100000));
   fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
   fit->footer(
-      "Exit status 0 when a policy was written; 1 when the logs cannot give one (no default run, no forced run, "
-      "several data types); 2 on unreadable input or a usage error.");
+      "Exit status 0 when a policy was written; 2 on a usage error or an output that cannot be written; 3 when a log "
+      "cannot be read or the logs cannot give a policy (no default run, no forced run, several data types).");
   fit->callback([o, &context] { context.exitCode = runFit(*o); });
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/exit_status.h"
 #include "cli/sweep_commands.h"
 #include "nccl-tests-integration/sweep/log_files.h"
 #include "nccl-tests-integration/sweep/perf_log_json.h"
@@ -36,7 +37,7 @@ int runParse(const ParseOptions& options) {
       std::string text;
       if (!readStdin(&text)) {
         std::fprintf(stderr, "nccl-roce sweep parse: cannot read standard input\n");
-        return 2;
+        return kExitInputError;
       }
       logs.push_back(sweep::parsePerfLog(text, "<stdin>"));
       continue;
@@ -44,7 +45,7 @@ int runParse(const ParseOptions& options) {
     StatusOr<std::vector<sweep::PerfLog>> read = sweep::readPerfLogs({path}, &skipped);
     if (!read.isOk()) {
       std::fprintf(stderr, "nccl-roce sweep parse: %s\n", read.status().toString().c_str());
-      return 2;
+      return kExitInputError;
     }
     for (sweep::PerfLog& log : *read) logs.push_back(std::move(log));
   }
@@ -56,14 +57,14 @@ int runParse(const ParseOptions& options) {
     out = sweep::dumpJson(sweep::perfLogsToJson(logs)) + "\n";
   }
   reportSkipped(skipped, "sweep parse");
-  if (!writeOutput(options.output, out, "sweep parse")) return 2;
+  if (!writeOutput(options.output, out, "sweep parse")) return kExitUsage;
   if (!options.quiet) reportLogIssues(logs, "sweep parse");
   for (const sweep::PerfLog& log : logs) {
     bool anyRows = false;
     for (const sweep::PerfRun& run : log.runs) anyRows |= !run.rows.empty();
-    if (!anyRows) return 1;
+    if (!anyRows) return kExitInputError;  // nothing to read in it: an input error, as for every reading command
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace
@@ -79,8 +80,9 @@ void addSweepParseCommand(CLI::App& sweep, CommandContext& context) {
   parse->add_option("-o,--output", options->output, "Write here instead of stdout");
   parse->add_flag("-q,--quiet", options->quiet, "Do not list warnings on stderr");
   parse->footer(
-      "Exit status 0 when every file holds at least one result row; 1 when one does not; 2 when a file cannot be "
-      "read or on a usage error. Lines that are not nccl-tests output are counted and skipped; warnings go to stderr.");
+      "Exit status 0 when every file holds at least one result row; 2 on a usage error or an output that cannot be "
+      "written; 3 when a file cannot be read or holds no result row. Lines that are not nccl-tests output are "
+      "counted and skipped; warnings go to stderr.");
   parse->callback([options, &context] { context.exitCode = runParse(*options); });
 }
 

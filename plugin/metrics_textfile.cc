@@ -34,8 +34,11 @@ void removeAtExit(const std::string& path) {
 
 }  // namespace
 
-MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger)
-    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger), writer_(interval, [this] {
+MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger,
+                                 const WriteFailures* statisticsFailures)
+    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger),
+      statisticsFailures_(statisticsFailures),
+      writer_(interval, [this] {
         (void)writeNow();
         (void)sweepStale();
       }) {}
@@ -121,7 +124,10 @@ Status MetricsTextfile::writeNow() {
     live = live_;
   }
   for (const auto& comm : live) all.push_back(comm->snapshot());  // without the lock: producers report under theirs
-  std::string text = telemetry::renderTextfile(process, all);
+  telemetry::ProcessCounters counters;
+  counters.statisticsWriteFailures = statisticsFailures_ != nullptr ? statisticsFailures_->failures() : 0;
+  counters.metricsWriteFailures = failures_.failures();
+  std::string text = telemetry::renderTextfile(process, all, counters);
   StatusOr<UniqueFd> at = openDirectoryForWriting(dir, /*create=*/true);
   Status written = at.isOk() ? writeFileAt(at->get(), fileName, text, dir + "/" + fileName) : at.status();
   failures_.report(dir + "/" + fileName, written);

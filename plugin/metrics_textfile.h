@@ -34,7 +34,10 @@ inline constexpr std::chrono::milliseconds kMetricsInterval{10000};
 class MetricsTextfile {
  public:
   // A failed write is said once, through `logger` (plugin/write_failures.h), which must outlive this.
-  explicit MetricsTextfile(std::chrono::milliseconds interval = kMetricsInterval, Logger& logger = nullLogger());
+  // `statisticsFailures`, when given, counts the statistics files' failed writes for the textfile's
+  // nccl_roce_write_failures_total; it must outlive this too.
+  explicit MetricsTextfile(std::chrono::milliseconds interval = kMetricsInterval, Logger& logger = nullLogger(),
+                           const WriteFailures* statisticsFailures = nullptr);
   ~MetricsTextfile() { writer_.stop(); }
   MetricsTextfile(const MetricsTextfile&) = delete;
   MetricsTextfile& operator=(const MetricsTextfile&) = delete;
@@ -62,6 +65,7 @@ class MetricsTextfile {
   void adjustWriter();
 
   WriteFailures failures_;
+  const WriteFailures* const statisticsFailures_;
   mutable std::mutex mutex_;
   std::string dir_, fileName_;  // set by the first communicator; the file is dir_/fileName_
   telemetry::ProcessLabels process_;

@@ -24,7 +24,7 @@ ProcessContext::ProcessContext(const Environment& env, ProcessSeams seams)
       envPlugin_(env, resolverFor(seams.resolver), seams.resolutionDeadline),
       netPlugin_(env, resolverFor(seams.resolver), &envPlugin_, seams.setEnv ? seams.setEnv : setProcessEnv,
                  seams.resolutionDeadline),
-      metrics_(kMetricsInterval, writeLog_) {}
+      metrics_(kMetricsInterval, writeLog_, &telemetryFiles_.failures()) {}
 
 SettingsResolver ProcessContext::resolverFor(SettingsResolver given) {
   if (given) return given;

@@ -106,6 +106,7 @@ class TelemetryFiles {
   std::string takeProblem();
   // Writes (and attempts to make a directory) that failed so far.
   uint64_t writeFailures() const { return failures_.failures(); }
+  const WriteFailures& failures() const { return failures_; }
   // Entries held in memory over all files, and how many of them are live (tests, docs/performance.md).
   size_t entriesHeld() const;
   size_t liveEntries() const;

@@ -16,9 +16,10 @@ namespace {
 constexpr size_t kMaxPolicyBytes = 4 << 20;
 
 struct Source {
-  std::string name;  // "builtin:inference" or the path
+  std::string name;  // "builtin:inference", the path, or a label (NCCL_ROCE_POLICY_INLINE)
   std::string text;
   bool csv = false;
+  bool file = false;  // whether `name` is a file's path, which relative arm paths resolve against
 };
 
 std::optional<Source> readSource(const std::string& ref, std::vector<PolicyError>& errors) {
@@ -32,7 +33,7 @@ std::optional<Source> readSource(const std::string& ref, std::vector<PolicyError
     errors.push_back({ref, 0, 0, "cannot read policy: " + text.status().toString() + hint});
     return std::nullopt;
   }
-  return Source{ref, std::move(*text), looksLikeNcclCsv(ref)};
+  return Source{ref, std::move(*text), looksLikeNcclCsv(ref), /*file=*/true};
 }
 
 PolicyDocument parseSource(const Source& source) {
@@ -78,9 +79,17 @@ std::vector<std::pair<std::string, std::string>> loadWrittenArms(Experiment& exp
   std::map<std::string, std::pair<std::shared_ptr<const Policy>, std::string>> loaded;
   for (auto& arm : experiment.arms) {
     if (arm.policyRef.empty()) continue;
-    std::string ref = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/'
-                          ? arm.policyRef
-                          : directoryOf(source.name) + arm.policyRef;
+    const bool asWritten = builtinPolicyText(arm.policyRef) || arm.policyRef.front() == '/';
+    if (!asWritten && !source.file) {
+      // Text from no file (NCCL_ROCE_POLICY_INLINE) has no directory: the process's working directory is vLLM's,
+      // not the operator's, so a relative path there would name a different file in every image.
+      out.push_back({source.name, arm.position.line, arm.position.column,
+                     "arm '" + arm.name + "': policy '" + arm.policyRef +
+                         "' is a relative path, and inline text has no directory to resolve it against: give an "
+                         "absolute path or a built-in name"});
+      continue;
+    }
+    std::string ref = asWritten ? arm.policyRef : directoryOf(source.name) + arm.policyRef;
     size_t armErrors = out.size();
     auto [entry, first] = loaded.emplace(ref, std::make_pair(nullptr, arm.name));
     if (first) entry->second.first = loadSinglePolicy(ref, &out);
@@ -169,19 +178,19 @@ std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std
   size_t before = out.size();
   auto source = readSource(requested, out);
   if (!source) return ActivePolicy::fallback(requested, summary(out, before));
-  return ActivePolicy::fromText(source->name, source->text, source->csv, requested, out);
+  return ActivePolicy::fromText(source->name, source->text, source->csv, source->file, requested, out);
 }
 
 std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
                                                    std::vector<PolicyError>* errors) {
   std::vector<PolicyError> local;
-  return ActivePolicy::fromText(name, text, false, name, errors ? *errors : local);
+  return ActivePolicy::fromText(name, text, false, /*fromFile=*/false, name, errors ? *errors : local);
 }
 
 std::shared_ptr<const ActivePolicy> ActivePolicy::fromText(const std::string& name, const std::string& text, bool csv,
-                                                           const std::string& requested,
+                                                           bool fromFile, const std::string& requested,
                                                            std::vector<PolicyError>& out) {
-  const Source source{name, text, csv};
+  const Source source{name, text, csv, fromFile};
   size_t before = out.size();
   PolicyDocument doc = parseSource(source);
   out.insert(out.end(), doc.errors.begin(), doc.errors.end());

@@ -39,9 +39,11 @@ class ActivePolicy {
   friend std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std::vector<PolicyError>* errors);
   friend std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
                                                             std::vector<PolicyError>* errors);
-  // A policy or an experiment from its text; `name` is its path (arms resolve relative to it) or label.
+  // A policy or an experiment from its text; `name` is its path when `fromFile` (arms resolve relative to it), else
+  // a label (arms are then built-in names or absolute paths).
   static std::shared_ptr<const ActivePolicy> fromText(const std::string& name, const std::string& text, bool csv,
-                                                      const std::string& requested, std::vector<PolicyError>& out);
+                                                      bool fromFile, const std::string& requested,
+                                                      std::vector<PolicyError>& out);
   std::string requested_;
   std::string error_;
   std::string digest_;
@@ -55,7 +57,7 @@ class ActivePolicy {
 std::shared_ptr<const ActivePolicy> loadPolicySpec(const std::string& value, std::vector<PolicyError>* errors);
 
 // The same from text (NCCL_ROCE_POLICY_INLINE): `name` labels it in messages. An experiment's arms are then
-// built-in names, absolute paths, or paths relative to the working directory.
+// built-in names or absolute paths; a relative path is an error (there is no file to be relative to).
 std::shared_ptr<const ActivePolicy> loadPolicyText(const std::string& text, const std::string& name,
                                                    std::vector<PolicyError>* errors);
 

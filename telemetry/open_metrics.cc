@@ -238,6 +238,15 @@ void droppedSeries(std::string& out, const ProcessLabels& process, const std::ve
   }
 }
 
+void writeFailureSeries(std::string& out, const ProcessLabels& process, const ProcessCounters& counters) {
+  family(out, kWriteFailures, "counter", "writes of this process's statistics files and metrics textfile that failed");
+  for (const auto& [file, count] : {std::pair<const char*, uint64_t>{"statistics", counters.statisticsWriteFailures},
+                                    {"metrics", counters.metricsWriteFailures}}) {
+    out += std::string(kWriteFailures) + "{" + processLabels(process) + ",file=" + quoted(file) + "} " +
+           std::to_string(count) + "\n";
+  }
+}
+
 // ---- Reading ----
 
 Status invalid(const std::string& what) {
@@ -474,7 +483,8 @@ const std::vector<double>& exportedBucketBoundsSeconds() {
   return bounds;
 }
 
-std::string renderTextfile(const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& communicators) {
+std::string renderTextfile(const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& communicators,
+                           const ProcessCounters& counters) {
   std::vector<AbCells> ab(communicators.size());
   for (size_t i = 0; i < communicators.size(); ++i) {
     ab[i].cells = budgeted(timedCells(communicators[i], &ab[i].zeros), &ab[i].omitted);
@@ -484,6 +494,7 @@ std::string renderTextfile(const ProcessLabels& process, const std::vector<Commu
   omittedSeries(out, process, communicators, ab);
   armHistograms(out, process, communicators);
   droppedSeries(out, process, communicators);
+  writeFailureSeries(out, process, counters);
   return out + "# EOF\n";
 }
 

@@ -11,7 +11,9 @@
 //   `nccl_roce_ab_zero_durations_total`;
 // - histograms in seconds per arm for dashboards, aggregated over the process's communicators (labels follow
 //   NVIDIA's Inspector where they mean the same: collective, message_size, algo_proto, n_nodes);
-// - dropped profiler events per communicator, rank and reason.
+// - dropped profiler events per communicator, rank and reason;
+// - the process's failed writes of its statistics files and of this textfile (`nccl_roce_write_failures_total`,
+//   by `file`), for an alert: a failed write is one WARN in the log, and the count is what a dashboard sees.
 //
 // The reading side takes samples as Prometheus answers them (a name, labels, a value; fleet/prometheus_reader.cc
 // asks the HTTP API for them) or as the textfile holds them (parseTextfile), and gives back per communicator rank
@@ -39,6 +41,7 @@ inline constexpr const char* kAbOmittedCells = "nccl_roce_ab_omitted_cells";
 inline constexpr const char* kAbZeroDurations = "nccl_roce_ab_zero_durations_total";
 inline constexpr const char* kCollectiveDuration = "nccl_roce_collective_duration_seconds";
 inline constexpr const char* kDroppedEvents = "nccl_roce_profiler_dropped_events_total";
+inline constexpr const char* kWriteFailures = "nccl_roce_write_failures_total";
 
 // The labels that identify a communicator's rank on every `ab` series, and those a series adds per cell.
 const std::vector<std::string>& abCommunicatorLabels();  // experiment ... n_nodes
@@ -65,7 +68,14 @@ struct ProcessLabels {
 const std::vector<double>& exportedBucketBoundsSeconds();
 
 // The whole textfile for these communicators (their timings attributed already).
-std::string renderTextfile(const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& communicators);
+// What a process counts over its life, not per communicator.
+struct ProcessCounters {
+  uint64_t statisticsWriteFailures = 0;  // NCCL_ROCE_STATS: files and directories that could not be written
+  uint64_t metricsWriteFailures = 0;     // NCCL_ROCE_METRICS: this textfile, before the write that succeeded
+};
+
+std::string renderTextfile(const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& communicators,
+                           const ProcessCounters& counters = {});
 
 // One sample: a series name, its labels and its value as text.
 struct MetricSample {

@@ -4,6 +4,8 @@
 #include "cli/doctor/checks.h"
 #include "common/strings.h"
 #include "gid/gid_value.h"
+#include "gid/hca_list.h"
+#include "gid/reasons.h"
 #include "gid/sysfs_formats.h"
 
 namespace nccl_roce::doctor {
@@ -74,6 +76,17 @@ void addHcaProblems(const DoctorInputs& in, const std::string& hca, std::vector<
   }
 }
 
+// NCCL uses every ACTIVE port the user's NCCL_IB_HCA admits, whatever its GIDs: one the resolution left out (no
+// RoCE v2 GID of this pod, say) is where the list goes wrong, and the checks of those ports fail on it too.
+void addUnselectedPortProblems(const DoctorInputs& in, const std::string& hca, std::vector<std::string>* problems) {
+  const gid::NcclHcaList list = gid::NcclHcaList::parse(hca);
+  for (const gid::PortDecision& p : in.resolution->ports) {
+    if (p.selected || p.port <= 0 || !p.isActive() || !list.admits(p.device, p.port)) continue;
+    problems->push_back("NCCL_IB_HCA '" + hca + "' lets NCCL use " + portName(p) +
+                        ", which the resolution left out: " + gid::reasonText(p));
+  }
+}
+
 }  // namespace
 
 CheckResult checkUserSettings(const DoctorInputs& in) {
@@ -86,6 +99,7 @@ CheckResult checkUserSettings(const DoctorInputs& in) {
   if (hca && !hca->empty() && (*hca)[0] != '=' && !startsWith(*hca, "^=") && in.resolution->machine) {
     addHcaProblems(in, *hca, &problems);
   }
+  if (hca && !hca->empty()) addUnselectedPortProblems(in, *hca, &problems);
   std::optional<std::string> family = in.env->get("NCCL_IB_ADDR_FAMILY");
   if (family && *family != "AF_INET" && *family != "AF_INET6") {
     problems.push_back("NCCL_IB_ADDR_FAMILY='" + *family + "' is neither AF_INET nor AF_INET6; NCCL treats it as AF_INET");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <optional>
 
 #include "cli/doctor/checks.h"
@@ -16,6 +17,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "plugin/nccl/net_v6.h"
+#include "policy/policy_pin.h"
 
 namespace nccl_roce::doctor {
 
@@ -35,6 +37,10 @@ constexpr const char* kBrokenVariable =
 constexpr const char* kOldNccl =
     "use NCCL 2.19 or later (for vLLM: a newer nvidia-nccl-cu12 wheel, or VLLM_NCCL_SO_PATH naming one)";
 constexpr const char* kOldForTuner = "use NCCL 2.21 or later for the tuner";
+constexpr const char* kOldForAb =
+    "use NCCL 2.28 or later for an experiment (for vLLM: a newer nvidia-nccl-cu12 wheel), or set a plain policy";
+constexpr const char* kNotNccl =
+    "point VLLM_NCCL_SO_PATH (or --nccl-lib) at NCCL's libnccl.so.2, or unset it so vLLM uses PyTorch's NCCL";
 constexpr const char* kOldForPath =
     "use NCCL 2.21 or later, or install the nccl-roce package and set NCCL_NET_PLUGIN=roce";
 
@@ -107,6 +113,23 @@ std::string pluginName(const std::string& path) {
   }
   ::dlclose(lib);
   return name;
+}
+
+// Why `path` cannot be an NCCL library vLLM loads ("" when it may be): not a shared object at all, or one without
+// ncclGetVersion. A real libnccl that does not load here (a CUDA library missing on this host) is not refused.
+std::string whyNotNccl(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char magic[4] = {};
+  if (!file.read(magic, sizeof magic) || std::string(magic, sizeof magic) !=
+                                             "\x7f"
+                                             "ELF") {
+    return "not a shared library (no ELF header)";
+  }
+  void* lib = ::dlopen(path.c_str(), kOpenFlags);
+  if (lib == nullptr) return "";
+  bool nccl = ::dlsym(lib, "ncclGetVersion") != nullptr;
+  ::dlclose(lib);
+  return nccl ? "" : "a shared library without ncclGetVersion, not NCCL";
 }
 
 // NCCL's own answer (ncclGetVersion: 22809 for 2.28.9), 0 when the library does not give one.
@@ -195,6 +218,12 @@ int describeNccl(const DoctorInputs& in, Findings& f) {
     return 0;
   }
   const NcclCandidate& chosen = search.found.front();
+  if (std::string why = whyNotNccl(chosen.path); !why.empty()) {
+    f.add(chosen.path + " (" + whyChosen(chosen, search) + ") is " + why + ": vLLM cannot load NCCL from it");
+    f.raise(Outcome::kFail, kNotNccl);
+    listOthers(search, 1, f);
+    return 0;
+  }
   int version = ncclVersion(chosen.path);
   f.add(std::string(chosen.source == NcclSource::kGiven ? "" : "vLLM loads ") + "NCCL " + versionText(version) +
         " at " + chosen.path + " (" + whyChosen(chosen, search) + ")");
@@ -243,14 +272,26 @@ void describePlugin(const std::string& kind, const std::string& variable, const 
     f.raise(Outcome::kWarn, kOldForPath);
   }
   if (kind == "env" && version > 0 && version < 22807) {
-    line += " (NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)";
-    f.raise(Outcome::kWarn, kSetVariables);
+    // Nothing to do: the net plugin applies the same settings at its init, which this NCCL calls.
+    line += " (NCCL before 2.28.7 loads no env plugin: the net plugin applies the settings instead)";
   }
   if (kind == "tuner" && version > 0 && version < 22100) {
     line += " (NCCL before 2.21 loads no tuner plugin of ours: NCCL decides alone)";
     f.raise(Outcome::kWarn, kOldForTuner);
   }
   f.add(line);
+}
+
+// Before NCCL 2.28 the tuner is given no communicator id, so every communicator of a process runs one arm and an
+// experiment compares processes, not arms (docs/ab-testing.md): said where the policy this pod loads is one.
+void describeExperimentSupport(const DoctorInputs& in, int version, Findings& f) {
+  if (version <= 0 || version >= 22800) return;
+  std::shared_ptr<const policy::ActivePolicy> active = policy::loadRequestedPolicy(*in.env);
+  if (!active->experiment()) return;
+  f.add("the policy '" + active->requested() + "' is an experiment, and NCCL " + versionText(version) +
+        " gives the tuner no communicator id: every communicator of a process runs one arm, so `nccl-roce ab` "
+        "cannot compare arms (A/B needs NCCL 2.28 or later)");
+  f.raise(Outcome::kWarn, kOldForAb);
 }
 
 }  // namespace
@@ -288,6 +329,7 @@ CheckResult checkNcclLibrary(const DoctorInputs& in) {
                : ""));
   }
   describeTables(version, f);
+  describeExperimentSupport(in, version, f);
   return f.result("nccl-library", "NCCL and the plugins it will load");
 }
 

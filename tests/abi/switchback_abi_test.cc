@@ -134,12 +134,13 @@ struct Rank {
 struct Outcome {
   nlohmann::json report;                                    // `nccl-roce ab --json`
   std::vector<std::vector<std::pair<int, int>>> decisions;  // per rank, per call
+  std::string abErr;                                        // what `ab` said on stderr
 };
 
 // A decode loop's all-reduces of three sizes, each timed by both ranks: durations drift by +-30% over the run
 // (load), carry autocorrelated noise (10%) and rare stragglers (x3), and the candidate's (LL) take `slowdown`
 // longer. The first collectives after a switch of protocol pay 20% more (carry-over).
-Outcome run(double slowdown, int block, int collectives, uint64_t seed) {
+Outcome run(double slowdown, int block, int collectives, uint64_t seed, int abExit = 0) {
   TempDir dir;
   dir.writeFile("control.toml", kControl);
   dir.writeFile("candidate.toml", kCandidate);
@@ -182,7 +183,8 @@ Outcome run(double slowdown, int block, int collectives, uint64_t seed) {
   }
   CommandResult ab =
       runCommand(cliPath() + " ab --json " + dir.join("report.json") + " " + dir.join("stats") + " > /dev/null");
-  EXPECT_EQ(ab.exitCode, 0) << ab.err;
+  EXPECT_EQ(ab.exitCode, abExit) << ab.err;
+  out.abErr = ab.err;
   CommandResult report = runCommand("cat " + dir.join("report.json"));
   out.report = nlohmann::json::parse(report.out, nullptr, /*allow_exceptions=*/false);
   if (std::getenv("NCCL_ROCE_TEST_SHOW")) std::printf("%s\n", out.report.dump(1).c_str());
@@ -331,6 +333,14 @@ TEST(SwitchbackAbi, AnAaRunGivesNoVerdict) {
   ASSERT_TRUE(c.is_object()) << o.report.dump(1);
   for (const nlohmann::json& b : c["buckets"]) EXPECT_EQ(b["verdict"], "no difference") << b.dump();
   EXPECT_EQ(c["summary"]["verdict"], "no difference") << c["summary"].dump();
+}
+
+// A gate run before the first window of a switchback closes compares nothing: exit 3 with the reason, never a
+// pass (docs/ab-testing.md, "Exit status").
+TEST(SwitchbackAbi, BeforeItsFirstWindowClosesASwitchbackIsNothingToCompare) {
+  Outcome o = run(0.0, 16, 12, 3, /*abExit=*/3);
+  EXPECT_THAT(o.abErr, ::testing::HasSubstr("nothing to compare: no size bucket was timed under both the control and "
+                                            "another arm (a switchback whose windows have not closed yet"));
 }
 
 }  // namespace

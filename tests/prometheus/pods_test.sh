@@ -8,12 +8,16 @@
 # foreign one is kept, and each pod's file is gone once its process exits.
 # Where the machine does not allow new pid and UTS namespaces (unshare needs root or user namespaces), both pods
 # run in this namespace with their real pids, told apart by POD_NAME alone, and the test says so.
-# The Grafana dashboard, looked at after both pods have exited, still shows them over its time range.
+# The Grafana dashboard, looked at after both pods have exited, still shows them over its time range. Pod B's
+# statistics directory cannot be made (a file is in its way): its writes fail, its textfile counts them, and the
+# shipped alerting rules (share/nccl-roce/prometheus/nccl-roce-alerts.yml), loaded into the same Prometheus, fire
+# NcclRoceWriteFailures for pod B and nothing for pod A.
 # Usage: pods_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 SECONDS=0
 build=$1
 dashboard=$2/share/nccl-roce/grafana/nccl-roce-collectives.json
+alerts=$2/share/nccl-roce/prometheus/nccl-roce-alerts.yml
 lifecycle=$build/tests/abi/abi_nccl_lifecycle
 plugins=$build/plugin
 
@@ -47,7 +51,8 @@ pod() {
 }
 served=()
 pod a vllm-0 0xa1 POD_NAMESPACE=serving POD_NAME=vllm-0 NODE_NAME=gpu-node-1
-pod b vllm-1 0xb1
+echo 'a file where the statistics directory goes' >"$work/blocked"
+pod b vllm-1 0xb1 NCCL_ROCE_STATS="$work/blocked/stats" NCCL_ROCE_STATS_INTERVAL=1
 
 # The writers write every 10 s while a communicator is live (30 s at most).
 for _ in $(seq 1 300); do
@@ -64,7 +69,7 @@ for f in "$textfiles"/nccl-roce.*.prom; do
 done
 echo "ok: one textfile per pod, the stale one removed (${SECONDS} s)"
 
-start_node_exporter_and_prometheus "$textfiles" 1s
+start_node_exporter_and_prometheus "$textfiles" 1s "$alerts"
 for _ in $(seq 1 240); do
   [ "$(query_value 'count(nccl_roce_ab_log_duration_count)')" = 6 ] && break
   sleep 0.5
@@ -99,6 +104,18 @@ for comm, labels in seen.items():
         sys.exit("communicator %s: pid %s, expected 1 (each pod its own pid namespace)" % (comm, s["pid"]))
 print("ok: 6 communicators, each once with its pod's labels%s" % (" (both pods' processes are pid 1)" if namespaces else ""))
 PY
+
+# Pod B's failed statistics writes, counted in its textfile (rewritten every 10 s), fire the alert once the count
+# has risen between two scrapes; pod A, whose writes succeed, has none.
+firing='count(ALERTS{alertname="NcclRoceWriteFailures",alertstate="firing",pod="vllm-1",file="statistics"})'
+for _ in $(seq 1 120); do
+  [ "$(query_value "$firing")" = 1 ] && break
+  sleep 0.5
+done
+[ "$(query_value "$firing")" = 1 ] ||
+  fail "NcclRoceWriteFailures did not fire for pod B: $(query_value 'max(nccl_roce_write_failures_total{pod="vllm-1"})') failures exported"
+[ -z "$(query_value 'count(ALERTS{pod="vllm-0"})')" ] || fail "an alert fired for pod A, whose writes succeed"
+echo "ok: pod B's failed statistics writes fire NcclRoceWriteFailures, pod A none (${SECONDS} s)"
 
 touch "$work/stop"
 for pid in "${served[@]}"; do

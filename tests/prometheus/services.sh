@@ -43,8 +43,9 @@ start() {
   fail "$name did not start"
 }
 
-# node-exporter serving the textfiles of DIR, and a Prometheus scraping it every INTERVAL. Sets $url.
-start_node_exporter_and_prometheus() {  # DIR INTERVAL
+# node-exporter serving the textfiles of DIR, and a Prometheus scraping it every INTERVAL, evaluating the alerting
+# rules of RULES (optional) as often. Sets $url.
+start_node_exporter_and_prometheus() {  # DIR INTERVAL [RULES]
   start node-exporter /metrics prometheus-node-exporter --web.listen-address=127.0.0.1:@PORT@ \
     --collector.disable-defaults --collector.textfile --collector.textfile.directory="$1"
   local exporter=$port
@@ -52,6 +53,8 @@ start_node_exporter_and_prometheus() {  # DIR INTERVAL
 global:
   scrape_interval: $2
   scrape_timeout: $2
+  evaluation_interval: $2
+rule_files: [${3:-}]
 scrape_configs:
   - job_name: node
     static_configs:

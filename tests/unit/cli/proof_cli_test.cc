@@ -237,15 +237,17 @@ TEST(ProofCli, AReplayTheProfilerMissedFailsTheGraphCheck) {
   EXPECT_EQ(s["timed-collectives"].first, "pass");
 }
 
-TEST(ProofCli, ADirectoryThatIsNotThereIsAUsageError) {
+TEST(ProofCli, ADirectoryThatIsNotThereIsAnInputError) {
   CommandResult r = runCommand(cliPath() + " proof /nonexistent/gpu-proof");
-  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.exitCode, 3);
   EXPECT_THAT(r.err, HasSubstr("/nonexistent/gpu-proof: not a directory gpu-proof.sh wrote"));
 }
 
 // --- policy verify, as a command ---------------------------------------------------------------------------------
 
-TEST(PolicyVerifyCli, ExitsZeroOnTheRunOfItsPolicyOneOnAnotherTwoOnAnUnusablePolicy) {
+// Logs of another policy prove nothing about this one, an input error (3) as an unusable policy is; 1 is kept for a
+// mismatch in a run of the policy itself (docs/ab-testing.md, "Exit status").
+TEST(PolicyVerifyCli, ExitsZeroOnTheRunOfItsPolicyThreeOnAnotherOrAnUnusablePolicy) {
   std::string inference = sourcePath(kFirstRun + "/sweep/policy-inference/rep-1.log");
   CommandResult ok = runCommand(cliPath() + " policy verify --policy inference " + inference + " --format json");
   ASSERT_EQ(ok.exitCode, 0) << ok.err;
@@ -258,12 +260,12 @@ TEST(PolicyVerifyCli, ExitsZeroOnTheRunOfItsPolicyOneOnAnotherTwoOnAnUnusablePol
 
   CommandResult other =
       runCommand(cliPath() + " policy verify --policy inference " + sourcePath(kFirstRun + "/sweep/default"));
-  EXPECT_EQ(other.exitCode, 1);
+  EXPECT_EQ(other.exitCode, 3);
   EXPECT_THAT(other.out, HasSubstr("problem: "));
   EXPECT_THAT(other.out, HasSubstr("ran policy 'nccl'"));
 
   CommandResult unusable = runCommand(cliPath() + " policy verify --policy /nonexistent.toml " + inference);
-  EXPECT_EQ(unusable.exitCode, 2);
+  EXPECT_EQ(unusable.exitCode, 3);
   EXPECT_THAT(unusable.err, HasSubstr("--policy /nonexistent.toml is unusable"));
 }
 

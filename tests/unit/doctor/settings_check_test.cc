@@ -76,6 +76,21 @@ TEST(UserSettingsCheck, AcceptsAnExactMatchHcaList) {
   EXPECT_EQ(doctor::checkUserSettings(w.inputs()).outcome, Outcome::kPass);
 }
 
+// NCCL uses every active port the user's list admits: one without a RoCE v2 GID of this pod fails here too, as
+// the GID check fails on it, never "your settings agree".
+TEST(UserSettingsCheck, FailsOnAnHcaListThatAdmitsAPortTheResolutionLeftOut) {
+  DoctorWorld w;
+  w.sys.netdev("net3");
+  w.sys.device("mlx5_2").port(1).roce(400).tableLength(16).linkLocalGids("net3", 4);  // no address of this pod
+  w.env.set("NCCL_IB_HCA", "=mlx5_1,mlx5_2");
+  auto r = doctor::checkUserSettings(w.inputs());
+  EXPECT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_THAT(r.detail, HasSubstr("NCCL_IB_HCA '=mlx5_1,mlx5_2' lets NCCL use mlx5_2:1, which the resolution left "
+                                  "out: "));
+  EXPECT_THAT(r.detail, ::testing::Not(HasSubstr("agree")));
+  EXPECT_EQ(doctor::checkGidQualification(w.inputs()).outcome, Outcome::kWarn) << "the same port, the same finding";
+}
+
 TEST(UserSettingsCheck, FailsOnAnAddressFamilyNcclDoesNotKnow) {
   DoctorWorld w;
   w.env.set("NCCL_IB_ADDR_FAMILY", "ipv6");

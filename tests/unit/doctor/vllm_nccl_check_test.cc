@@ -230,10 +230,53 @@ TEST(VllmNccl, TheLoadedNcclsVersionIsCheckedForEachPlugin) {
     pod.env.set(v, NCCL_ROCE_PLUGIN_PATH);
   auto r = pod.check();
   EXPECT_EQ(r.outcome, Outcome::kWarn);
-  EXPECT_THAT(r.detail,
-              AllOf(HasSubstr("(NCCL before 2.21 loads no tuner plugin of ours: NCCL decides alone)"),
-                    HasSubstr("(NCCL before 2.28.7 ignores env plugins: the net plugin applies the settings)")));
+  EXPECT_THAT(r.detail, AllOf(HasSubstr("(NCCL before 2.21 loads no tuner plugin of ours: NCCL decides alone)"),
+                              HasSubstr("(NCCL before 2.28.7 loads no env plugin: the net plugin applies the settings "
+                                        "instead)")));
   EXPECT_THAT(r.remedy, AllOf(HasSubstr("use NCCL 2.19 or later"), HasSubstr("use NCCL 2.21 or later for the tuner")));
+}
+
+// vLLM dlopens what VLLM_NCCL_SO_PATH names: a file that is no shared library (a config file, a truncated copy)
+// fails the check, never passes as "NCCL of unknown version".
+TEST(VllmNccl, AVllmNcclSoPathNamingATextFileFails) {
+  VllmPod pod;
+  pod.env.set("PATH", pod.dir.join("bin"));
+  std::string text = pod.dir.writeFile("opt/libnccl.so.2", "not a library\n");
+  pod.env.set("VLLM_NCCL_SO_PATH", text);
+  auto r = pod.check();
+  EXPECT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_THAT(r.detail, HasSubstr(text + " (named by VLLM_NCCL_SO_PATH) is not a shared library (no ELF header): "
+                                         "vLLM cannot load NCCL from it"));
+  EXPECT_THAT(r.detail, Not(HasSubstr("unknown version")));
+  EXPECT_THAT(r.remedy, HasSubstr("point VLLM_NCCL_SO_PATH (or --nccl-lib) at NCCL's libnccl.so.2"));
+  pod.env.set("VLLM_NCCL_SO_PATH", NCCL_ROCE_PLUGIN_PATH);  // a shared library, but not NCCL
+  auto plugin = pod.check();
+  EXPECT_EQ(plugin.outcome, Outcome::kFail);
+  EXPECT_THAT(plugin.detail, HasSubstr("is a shared library without ncclGetVersion, not NCCL"));
+}
+
+// NCCL 2.27 with every variable set: nothing to set (its net plugin applies the settings), so no advice to set
+// them; but an experiment there cannot compare arms (no communicator id before 2.28), and the doctor says so.
+TEST(VllmNccl, OnNccl227EveryVariableSetPassesAndAnExperimentIsToldItNeeds228) {
+  VllmPod pod;
+  pod.env.set("PATH", pod.dir.join("bin"));
+  pod.env.set("VLLM_NCCL_SO_PATH", NCCL_2_27_PATH);
+  for (const char* v : {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN"})
+    pod.env.set(v, NCCL_ROCE_PLUGIN_PATH);
+  auto plain = pod.check();
+  EXPECT_EQ(plain.outcome, Outcome::kPass) << plain.detail << " / " << plain.remedy;
+  EXPECT_THAT(plain.detail, HasSubstr("NCCL 2.27.7 at " + std::string(NCCL_2_27_PATH)));
+  pod.dir.writeFile("control.toml", "[policy]\nname = \"control\"\n");
+  pod.env.set("NCCL_ROCE_POLICY",
+              pod.dir.writeFile("experiment.toml",
+                                "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = "
+                                "\"control\"\npolicy = \"control.toml\"\nweight = 50\n[[experiment.arm]]\n"
+                                "name = \"candidate\"\npolicy = \"inference\"\nweight = 50\n"));
+  auto experiment = pod.check();
+  EXPECT_EQ(experiment.outcome, Outcome::kWarn);
+  EXPECT_THAT(experiment.detail, HasSubstr("is an experiment, and NCCL 2.27.7 gives the tuner no communicator id"));
+  EXPECT_THAT(experiment.remedy, HasSubstr("use NCCL 2.28 or later for an experiment"));
+  EXPECT_THAT(experiment.remedy, Not(HasSubstr("NCCL_NET_PLUGIN=roce")));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `nccl-roce ab fit` as an operator runs it: on an exploration fleet written by the plugin's own writers
 // (tests/calibration/synthetic_fleet --exploration), the policy holds exactly the known best arms' rules and
 // lints clean; thin evidence, mixed experiments and unreadable files exit 3 with nothing written, and so does
-// --strict on a communicator whose ranks disagree; and
+// a communicator whose ranks disagree; and
 // `nccl-roce ab STATS...` works as before beside its new subcommand.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -157,7 +157,7 @@ TEST(AbFitCli, MixedExperimentsAndUnreadableFilesExitThreeNamingTheFiles) {
 }
 
 // A policy is a rollout: under --strict it is never fitted from a fleet with a communicator left out.
-TEST(AbFitCli, StrictWritesNoPolicyWhenRanksOfACommunicatorDisagree) {
+TEST(AbFitCli, WritesNoPolicyWhenRanksOfACommunicatorDisagree) {
   TempDir dir;
   std::string pods = writeExplorationFleet(dir);
   // A communicator of the same experiment (its name and hash as the fleet's files give them) whose two ranks ran
@@ -174,8 +174,10 @@ TEST(AbFitCli, StrictWritesNoPolicyWhenRanksOfACommunicatorDisagree) {
   dir.writeFile("pods/split-0/stats.1.json", testing::statisticsFile({rank0}));
   dir.writeFile("pods/split-1/stats.1.json", testing::statisticsFile({rank1}));
   auto plain = runCommand(cliPath() + " ab fit " + pods + " -q -o " + dir.join("policy.toml"));
-  EXPECT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_EQ(plain.exitCode, 3) << plain.err;
   EXPECT_THAT(plain.err, HasSubstr("nccl-roce ab fit: error: communicator 0x00000000000000e1: ranks disagree"));
+  EXPECT_THAT(plain.err, HasSubstr("exit 3, ranks that disagree on their arm are an input error"));
+  EXPECT_EQ(runCommand("test -e " + dir.join("policy.toml")).exitCode, 1) << "a fit of part of a fleet is no fit";
   auto strict = runCommand(cliPath() + " ab fit " + pods + " --strict -o " + dir.join("strict.toml"));
   EXPECT_EQ(strict.exitCode, 3);
   EXPECT_THAT(strict.err, HasSubstr("1 communicator(s) left out (above): exit 3, --strict"));

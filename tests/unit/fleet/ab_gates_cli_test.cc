@@ -1,5 +1,5 @@
-// `nccl-roce ab` as a rollout gate never passes on an input error: under --fail-on-slower or --strict, a
-// communicator whose ranks disagree on their arm (the hang risk, NVIDIA/nccl#1136), a file that is not statistics
+// `nccl-roce ab` as a rollout gate never passes on an input error: a communicator whose ranks disagree on their arm
+// (the hang risk, NVIDIA/nccl#1136) always, and under --fail-on-slower or --strict a file that is not statistics
 // or could not be read, exit 3, which a pipeline tells from 1 ("slower") and 2 (usage; cli/exit_status.h). The
 // report is still written, and every refusal says what to do.
 #include <gmock/gmock.h>
@@ -57,7 +57,10 @@ TEST(AbGates, RanksThatDisagreeOnTheirArmNeverPassAGate) {
   std::string pods = dir.join("pods");
 
   auto report = runCommand(ab(pods));
-  EXPECT_EQ(report.exitCode, 0) << "without a gate the report is the answer, and lists the error";
+  EXPECT_EQ(report.exitCode, 3) << "an input error even without a gate: the report lists it and is written";
+  EXPECT_THAT(report.out, HasSubstr("**error**: communicator 0x00000000000000e1"));
+  EXPECT_THAT(report.err, HasSubstr("nccl-roce ab: 1 communicator(s) left out (above): exit 3, ranks that disagree "
+                                    "on their arm are an input error (such a job hangs)"));
   EXPECT_THAT(report.err, HasSubstr("nccl-roce ab: error: communicator 0x00000000000000e1: ranks disagree"));
   EXPECT_THAT(report.err, HasSubstr("can hang (NVIDIA/nccl#1136)"));
   EXPECT_THAT(report.err, HasSubstr("every pod of a job must load the same policy and experiment files"));

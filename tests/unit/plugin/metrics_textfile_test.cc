@@ -187,6 +187,27 @@ TEST(MetricsTextfile, AWriteThatFailsIsOneWarningWhenItFails) {
   EXPECT_GE(metrics.writeFailures(), 2u);
 }
 
+// The failed writes the process counted reach the textfile: the statistics files' (counted by their writer) and the
+// textfile's own earlier ones, once a write of it succeeds again.
+TEST(MetricsTextfile, CarriesTheProcessesFailedWritesOfEachFile) {
+  testing::TempDir dir;
+  MapEnvironment env({{"NCCL_ROCE_METRICS", dir.path()}, {"POD_NAME", "vllm-0"}});
+  WriteFailures statistics("statistics file", "NCCL_ROCE_STATS", nullLogger());
+  statistics.report(dir.join("stats/stats.1.json"), Status(StatusCode::kIoError, "No space left on device"));
+  MetricsTextfile metrics(std::chrono::hours(1), nullLogger(), &statistics);
+  TrackedComm comm;
+  metrics.add(comm.timed, env);
+  testing::makeDirectories(metrics.path() + "/planted");  // the next write fails
+  EXPECT_FALSE(metrics.writeNow().isOk());
+  ASSERT_EQ(::rmdir((metrics.path() + "/planted").c_str()), 0);
+  ASSERT_EQ(::rmdir(metrics.path().c_str()), 0);
+  ASSERT_TRUE(metrics.writeNow().isOk());
+  std::string text = contents(metrics.path());
+  EXPECT_THAT(text, HasSubstr(",file=\"statistics\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr(",file=\"metrics\"} 1\n"));
+  metrics.finish(comm.timed);
+}
+
 // What processes killed before their exit left behind is removed by the writer thread after its writes, and by
 // nothing NCCL's threads run: a finalize only writes (the sweep's cost stays off NCCL's threads, whatever the
 // directory holds).

@@ -29,6 +29,18 @@ TEST(PolicyLintCli, ErrorsAreFileLineColumnAndTheExitIsNonZero) {
   EXPECT_THAT(result.out, HasSubstr("good.csv: ok (policy 'nccl-csv', 1 rules, sha256:"));
 }
 
+// What an operator is about to put in NCCL_ROCE_POLICY_INLINE is checked as the tuner will read it: "-" is stdin,
+// named as the variable in errors, as `policy digest -` reads it.
+TEST(PolicyLintCli, DashLintsAnInlinePolicyOnStdin) {
+  auto good = runCommand("printf '[policy]\\nname = \"cand\"\\n' | " + cliPath() + " policy lint -");
+  EXPECT_EQ(good.exitCode, 0) << good.err;
+  EXPECT_THAT(good.out, HasSubstr("-: ok (policy 'cand', 0 rules, sha256:"));
+  auto bad = runCommand("printf '[policy]\\nname = \"x\"\\n[[rule]]\\nprotocol = \"LL65\"\\n' | " + cliPath() +
+                        " policy lint -");
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_THAT(bad.err, HasSubstr("NCCL_ROCE_POLICY_INLINE:4:12: unknown protocol 'LL65'"));
+}
+
 TEST(PolicyLintCli, ExperimentsAreCheckedWithTheirArms) {
   TempDir dir;
   std::string ab =
@@ -210,6 +222,18 @@ TEST(PolicyExplainCli, ShowsEveryArmOfAnExplorationWithItsShareAndWhatItDoesWith
               HasSubstr("      this call: rule line 13 'small-multinode-allreduce-ll': LL on NCCL's cheapest "
                         "algorithm offering it, else NCCL's own choice; nChannels 0 (NCCL decides)\n"))
       << "below the explored sizes every generated arm decides as the base";
+}
+
+// Pipeline parallelism's sends and expert parallelism's all-to-all never reach a tuner: explain says so plainly
+// instead of refusing the name, so an operator learns which of a layout's traffic a policy can reach.
+TEST(PolicyExplainCli, PointToPointOperationsAreSaidToBeBeyondAnyPolicy) {
+  for (const char* op : {"send", "recv", "alltoall"}) {
+    auto r = runCommand(cliPath() + " policy explain --coll " + op + " --size 1M --nodes 2 --ranks 16");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(std::string("call: ") + op + " on 16 ranks / 2 nodes\n"));
+    EXPECT_THAT(r.out, HasSubstr("NCCL does not ask a tuner for point-to-point operations"));
+    EXPECT_THAT(r.out, HasSubstr("nccl-roce's profiler does not time them"));
+  }
 }
 
 TEST(PolicyExplainCli, RejectsWhatCannotBeACall) {

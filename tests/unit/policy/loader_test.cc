@@ -86,6 +86,27 @@ TEST(LoadPolicySpec, ExperimentArmsLoadRelativeToTheExperimentFile) {
   EXPECT_NEAR(arms["b"], 1400, 90);
 }
 
+// An inline experiment (NCCL_ROCE_POLICY_INLINE) has no file to be relative to, and the process's working
+// directory is vLLM's: a relative arm path is refused at the arm, an absolute one or a built-in name is read.
+TEST(LoadPolicyText, AnInlineExperimentsArmsAreAbsolutePathsOrBuiltinNames) {
+  TempDir dir;
+  std::string candidate = dir.writeFile("candidate.toml", "[policy]\nname = \"cand\"\n[[rule]]\nprotocol = \"ll\"\n");
+  const std::string head =
+      "[experiment]\nname = \"e\"\n[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 50\n";
+  std::vector<policy::PolicyError> errors;
+  auto relative = policy::loadPolicyText(
+      head + "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 50\n",
+      "NCCL_ROCE_POLICY_INLINE", &errors);
+  EXPECT_FALSE(relative->experiment().has_value());
+  EXPECT_THAT(relative->error(), HasSubstr("NCCL_ROCE_POLICY_INLINE:7:1: arm 'candidate': policy 'candidate.toml' "
+                                           "is a relative path, and inline text has no directory"));
+  auto absolute = policy::loadPolicyText(
+      head + "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"" + candidate + "\"\nweight = 50\n",
+      "NCCL_ROCE_POLICY_INLINE", nullptr);
+  EXPECT_TRUE(absolute->error().empty()) << absolute->error();
+  EXPECT_TRUE(absolute->experiment().has_value());
+}
+
 TEST(LoadPolicySpec, AnExperimentWithABrokenArmIsThePassthrough) {
   TempDir dir;
   std::string path = dir.writeFile("ab.toml",

@@ -161,6 +161,20 @@ TEST(OpenMetrics, BucketBoundsRunOneTwoFiveFromAMicrosecondToTenSeconds) {
   EXPECT_DOUBLE_EQ(b.back(), 10.0);
 }
 
+// A write that failed is one WARN in a log nobody reads at scale: the count, per file the process writes, is what
+// an alert sees (share/nccl-roce/prometheus/nccl-roce-alerts.yml). Both series are always there, 0 on a healthy
+// process, so an alert on their increase starts from a value.
+TEST(OpenMetrics, TheProcessesFailedWritesAreCountedPerFile) {
+  ProcessCounters counters;
+  counters.statisticsWriteFailures = 3;
+  std::string text = renderTextfile(kPodA, {}, counters);
+  EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_write_failures_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("nccl_roce_write_failures_total{" + std::string(kProcess) + ",file=\"statistics\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("nccl_roce_write_failures_total{" + std::string(kProcess) + ",file=\"metrics\"} 0\n"));
+  StatusOr<std::vector<MetricSample>> parsed = parseTextfile(text);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().toString();
+}
+
 TEST(OpenMetrics, NoCommunicatorsIsAValidEmptyFile) {
   std::string text = renderTextfile(kPodA, {});
   EXPECT_THAT(text, HasSubstr("# TYPE nccl_roce_profiler_dropped_events_total counter"));
