@@ -1,10 +1,13 @@
 // `nccl-roce ab plan`: how long an experiment needs before a verdict, switchback against per communicator, for the
-// traffic of one size bucket (docs/ab-testing.md, "Planning an experiment"; verdicts/experiment_plan.h).
+// traffic of one size bucket (docs/ab-testing.md, "Planning an experiment"; verdicts/experiment_plan.h); with
+// --graphs or --stats, what a switchback's verdicts on collectives replayed from CUDA graphs will be, per size
+// bucket (cli/ab_plan_graphs.h).
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <numeric>
 
+#include "cli/ab_plan_graphs.h"
 #include "cli/commands.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -22,9 +25,10 @@ struct AbPlanCliOptions {
   std::vector<uint32_t> weights = {50, 50};
   std::string effect = "5%";
   std::string purpose = "ab";
-  uint32_t block = 16, washout = 2;
+  uint32_t block = policy::kAdvisedSwitchbackBlock, washout = policy::kDefaultWashout;
   double collectivesPerSecond = 0, timedPerSecond = 0;
   verdicts::PlanInputs plan;
+  GraphPlanOptions graphs;
 };
 
 // "5%" or 0.05.
@@ -87,6 +91,23 @@ int runAbPlan(AbPlanCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab plan: --weights needs the reference's and at least one arm's, such as 50,50\n");
     return 2;
   }
+  if (!o.graphs.graphs.empty() || !o.graphs.stats.empty()) {
+    int exitCode = 0;
+    std::string text = planGraphs(o.graphs, o.weights, o.block, o.washout, o.plan.pods * o.plan.communicatorsPerPod,
+                                  o.plan.effect, o.plan.confidence, o.plan.power, o.plan.noise, &exitCode);
+    if (exitCode != 0) {
+      std::fprintf(stderr, "nccl-roce ab plan: %s\n", text.c_str() + std::string("error: ").size());
+      return exitCode;
+    }
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (o.collectivesPerSecond <= 0) {
+    std::fprintf(stderr,
+                 "nccl-roce ab plan: --rate is required (collectives per second in the bucket), or --graphs or "
+                 "--stats to plan collectives replayed from CUDA graphs\n");
+    return 2;
+  }
   o.plan.shares.clear();
   for (uint32_t w : o.weights) o.plan.shares.push_back(w / total);
   o.plan.collectivesPerSecond = o.collectivesPerSecond;
@@ -121,6 +142,39 @@ int runAbPlan(AbPlanCliOptions o) {
   return 0;
 }
 
+void addGraphPlanOptions(CLI::App& plan, GraphPlanOptions& g) {
+  plan.add_option("--graphs", g.graphs,
+                  "Plan collectives replayed from CUDA graphs captured at these batch sizes, largest first: vllm "
+                  "(1, 2, 4, 8..512 by 8), vllm-current (8..248 by 8, then 256..512 by 16) or a list such as "
+                  "1,2,4,8-512/8");
+  plan.add_option("--stats", g.stats,
+                  "Plan from the capture rounds these statistics files (or directories) of a running switchback "
+                  "show, position effects and all");
+  plan.add_option("--bytes-per-batch", g.bytesPerBatch,
+                  "--graphs: one batch element's bytes in each all-reduce (hidden size x data type)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  plan.add_option("--layers", g.layers, "--graphs: decoder layers per graph, two all-reduces each")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  plan.add_flag("--embedding", g.embedding, "--graphs: each graph starts with the embedding's all-reduce");
+  plan.add_option("--warmups", g.warmups, "--graphs: eager forwards before each capture")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  plan.add_option("--step-skew", g.stepSkew, "--graphs: how much longer each graph's first all-reduce takes")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 100.0));
+  plan.add_option("--mlp-factor", g.mlpFactor, "--graphs: how much longer the MLP's all-reduces take than attention's")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 100.0));
+  plan.add_option("--position-noise", g.positionNoise, "--graphs: log-sd of each graph position's own fixed speed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
+  plan.add_option("--replays-per-graph", g.replaysPerGraph, "--graphs: replays of each graph by the verdict")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e12));
+}
+
 }  // namespace
 
 void addAbPlanCommand(CLI::App& ab, CommandContext& context) {
@@ -128,9 +182,10 @@ void addAbPlanCommand(CLI::App& ab, CommandContext& context) {
   CLI::App* plan = ab.add_subcommand(
       "plan", "How long an experiment needs before a verdict in one size bucket: switchback against per communicator");
   plan->add_option("--rate", o->collectivesPerSecond,
-                   "Collectives per second per communicator in the size bucket, that the tuner can change")
-      ->required()
+                   "Collectives per second per communicator in the size bucket, that the tuner can change (eager "
+                   "collectives; required unless --graphs or --stats)")
       ->check(CLI::Range(1e-6, 1e9));
+  addGraphPlanOptions(*plan, o->graphs);
   plan->add_option("--timed-rate", o->timedPerSecond,
                    "Collectives per second per communicator the profiler times in all (default: --rate)")
       ->check(CLI::Range(1e-6, 1e9));
@@ -171,8 +226,10 @@ void addAbPlanCommand(CLI::App& ab, CommandContext& context) {
       ->check(CLI::IsMember({"ab", "fit"}))
       ->capture_default_str();
   plan->footer(
-      "Neighbouring collectives are taken as independent and load as steady: correlated noise and drift make both "
-      "designs need longer (docs/ab-testing.md, \"Planning an experiment\"). Exit status 0; 2 on a usage error.");
+      "Without --graphs or --stats: eager collectives of one size bucket, whose neighbours are taken as independent "
+      "and load as steady (correlated noise and drift make both designs need longer). With them: collectives "
+      "replayed from CUDA graphs, per size bucket (docs/ab-testing.md, \"Planning an experiment\"). Exit status 0; "
+      "2 on a usage error; 3 when --stats cannot be read.");
   plan->callback([o, &context] { context.exitCode = runAbPlan(*o); });
 }
 

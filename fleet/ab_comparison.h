@@ -31,6 +31,10 @@ struct AbOptions {
 
 struct ArmComparison {
   std::string arm;
+  // In a switchback, which collectives and which unit (fleet/switchback_comparison.h): "graph", replays of
+  // collectives captured into CUDA graphs, a round of turns at capture the unit; "eager", the others, a window the
+  // unit; "all", every timed collective in windows, where replays were not told apart. "" per communicator.
+  std::string traffic;
   // Cells where the arm and the control decided exactly the same (fleet/same_choice.h): an A/A comparison.
   std::set<uint64_t> decidedAlike;
   int collective = 0;
@@ -44,12 +48,17 @@ struct ArmComparison {
   int summaryControl = 0, summaryArm = 0;
   int leftOutOfSummary = 0;  // communicators of both sides that are not in the summary
   std::map<uint64_t, uint64_t> collectivesControl, collectivesArm;  // per cell, over the side's communicators
+  // "graph": per cell, replays in rounds where the other side captured nothing there (never compared), and the
+  // graphs (captured sizes) its units pair.
+  std::map<uint64_t, uint64_t> unpairedControl, unpairedArm;
+  std::map<uint64_t, int> graphs;
 };
 
 struct AbReport {
   std::string experiment, control;
   // "per-communicator": each communicator ran one arm and is the unit; "switchback": every communicator ran every
-  // arm in turns, and the unit is a window inside a communicator (fleet/switchback_comparison.h).
+  // arm in turns, and the unit is what was drawn: a round of turns at capture for replays of CUDA graphs, a window
+  // inside a communicator for eager collectives (fleet/switchback_comparison.h).
   std::string design = "per-communicator";
   std::map<std::string, int> communicatorsPerArm;
   std::vector<ArmComparison> comparisons;  // per arm other than the control, per collective and clock

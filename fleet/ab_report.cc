@@ -28,6 +28,14 @@ std::string rangeText(const AbOptions& o) {
 
 std::string summaryLine(const AbReport& r, const ArmComparison& c) {
   const verdicts::RangeComparison& s = c.summary;
+  if (c.traffic == "graph") {
+    return format(
+               "**Summary %s** (%zu size buckets with capture rounds of both arms, %d rounds, over %d "
+               "communicator%s; each bucket weighs alike): ",
+               rangeText(r.options).c_str(), s.cells.size(), s.interval ? s.interval->nB : 0, c.communicatorsArm,
+               c.communicatorsArm == 1 ? "" : "s") +
+           intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
+  }
   if (r.design == "switchback") {
     return format("**Summary %s** (%zu size buckets with windows of both arms, over %d communicator%s): ",
                   rangeText(r.options).c_str(), s.cells.size(), c.communicatorsArm,
@@ -40,9 +48,12 @@ std::string summaryLine(const AbReport& r, const ArmComparison& c) {
          intervalText(s.interval, s.whyNoInterval) + ": **" + verdicts::verdictName(s.verdict) + "**\n";
 }
 
-// "AllReduce", or "AllReduce, timed on the CPU (kernel)" for a comparison of another clock than the GPU's.
+// "AllReduce", or "AllReduce, timed on the CPU (kernel)" for a comparison of another clock than the GPU's; in a
+// switchback, which collectives.
 std::string comparedWhat(const ArmComparison& c) {
   std::string what = telemetry::collectiveName(c.collective);
+  if (c.traffic == "graph") what += ", replayed from CUDA graphs";
+  if (c.traffic == "eager") what += ", eager";
   if (c.clock != TimingClock::kGpu) what += std::string(", timed on the ") + timingClockName(c.clock);
   return what;
 }
@@ -84,8 +95,10 @@ std::string methodLine(const AbReport& r) {
   for (const auto& [arm, n] : r.communicatorsPerArm) out += " " + arm + " " + std::to_string(n) + ";";
   if (r.design == "switchback") {
     return out + format(
-                     " switchback: every communicator ran every arm in turns; unit: a window inside a "
-                     "communicator, paired with the reference arm; confidence %.0f%%, minimum effect %.1f%%.\n",
+                     " switchback: every communicator ran every arm in turns; unit: what was drawn, a round of turns "
+                     "at capture inside a communicator for collectives replayed from CUDA graphs, a window inside a "
+                     "communicator for eager ones, each paired with the reference arm; confidence %.0f%%, minimum "
+                     "effect %.1f%%.\n",
                      r.options.settings.confidence * 100, r.options.settings.minEffect * 100);
   }
   return out + format(
@@ -100,6 +113,23 @@ std::string verdictText(const ArmComparison& c, const verdicts::CellComparison& 
   return c.decidedAlike.count(cell.cell) > 0 ? verdict + " (A/A: both decided the same)" : verdict;
 }
 
+// Replays of captured collectives: their units, what they compared, and what they could not.
+std::string graphTable(const ArmComparison& c) {
+  std::string out =
+      "| size bucket | graphs | capture rounds | replays compared (control / arm) | unpaired (control / arm) | ratio "
+      "[interval] | verdict |\n|---|---|---|---|---|---|---|\n";
+  for (const verdicts::CellComparison& cell : c.cells.cells) {
+    auto graphs = c.graphs.find(cell.cell);
+    out += "| " + bucketName(cell.cell) + " | " + std::to_string(graphs == c.graphs.end() ? 0 : graphs->second) +
+           " | " + std::to_string(cell.nB) + " | " + std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
+           std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
+           std::to_string(countAt(c.unpairedControl, cell.cell)) + " / " +
+           std::to_string(countAt(c.unpairedArm, cell.cell)) + " | " + intervalText(cell.interval, cell.whyNoInterval) +
+           " | " + verdictText(c, cell) + " |\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string abToMarkdown(const AbReport& r) {
@@ -112,15 +142,20 @@ std::string abToMarkdown(const AbReport& r) {
   for (const std::string& n : r.notes) out += "- note: " + n + "\n";
   for (const ArmComparison& c : r.comparisons) {
     out += std::string("\n## ") + c.arm + " vs " + r.control + ": " + comparedWhat(c) + "\n\n";
-    const bool windows = r.design == "switchback";
-    out += std::string("| size bucket | ") + (windows ? "windows" : "communicators (control / arm)") +
-           " | collectives (control / arm) | ratio [interval] | verdict |\n|---|---|---|---|---|\n";
-    for (const verdicts::CellComparison& cell : c.cells.cells) {
-      std::string units = windows ? std::to_string(cell.nB) : std::to_string(cell.nA) + " / " + std::to_string(cell.nB);
-      out += "| " + bucketName(cell.cell) + " | " + units + " | " +
-             std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
-             std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
-             intervalText(cell.interval, cell.whyNoInterval) + " | " + verdictText(c, cell) + " |\n";
+    if (c.traffic == "graph") {
+      out += graphTable(c);
+    } else {
+      const bool windows = r.design == "switchback";
+      out += std::string("| size bucket | ") + (windows ? "windows" : "communicators (control / arm)") +
+             " | collectives (control / arm) | ratio [interval] | verdict |\n|---|---|---|---|---|\n";
+      for (const verdicts::CellComparison& cell : c.cells.cells) {
+        std::string units =
+            windows ? std::to_string(cell.nB) : std::to_string(cell.nA) + " / " + std::to_string(cell.nB);
+        out += "| " + bucketName(cell.cell) + " | " + units + " | " +
+               std::to_string(countAt(c.collectivesControl, cell.cell)) + " / " +
+               std::to_string(countAt(c.collectivesArm, cell.cell)) + " | " +
+               intervalText(cell.interval, cell.whyNoInterval) + " | " + verdictText(c, cell) + " |\n";
+      }
     }
     out += "\n" + summaryLine(r, c);
   }
@@ -147,12 +182,23 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
     cj["arm"] = c.arm;
     cj["collective"] = telemetry::collectiveName(c.collective);
     cj["clock"] = clockKey(c.clock);
+    if (!c.traffic.empty()) {
+      cj["traffic"] = c.traffic;
+      cj["unit"] = c.traffic == "graph" ? "capture round" : "window";
+    }
     cj["buckets"] = nlohmann::ordered_json::array();
     for (const verdicts::CellComparison& cell : c.cells.cells) {
       nlohmann::ordered_json b = intervalJson(cell.interval, cell.verdict, cell.whyNoInterval);
       b["bucket"] = bucketName(cell.cell);
       b["decided_alike"] = c.decidedAlike.count(cell.cell) > 0;
-      if (r.design == "switchback") {
+      b["units"] = std::min(cell.nA, cell.nB);
+      if (c.traffic == "graph") {
+        b["capture_rounds"] = cell.nB;
+        auto graphs = c.graphs.find(cell.cell);
+        b["graphs"] = graphs == c.graphs.end() ? 0 : graphs->second;
+        b["unpaired_collectives_control"] = countAt(c.unpairedControl, cell.cell);
+        b["unpaired_collectives_arm"] = countAt(c.unpairedArm, cell.cell);
+      } else if (r.design == "switchback") {
         b["windows"] = cell.nB;
       } else {
         b["communicators_control"] = cell.nA;
@@ -169,6 +215,7 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
     s["communicators_control"] = c.summaryControl;
     s["communicators_arm"] = c.summaryArm;
     s["communicators_left_out"] = c.leftOutOfSummary;
+    if (c.traffic == "graph") s["units"] = c.summary.interval ? c.summary.interval->nB : 0;
     cj["summary"] = std::move(s);
     j["comparisons"].push_back(std::move(cj));
   }

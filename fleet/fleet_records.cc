@@ -7,10 +7,14 @@
 namespace nccl_roce::fleet {
 
 uint64_t cellOf(int collective, int bucket) {
-  return static_cast<uint64_t>(collective) << 8 | static_cast<uint64_t>(bucket & 0xff);
+  return static_cast<uint64_t>(telemetry::cellIndex(collective, bucket));
 }
-int collectiveOfCell(uint64_t cell) { return static_cast<int>(cell >> 8); }
-int bucketOfCell(uint64_t cell) { return static_cast<int>(cell & 0xff); }
+int collectiveOfCell(uint64_t cell) {
+  return telemetry::collectiveOfCell(static_cast<int>(cell));
+}
+int bucketOfCell(uint64_t cell) {
+  return telemetry::bucketOfCell(static_cast<int>(cell));
+}
 
 const char* timingClockName(TimingClock clock) {
   switch (clock) {

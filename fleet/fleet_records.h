@@ -18,8 +18,8 @@
 
 namespace nccl_roce::fleet {
 
-// A (collective, size bucket) cell: the collective (tuner index, telemetry/nccl_names.h) in the high byte, the bucket
-// (floor(log2 bytes)) in the low one, so one collective's buckets are a contiguous range.
+// A (collective, size bucket) cell: telemetry::cellIndex (telemetry/cell_key.h), the one encoding, as fleet's maps key
+// it. Readers refuse collectives they do not know, so every cell here is valid.
 uint64_t cellOf(int collective, int bucket);
 int collectiveOfCell(uint64_t cell);
 int bucketOfCell(uint64_t cell);
@@ -87,11 +87,29 @@ struct SwitchbackArmCell {
   verdicts::PairedSums paired;                    // against the reference arm, in log-histogram bins
 };
 
+// The collectives one communicator captured into CUDA graphs in one turn and cell that ran one arm
+// (telemetry::CapturedTurn): what a round of turns, the unit of a replay's verdict, is made of. For one rank, or
+// merged: its ranks captured the same collectives in the same turns, so their means are averaged (`ranks` of them).
+struct CapturedTurnCell {
+  double meanSum = 0;  // over the ranks: the mean over its positions of their mean log-histogram bins
+  int ranks = 0;
+  uint32_t positions = 0, washedOut = 0;  // captured collectives replayed and kept; left out (a turn's first calls)
+  uint64_t count = 0, binSum = 0;         // their replays timed, over every rank, and those replays' bins
+  double mean() const { return ranks > 0 ? meanSum / ranks : 0; }
+};
+
 struct SwitchbackRecord {
   std::vector<std::string> arms;  // arm 0 is the reference
   uint32_t block = 0, window = 0;
+  uint32_t turnsPerRound = 0;  // 0: not reported (schema /3)
   uint64_t windows = 0, unattributed = 0;
-  std::map<std::pair<uint64_t, std::string>, SwitchbackArmCell> cells;  // (cell, arm)
+  std::map<std::pair<uint64_t, std::string>, SwitchbackArmCell> cells;  // (cell, arm): eager collectives' windows
+  // Whether its profiler told replays of captured collectives from eager ones (NCCL 2.28+, schema /4); when not,
+  // the windows hold every replay too.
+  bool capturesTracked = false;
+  uint64_t captured = 0, capturedUntracked = 0;
+  // (cell, bytes, turn, arm): bytes tell a bucket's graphs (batch sizes) apart.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t, std::string>, CapturedTurnCell> turns;
 };
 
 struct CommunicatorRecord {

@@ -26,7 +26,10 @@ bool mergeSwitchbackRank(FleetCommunicator& c, const CommunicatorRecord& r, std:
   std::map<std::string, uint64_t> calls = callsPerArm(r);
   if (c.switchbackRanks == 0) {
     c.switchback = r.switchback;
-    if (c.switchback) c.switchback->cells.clear();
+    if (c.switchback) {
+      c.switchback->cells.clear();
+      c.switchback->turns.clear();
+    }
     c.callsPerArm = calls;
   } else if (!r.switchback || !c.switchback || r.switchback->arms != c.switchback->arms ||
              (!calls.empty() && calls != c.callsPerArm)) {
@@ -48,6 +51,23 @@ bool mergeSwitchbackRank(FleetCommunicator& c, const CommunicatorRecord& r, std:
   }
   c.switchback->windows = std::max(c.switchback->windows, r.switchback->windows);
   c.switchback->unattributed += r.switchback->unattributed;
+  // Captured collectives: every rank captured the same ones in the same turns (its tuner calls agree, above), so
+  // a turn's means are averaged over the ranks that replayed it and its replays added up.
+  c.switchback->turnsPerRound = std::max(c.switchback->turnsPerRound, r.switchback->turnsPerRound);
+  c.switchback->capturesTracked = c.switchbackRanks == 0
+                                      ? r.switchback->capturesTracked
+                                      : c.switchback->capturesTracked && r.switchback->capturesTracked;
+  c.switchback->captured = std::max(c.switchback->captured, r.switchback->captured);
+  c.switchback->capturedUntracked = std::max(c.switchback->capturedUntracked, r.switchback->capturedUntracked);
+  for (const auto& [key, turn] : r.switchback->turns) {
+    CapturedTurnCell& into = c.switchback->turns[key];
+    into.meanSum += turn.meanSum;
+    into.ranks += turn.ranks;
+    into.positions = std::max(into.positions, turn.positions);
+    into.washedOut = std::max(into.washedOut, turn.washedOut);
+    into.count += turn.count;
+    into.binSum += turn.binSum;
+  }
   ++c.switchbackRanks;
   return true;
 }

@@ -38,6 +38,21 @@ SwitchbackRecord switchbackOf(const telemetry::SwitchbackTimings& t) {
     cell.washedOut = c.washedOut;
     cell.paired = {static_cast<double>(c.windows), c.diffSum, c.diffSumSq};
   }
+  out.turnsPerRound = t.turnsPerRound;
+  out.capturesTracked = t.capturesTracked;
+  out.captured = t.captured;
+  out.capturedUntracked = t.capturedUntracked;
+  for (const telemetry::CapturedTurn& c : t.turns) {
+    if (c.positions == 0 && c.washedOut == 0) continue;
+    CapturedTurnCell& turn =
+        out.turns[{cellOf(c.collective, c.bucket), c.bytes, c.turn, t.arms.at(static_cast<size_t>(c.arm))}];
+    turn.meanSum = c.positions > 0 ? c.meanBins / c.positions : 0;
+    turn.ranks = c.positions > 0 ? 1 : 0;
+    turn.positions = c.positions;
+    turn.washedOut = c.washedOut;
+    turn.count = c.count;
+    turn.binSum = c.binSum;
+  }
   return out;
 }
 

@@ -58,8 +58,8 @@ struct CommunicatorTuner {
   // With NCCL_ROCE_STATS set: every call counted, reported through the communicator's telemetry entry (the
   // statistics file at each checkpoint and at finalize, the profiler's rule labels, the metrics textfile).
   std::shared_ptr<tuner::DecisionCounts> decisions;  // shared with the entry's report function
-  std::shared_ptr<telemetry::ArmMap> armMap;         // a switchback's: which arm decided what, for the profiler
-  TelemetryFiles* files = nullptr;                   // where the entry is, with NCCL_ROCE_STATS set
+  std::shared_ptr<telemetry::ArmMap> armMap;  // a switchback's: which arm decided what; the profiler's plan reads it
+  TelemetryFiles* files = nullptr;            // where the entry is, with NCCL_ROCE_STATS set
   std::string statsPath;
   TelemetryEntry statsEntry;
   NcclLogger logger;

@@ -34,8 +34,8 @@ ncclResult_t recordNothing(void* /*eHandle*/, ncclProfilerEventState_t /*eState*
 }
 
 // A Coll descriptor's fields, wherever the version keeps them. Before v5 a collective's group is its parentObj;
-// from v5 it is coll.parentGroup (parentObj is the CollApi event, which we ignore). v3 has nMaxChannels where v4+
-// have nChannels.
+// from v5 it is coll.parentGroup, and parentObj is the CollApi event (for a replay of a captured collective, the
+// capture's). v3 has nMaxChannels where v4+ have nChannels.
 template <typename Descr>
 nccl_roce::profiler::CollEvent collOf(const Descr& d) {
   constexpr bool kV3 = std::is_same_v<Descr, ncclProfilerEventDescr_v3_t>;
@@ -47,9 +47,19 @@ nccl_roce::profiler::CollEvent collOf(const Descr& d) {
   coll.proto = d.coll.proto;
   coll.count = d.coll.count;
   if constexpr (kV3) coll.channels = d.coll.nMaxChannels; else coll.channels = d.coll.nChannels;
-  if constexpr (kGroupIsParent) coll.group = d.parentObj; else coll.group = d.coll.parentGroup;
+  if constexpr (kGroupIsParent) {
+    coll.group = d.parentObj;
+  } else {
+    coll.group = d.coll.parentGroup;
+    coll.parent = d.parentObj;
+  }
   return coll;
 }
+
+// CollApi events exist from v5 (NCCL 2.28): the descriptors before have no collApi member.
+template <typename Descr>
+constexpr bool kHasCollApi =
+    !std::is_same_v<Descr, ncclProfilerEventDescr_v3_t> && !std::is_same_v<Descr, ncclProfilerEventDescr_v4_t>;
 
 // A channel's start stamp: the GPU's from v4; v3 has none, so the host clock's, now.
 uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) { return hostNowNs(); }
@@ -65,6 +75,14 @@ ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
   if (eDescr == nullptr) {
     *eHandle = nullptr;
     return ncclSuccess;
+  }
+  if constexpr (kHasCollApi<Descr>) {
+    if (eDescr->type == ncclProfileCollApi) {  // every collective called; only a capture is of use
+      const auto& api = eDescr->collApi;
+      *eHandle = nullptr;
+      if (api.graphCaptured) profilerStartCollApi(context, eHandle, {api.func, api.datatype, api.count}, true);
+      return ncclSuccess;
+    }
   }
   switch (eDescr->type) {
     case ncclProfileGroup:
@@ -103,7 +121,7 @@ ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, 
 
 ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                     int nRanks, int rank, ncclDebugLogger_t logFunction) noexcept {
-  ProfilerCommunicator comm{commId, commId, commName, nNodes, nRanks, rank};
+  ProfilerCommunicator comm{commId, commId, commName, nNodes, nRanks, rank, /*seesCaptures=*/true};
   return profilerInit(context, eActivationMask, comm, ChannelClock::kGpu, logFunction);
 }
 

@@ -65,6 +65,7 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
   config.source =
       clock == ChannelClock::kHost ? profiler::TimingSource::kKernelHost : profiler::TimingSource::kKernelGpu;
   config.nRanks = comm.nRanks;
+  config.seesCaptures = comm.seesCaptures;
   std::shared_ptr<CollectiveTracker> tracker = process.trackers().add(config);
   if (!tracker) return nullptr;
   TelemetryFiles& files = process.telemetryFiles();
@@ -160,6 +161,16 @@ void profilerStartColl(void* context, void** eHandle, const profiler::CollEvent&
   if (context == nullptr) return;
   try {
     *eHandle = commOf(context)->tracker->startCollective(coll);
+  } catch (...) {
+  }
+}
+
+void profilerStartCollApi(void* context, void** eHandle, const profiler::CaptureEvent& capture,
+                          bool graphCaptured) noexcept {
+  *eHandle = nullptr;
+  if (context == nullptr || !graphCaptured) return;
+  try {
+    *eHandle = commOf(context)->tracker->startCapture(capture);
   } catch (...) {
   }
 }

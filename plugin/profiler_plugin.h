@@ -30,6 +30,9 @@ struct ProfilerCommunicator {
   uint64_t commHash = 0;  // NCCL's commHash where the version passes it (v4+): logs and metrics labels
   const char* commName = nullptr;
   int nNodes = 0, nRanks = 0, rank = -1;  // 0 / -1 where the version passes none (v1-v3)
+  // NCCL starts a CollApi event for each collective, flagged when it is captured into a CUDA graph, and names it
+  // as the parent of every replay's Coll event (v5+, NCCL 2.28+): replays are told from eager collectives.
+  bool seesCaptures = false;
 };
 
 ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivationMask,
@@ -46,6 +49,11 @@ ncclResult_t profilerFinalize(void* context) noexcept;
 // collective_tracker.h).
 void profilerStartGroup(void* context, void** eHandle) noexcept;
 void profilerStartColl(void* context, void** eHandle, const profiler::CollEvent& coll) noexcept;
+// CollApi events (v5+), on the user's thread: NCCL starts one for every collective called, before it asks the tuner.
+// One flagged as captured into a CUDA graph gets a handle in a switchback (profiler/collective_tracker.h,
+// startCapture); every other gets none, so NCCL stops nothing.
+void profilerStartCollApi(void* context, void** eHandle, const profiler::CaptureEvent& capture,
+                          bool graphCaptured) noexcept;
 // KernelCh events, on NCCL's proxy thread. stampNs: the channel's GPU start stamp (v4+), or the host clock's
 // when NCCL gives none (v3).
 void profilerStartKernelCh(void* context, void** eHandle, const void* parent, int channel, uint64_t stampNs) noexcept;
@@ -53,9 +61,9 @@ void profilerStartKernelCh(void* context, void** eHandle, const void* parent, in
 // the process's registry.
 void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept;
 // Every other event type. NCCL builds P2p events (its KernelCh bit implies them) and, from 2.28 on, the API-level
-// GroupApi, CollApi and P2pApi events (implied by the Group, Coll and KernelCh bits; KernelLaunch only by its
-// own) whatever a profiler asks for: they are known and ignored, as v7's KernelPhase (never asked for). A type no
-// released version declares is counted as dropped (unknown_event).
+// GroupApi and P2pApi events (implied by the Group, Coll and KernelCh bits; KernelLaunch only by its own) whatever
+// a profiler asks for: they are known and ignored, as v7's KernelPhase (never asked for). A type no released version
+// declares is counted as dropped (unknown_event).
 void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept;
 // Nothing to do from v4 on: a channel's GPU stop stamp comes in its KernelChStop state, and a group or a
 // collective is timed by its channels, not by its host-side stop.

@@ -204,7 +204,10 @@ std::shared_ptr<const telemetry::SwitchbackPlan> switchbackPlan(CommunicatorTune
   plan->block = c.switchback->block();
   plan->washout = experiment.switchback.washout;
   plan->window = telemetry::switchbackWindow(plan->block, c.switchback->schedule().turnsPerRound());
-  plan->armMap = c.armMap = std::make_shared<telemetry::ArmMap>();
+  plan->turnsPerRound = c.switchback->schedule().turnsPerRound();
+  plan->calls = c.switchback->countedCalls();
+  c.armMap = std::make_shared<telemetry::ArmMap>();
+  plan->armMap = c.armMap;
   return plan;
 }
 

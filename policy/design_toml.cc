@@ -1,5 +1,6 @@
 #include "policy/design_toml.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nccl_roce::policy {
@@ -20,11 +21,21 @@ void readSwitchback(TomlReader& r, const toml::table& header, Switchback& out) {
   const std::string advised = "write block = " + std::to_string(kAdvisedSwitchbackBlock) +
                               " (tuner calls per turn; docs/ab-testing.md, \"Choosing the block\")";
   if (const toml::node* block = header.get("block")) {
-    out.block = wholeNumber(r, *block, "block", 1, kMaxSwitchbackBlock, advised).value_or(0);
+    std::optional<int64_t> value = block->is_integer() ? block->value<int64_t>() : std::nullopt;
+    if (value && *value > kMaxSwitchbackBlock && *value <= (int64_t{1} << 32)) {
+      r.error(*block, "block = " + std::to_string(*value) +
+                          " turns too seldom inside a CUDA graph: collectives captured into one take their turn's arm "
+                          "for good, and a decode graph of 64 all-reduces (a 32-layer model) would hold " +
+                          (*value >= 64 ? std::string("one arm, so arm and batch size could not be told apart")
+                                        : std::string("too few rounds of turns to judge by")) +
+                          "; at most " + std::to_string(kMaxSwitchbackBlock) + ": " + advised);
+    } else {
+      out.block = wholeNumber(r, *block, "block", 1, kMaxSwitchbackBlock, advised).value_or(0);
+    }
   } else {
     r.error(header.source(), "design = \"switchback\" needs the turn's length: " + advised);
   }
-  out.washout = kDefaultWashout;
+  out.washout = out.block > 0 ? std::min(kDefaultWashout, out.block - 1) : kDefaultWashout;
   if (const toml::node* washout = header.get("washout")) {
     // Fewer than a block; without a usable block only the block's own error is worth reading.
     int64_t most = out.block > 0 ? static_cast<int64_t>(out.block) - 1 : kMaxSwitchbackBlock - 1;
@@ -32,7 +43,7 @@ void readSwitchback(TomlReader& r, const toml::table& header, Switchback& out) {
                               "the collectives of a size bucket dropped after its arm changes, fewer than a block "
                               "(" +
                                   std::to_string(kDefaultWashout) + " unless written)")
-                      .value_or(kDefaultWashout);
+                      .value_or(out.washout);
   }
 }
 

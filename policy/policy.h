@@ -129,9 +129,13 @@ struct Switchback {
   uint32_t washout = 0;  // collectives of a size bucket left out of the timings after its arm changes
 };
 
-// The block a switchback file is advised to start from (docs/ab-testing.md says why), and the most it takes.
-inline constexpr uint32_t kAdvisedSwitchbackBlock = 16;
-inline constexpr uint32_t kMaxSwitchbackBlock = 1u << 20;
+// The block a switchback file is advised to start from, and the most it takes (docs/ab-testing.md, "Choosing the
+// block", says why): collectives captured into a CUDA graph take their turn's arm for good, and a longer block
+// leaves a decode graph (64-81 all-reduces in vLLM) too few rounds of turns to judge by, or puts whole graphs, and
+// so whole batch sizes, on one arm.
+inline constexpr uint32_t kAdvisedSwitchbackBlock = 4;
+inline constexpr uint32_t kMaxSwitchbackBlock = 16;
+// The washout unless written: 2, and fewer than a block.
 inline constexpr uint32_t kDefaultWashout = 2;
 
 struct Experiment {

@@ -1,6 +1,7 @@
 #include "profiler/collective_tracker.h"
 
 #include <algorithm>
+#include <new>
 
 namespace nccl_roce::profiler {
 
@@ -34,18 +35,26 @@ void* CollectiveTracker::startGroup() {
 
 void* CollectiveTracker::startCollective(const CollEvent& coll) {
   std::lock_guard<SpinLock> lock(lock_);
-  const CollShape& shape = names_.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
-  if (!shape.timed()) return nullptr;
+  // A replay of a collective captured in this switchback runs what its first replay ran: its key and arm are known.
+  const int captured = capture_ ? captureSlotOf(coll.parent) : -1;
+  TimingTable::Entry* entry = captured >= 0 ? capture_->replayedEntry(captured) : nullptr;
+  int16_t switchback = entry != nullptr ? static_cast<int16_t>(kCaptureBase + captured) : int16_t{-1};
+  if (entry == nullptr) {
+    const CollShape& shape = names_.lookup(coll.func, coll.datatype, coll.algo, coll.proto);
+    if (!shape.timed()) return nullptr;
+    entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
+    if (switchback_ && entry != nullptr) switchback = switchbackOf(*entry, captured);
+  }
   uint32_t slot = nextRecord_;
   nextRecord_ = (nextRecord_ + 1) % slots_;
   Record& r = records_[slot];
   uint32_t generation = (r.generation + 1) & EventHandle::kGenerationMask;  // past every handle of its last use
   r = Record{};
   r.generation = generation;
-  r.entry = table_.entryFor(shape.keyOf(coll.count, coll.channels, config_.source));
+  r.entry = entry;
   r.channels = static_cast<uint8_t>(std::clamp<int>(coll.channels, 1, kMaskChannels));
   r.stopsLeft = r.channels;
-  if (switchback_ && r.entry != nullptr) r.arm = static_cast<int8_t>(switchback_->armOf(r.entry->key));
+  r.switchback = switchback;
   EventHandle h;
   h.kind = HandleKind::kCollective;
   h.tracker = config_.index;
@@ -59,6 +68,50 @@ void* CollectiveTracker::startCollective(const CollEvent& coll) {
     group_ = coll.group;
     groupFirst_ = h;
   }
+  return h.pointer();
+}
+
+int CollectiveTracker::captureSlotOf(const void* parent) const {
+  const EventHandle p = EventHandle::of(parent);
+  if (!capture_ || p.kind != HandleKind::kCapture || p.tracker != config_.index || p.generation != captureGeneration())
+    return -1;  // eager (or captures not told apart)
+  return static_cast<int>(p.slot);
+}
+
+int16_t CollectiveTracker::switchbackOf(TimingTable::Entry& entry, int captured) {
+  const int arm = switchback_->armOf(entry.key);
+  if (captured < 0) return static_cast<int16_t>(arm);  // eager: the windows'
+  // A replay: timed for its captured collective, when it ran the arm that collective's capture turn decided.
+  return capture_->replay(captured, telemetry::cellIndex(entry.key.collective, entry.key.bucket), arm, &entry)
+             ? static_cast<int16_t>(kCaptureBase + captured)
+             : static_cast<int16_t>(telemetry::ArmMap::kShared);
+}
+
+void* CollectiveTracker::startCapture(const CaptureEvent& capture) {
+  std::unique_ptr<CaptureTiming::Chunk> chunk;  // freed, if another capture added one first, after the lock below
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    if (!capture_) return nullptr;
+    if (!capture_->needsChunk()) return captureLocked(capture);
+  }
+  chunk.reset(new (std::nothrow) CaptureTiming::Chunk());  // on the capturing thread, outside the lock
+  std::lock_guard<SpinLock> lock(lock_);
+  if (capture_->needsChunk()) capture_->addChunk(std::move(chunk));
+  return captureLocked(capture);
+}
+
+void* CollectiveTracker::captureLocked(const CaptureEvent& capture) {
+  const CollShape& shape = names_.lookup(capture.func, capture.datatype, "", "");
+  if (!shape.timed()) return nullptr;
+  const telemetry::CellKey key = shape.keyOf(capture.count, 0, config_.source);
+  EventHandle h;
+  h.kind = HandleKind::kCapture;
+  h.tracker = config_.index;
+  h.generation = captureGeneration();
+  // Past the slots kept, the handle names none: its replays are told from eager collectives, and left untimed.
+  const int slot = capture_->capture(telemetry::cellIndex(key.collective, key.bucket),
+                                     capture.count * shape.elementBytes, switchback_->plan()->calls->load());
+  h.slot = slot >= 0 ? static_cast<uint32_t>(slot) : EventHandle::kMaxSlots - 1;
   return h.pointer();
 }
 
@@ -126,16 +179,24 @@ void CollectiveTracker::stopChannel(const void* channelHandle, uint64_t stampNs)
   r->lastStop = std::max(r->lastStop, stampNs);
   if (--r->stopsLeft == 0) {  // every channel NCCL gave it has stopped
     int bin = table_.record(r->entry, r->lastStop - r->firstStart);
-    if (switchback_ && bin >= 0) switchback_->record(r->entry->key.collective, r->entry->key.bucket, r->arm, bin);
+    if (switchback_ && bin >= 0) {
+      if (r->switchback >= kCaptureBase) {
+        capture_->record(r->switchback - kCaptureBase, bin);
+      } else {
+        switchback_->record(r->entry->key.collective, r->entry->key.bucket, r->switchback, bin);
+      }
+    }
     r->started = r->stopped = 0;
   }
 }
 
 void CollectiveTracker::enableSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan) {
   if (!plan || !plan->armMap) return;
+  auto capture = config_.seesCaptures && plan->calls ? std::make_unique<CaptureTiming>() : nullptr;
   auto timing = std::make_unique<SwitchbackTiming>(std::move(plan));
   std::lock_guard<SpinLock> lock(lock_);
   switchback_ = std::move(timing);
+  capture_ = std::move(capture);
 }
 
 void CollectiveTracker::dropEvent(Drop why) {
@@ -190,7 +251,28 @@ std::optional<telemetry::SwitchbackTimings> CollectiveTracker::switchbackTimings
     std::lock_guard<SpinLock> lock(lock_);
     switchback_->copyPairs(from, SwitchbackTiming::kPairsPerCopy, &pairs);
   }
-  return SwitchbackTiming::timingsOf(*plan, pairs, windows, unattributed);
+  telemetry::SwitchbackTimings t = SwitchbackTiming::timingsOf(*plan, pairs, windows, unattributed);
+  addCapturedTurns(*plan, &t);
+  return t;
+}
+
+void CollectiveTracker::addCapturedTurns(const telemetry::SwitchbackPlan& plan, telemetry::SwitchbackTimings* t) const {
+  std::vector<CaptureTiming::Slot> slots;
+  uint32_t total = 0;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    if (!capture_) return;
+    total = capture_->slots();
+    t->capturedUntracked = capture_->untracked();
+  }
+  slots.reserve(total);  // slots made after this count wait for the next snapshot
+  for (uint32_t from = 0; from < total; from += kCaptureSlotsPerCopy) {
+    std::lock_guard<SpinLock> lock(lock_);
+    capture_->copySlots(from, std::min(kCaptureSlotsPerCopy, total - from), &slots);
+  }
+  t->capturesTracked = true;
+  t->captured = total + t->capturedUntracked;
+  t->turns = CaptureTiming::turnsOf(slots, plan.block, plan.washout);
 }
 
 uint64_t CollectiveTracker::dropped(Drop why) const {

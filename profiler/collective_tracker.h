@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/spin_lock.h"
+#include "profiler/capture_timing.h"
 #include "profiler/coll_name_cache.h"
 #include "profiler/event_handle.h"
 #include "profiler/switchback_timing.h"
@@ -39,6 +40,14 @@
 #include "telemetry/timings.h"
 
 namespace nccl_roce::profiler {
+
+// A CollApi event's fields the tracker reads (profiler v5+, NCCL 2.28+): NCCL starts one when the user calls a
+// collective, and for a collective captured into a CUDA graph that is the capture.
+struct CaptureEvent {
+  const char* func = nullptr;      // "AllReduce"
+  const char* datatype = nullptr;  // "ncclFloat32"
+  uint64_t count = 0;              // elements
+};
 
 // A Coll event's fields the tracker reads, wherever an ABI version keeps them.
 struct CollEvent {
@@ -49,6 +58,7 @@ struct CollEvent {
   uint64_t count = 0;              // elements (one rank's, for AllGather and ReduceScatter)
   int channels = 0;                // the channels NCCL gave it: the KernelCh events to expect
   const void* group = nullptr;     // its Group event's handle
+  const void* parent = nullptr;    // its CollApi event's handle (v5+): startCapture's for a replay of a captured one
 };
 
 class CollectiveTracker {
@@ -59,6 +69,7 @@ class CollectiveTracker {
     telemetry::TimingSource source = telemetry::TimingSource::kKernelGpu;
     uint32_t slots = 16384;        // collectives in flight at once; a power of two, at most EventHandle::kMaxSlots
     int nRanks = 0;                // to size AllGather and ReduceScatter; 0: not known (profiler v1-v3)
+    bool seesCaptures = false;     // NCCL starts CollApi events and names them as replays' parents (v5+)
   };
   explicit CollectiveTracker(const Config& config);
 
@@ -66,6 +77,10 @@ class CollectiveTracker {
   // sends no children for it.
   void* startGroup();
   void* startCollective(const CollEvent& coll);
+  // A CollApi event of a collective NCCL captures into a CUDA graph, in a switchback whose captures are told apart:
+  // its handle names the captured collective (profiler/capture_timing.h), and every replay's Coll event names it
+  // as its parent. nullptr otherwise. Makes the capture's slots when it needs them, before it takes the lock.
+  void* startCapture(const CaptureEvent& capture);
   // KernelCh events. stampNs: GPU %globaltimer (or the host clock for kKernelHost trackers).
   void* startChannel(const void* parent, uint32_t channel, uint64_t stampNs);
   void stopChannel(const void* channelHandle, uint64_t stampNs);
@@ -96,12 +111,25 @@ class CollectiveTracker {
     uint32_t generation = 0;              // handles match the record of their generation only
     uint8_t channels = 1;                 // the channels NCCL gave it (0 as 1)
     uint8_t stopsLeft = 1;                // channels of the current round still to stop
-    int8_t arm = -1;                      // a switchback's arm it ran for (telemetry::ArmMap), looked up at start
+    // A switchback's, looked up at start: the arm an eager collective ran for (telemetry::ArmMap; negative: none),
+    // or kCaptureBase + the slot of the captured collective a replay repeats.
+    int16_t switchback = -1;
   };
+  static constexpr int kCaptureBase = telemetry::ArmMap::kMaxArms;
   static constexpr uint32_t kMaskChannels = 64;  // channels a round can track: NCCL's MAXCHANNELS
 
   // A switchback's timings (none without a plan), copied as timings() copies the histograms.
   std::optional<telemetry::SwitchbackTimings> switchbackTimings() const;
+  // Its captured collectives, grouped by turn into `t` (the slots copied in parts, grouped outside the lock).
+  void addCapturedTurns(const telemetry::SwitchbackPlan& plan, telemetry::SwitchbackTimings* t) const;
+  static constexpr uint32_t kCaptureSlotsPerCopy = 256;  // 6 KiB a lock hold, less than one histogram
+  // The capture slot a Coll event's parent names (a replay of a collective captured in this switchback); -1 none.
+  int captureSlotOf(const void* parent) const;
+  // What a switchback collective's record keeps (Record::switchback), under the lock: `captured` its capture slot.
+  int16_t switchbackOf(TimingTable::Entry& entry, int captured);
+  void* captureLocked(const CaptureEvent& capture);
+  // Capture handles carry the tracker's first generation: those of a finished tracker match no later one.
+  uint32_t captureGeneration() const { return config_.firstGeneration & EventHandle::kGenerationMask; }
   // The live record a handle of this tracker and `kind` names; nullptr for a stale, foreign or odd handle.
   Record* recordOf(const EventHandle& h, HandleKind kind);
   void markBatched(Record& r);
@@ -117,6 +145,7 @@ class CollectiveTracker {
   CollNameCache names_;
   TimingTable table_;
   std::unique_ptr<SwitchbackTiming> switchback_;  // a switchback experiment's; null otherwise
+  std::unique_ptr<CaptureTiming> capture_;        // its captured collectives, where captures are told apart
 };
 
 }  // namespace nccl_roce::profiler

@@ -31,11 +31,11 @@ SwitchbackTiming::Pair* SwitchbackTiming::pairFor(int cell, int arm) {
 }
 
 void SwitchbackTiming::record(int collective, int bucket, int arm, int bin) {
-  if (arm < 0 || collective < 0 || collective >= 5 || bucket < 0 || bucket >= 64) {
+  if (arm < 0 || !telemetry::isCell(collective, bucket)) {
     ++unattributed_;  // no single arm decided what it ran (an A/A), or nothing we time
     return;
   }
-  const int cell = collective * 64 + bucket;
+  const int cell = telemetry::cellIndex(collective, bucket);
   Pair* pair = pairFor(cell, arm);
   if (pair == nullptr) {
     ++unattributed_;
@@ -52,28 +52,42 @@ void SwitchbackTiming::record(int collective, int bucket, int arm, int bin) {
   }
   ++pair->count;
   pair->binSum += static_cast<uint64_t>(bin);
-  ++pair->windowCount;
-  pair->windowBinSum += static_cast<uint64_t>(bin);
-  if (++inWindow_ >= plan_->window) closeWindow();
+  if (pair->latest.window != static_cast<uint32_t>(windowsClosed_)) startWindow(*pair);
+  ++pair->latest.count;
+  pair->latest.binSum += static_cast<uint64_t>(bin);
+  if (++inWindow_ >= plan_->window) {  // the window closes: its pairs are paired when they next time one
+    inWindow_ = 0;
+    ++windowsClosed_;
+  }
 }
 
-// Each arm's mean bin in each cell where the reference arm ran too, minus the reference's: one paired difference.
-void SwitchbackTiming::closeWindow() {
-  for (int i = 0; i < used_; ++i) {
-    Pair& p = pairs_[static_cast<size_t>(i)];
-    int16_t ref = referencePair_[static_cast<size_t>(p.cell)];
-    if (p.arm == 0 || p.windowCount == 0 || ref < 0 || pairs_[static_cast<size_t>(ref)].windowCount == 0) continue;
-    const Pair& r = pairs_[static_cast<size_t>(ref)];
-    double d = static_cast<double>(p.windowBinSum) / static_cast<double>(p.windowCount) -
-               static_cast<double>(r.windowBinSum) / static_cast<double>(r.windowCount);
-    ++p.windows;
-    p.diffSum += d;
-    p.diffSumSq += d * d;
+const SwitchbackTiming::WindowSums* SwitchbackTiming::referenceWindow(const Pair* reference, uint32_t window) {
+  if (reference == nullptr) return nullptr;
+  if (reference->latest.window == window && reference->latest.count > 0) return &reference->latest;
+  const WindowSums& kept = reference->referenceOf[window % kKeptWindows];
+  return kept.window == window && kept.count > 0 ? &kept : nullptr;
+}
+
+// Each arm's mean bin in a window where the reference arm ran too, minus the reference's: one paired difference.
+void SwitchbackTiming::addDifference(Pair& arm, const WindowSums& reference) {
+  const double d = static_cast<double>(arm.latest.binSum) / static_cast<double>(arm.latest.count) -
+                   static_cast<double>(reference.binSum) / static_cast<double>(reference.count);
+  ++arm.windows;
+  arm.diffSum += d;
+  arm.diffSumSq += d * d;
+}
+
+void SwitchbackTiming::startWindow(Pair& p) {
+  if (p.latest.count > 0) {
+    if (p.arm == 0) {
+      p.referenceOf[p.latest.window % kKeptWindows] = p.latest;
+    } else {
+      const int16_t ref = referencePair_[static_cast<size_t>(p.cell)];
+      const WindowSums* r = referenceWindow(ref < 0 ? nullptr : &pairs_[static_cast<size_t>(ref)], p.latest.window);
+      if (r != nullptr) addDifference(p, *r);
+    }
   }
-  for (int i = 0; i < used_; ++i)
-    pairs_[static_cast<size_t>(i)].windowCount = pairs_[static_cast<size_t>(i)].windowBinSum = 0;
-  inWindow_ = 0;
-  ++windowsClosed_;
+  p.latest = WindowSums{static_cast<uint32_t>(windowsClosed_), 0, 0};
 }
 
 void SwitchbackTiming::copyPairs(int from, int n, std::vector<Pair>* out) const {
@@ -88,11 +102,22 @@ telemetry::SwitchbackTimings SwitchbackTiming::timingsOf(const telemetry::Switch
   t.block = plan.block;
   t.washout = plan.washout;
   t.window = plan.window;
+  t.turnsPerRound = plan.turnsPerRound;
   t.windowsClosed = windowsClosed;
   t.unattributed = unattributed;
+  std::vector<const Pair*> reference(telemetry::kNumCells, nullptr);
   for (const Pair& p : pairs) {
-    t.cells.push_back(
-        {p.cell / 64, p.cell % 64, p.arm, p.count, p.binSum, p.washedOut, p.windows, p.diffSum, p.diffSumSq});
+    if (p.arm == 0 && p.cell >= 0) reference[static_cast<size_t>(p.cell)] = &p;
+  }
+  for (Pair p : pairs) {
+    // A closed window the pair has not yet paired: paired here, on this copy, as it will be when it next times one.
+    const WindowSums* r =
+        p.arm != 0 && p.cell >= 0 && p.latest.count > 0 && p.latest.window != static_cast<uint32_t>(windowsClosed)
+            ? referenceWindow(reference[static_cast<size_t>(p.cell)], p.latest.window)
+            : nullptr;
+    if (r != nullptr) addDifference(p, *r);
+    t.cells.push_back({telemetry::collectiveOfCell(p.cell), telemetry::bucketOfCell(p.cell), p.arm, p.count, p.binSum,
+                       p.washedOut, p.windows, p.diffSum, p.diffSumSq});
   }
   std::sort(t.cells.begin(), t.cells.end(), [](const telemetry::SwitchbackCell& a, const telemetry::SwitchbackCell& b) {
     return std::tie(a.collective, a.bucket, a.arm) < std::tie(b.collective, b.bucket, b.arm);

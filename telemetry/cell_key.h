@@ -4,8 +4,8 @@
 // (profiler/timing_table.h), the statistics file and the metrics textfile that write them, and the fleet readers,
 // so a decision and the timings of what it chose join field by field.
 //
-// fleet's "cell" (fleet/fleet_records.h) is the coarser (collective, size bucket) part that arms are compared
-// over.
+// The coarser (collective, size bucket) part that arms are compared over is a "cell", numbered by cellIndex below:
+// one encoding for the switchback's arm map and timings and for fleet's reports.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,26 @@
 #include <string>
 #include <string_view>
 
+#include "telemetry/nccl_names.h"
+#include "telemetry/size_bucket.h"
+
 namespace nccl_roce::telemetry {
+
+// A (collective, size bucket) cell as one small number: collective x kNumBuckets + bucket, so one collective's
+// buckets are a contiguous, ordered range. Valid cells are 0 .. kNumCells - 1.
+inline constexpr int kNumCells = kNumCollectives * kNumBuckets;
+constexpr bool isCell(int collective, int bucket) {
+  return collective >= 0 && collective < kNumCollectives && bucket >= 0 && bucket < kNumBuckets;
+}
+constexpr int cellIndex(int collective, int bucket) {
+  return collective * kNumBuckets + bucket;
+}
+constexpr int collectiveOfCell(int cell) {
+  return cell / kNumBuckets;
+}
+constexpr int bucketOfCell(int cell) {
+  return cell % kNumBuckets;
+}
 
 enum class TimingSource : uint8_t {
   kNone = 0,            // not a timing (a decision's key)

@@ -7,6 +7,9 @@
 
 namespace nccl_roce::telemetry {
 
+// Buckets a 64-bit byte count falls in: 0..63.
+inline constexpr int kNumBuckets = 64;
+
 // floor(log2(bytes)), 0 for 0 and 1 (| 1 changes no other floor(log2), and spares a branch). Inline: the profiler
 // computes one per collective.
 inline int sizeBucket(uint64_t bytes) {

@@ -114,16 +114,40 @@ ordered_json switchbackCellJson(const SwitchbackCell& c, const std::vector<std::
   return out;
 }
 
+ordered_json capturedTurnJson(const CapturedTurn& t, const std::vector<std::string>& arms) {
+  ordered_json out;
+  out["collective"] = collectiveName(t.collective);
+  out["bucket"] = bucketLabel(t.bucket);
+  out["size_min"] = bucketMinBytes(t.bucket);
+  out["bytes"] = t.bytes;
+  out["turn"] = t.turn;
+  out["arm"] = t.arm >= 0 && static_cast<size_t>(t.arm) < arms.size() ? arms[static_cast<size_t>(t.arm)] : "";
+  out["positions"] = t.positions;
+  out["mean_bins"] = t.meanBins;
+  out["count"] = t.count;
+  out["bin_sum"] = t.binSum;
+  out["washed_out"] = t.washedOut;
+  return out;
+}
+
 ordered_json switchbackJson(const SwitchbackTimings& s) {
   ordered_json out;
   out["arms"] = s.arms;
   out["block"] = s.block;
   out["washout"] = s.washout;
   out["window"] = s.window;
+  if (s.turnsPerRound > 0) out["turns_per_round"] = s.turnsPerRound;
   out["windows"] = s.windowsClosed;
   out["unattributed"] = s.unattributed;
   out["cells"] = ordered_json::array();
   for (const SwitchbackCell& c : s.cells) out["cells"].push_back(switchbackCellJson(c, s.arms));
+  ordered_json capture;
+  capture["tracked"] = s.capturesTracked;
+  capture["captured"] = s.captured;
+  capture["untracked"] = s.capturedUntracked;
+  capture["turns"] = ordered_json::array();
+  for (const CapturedTurn& t : s.turns) capture["turns"].push_back(capturedTurnJson(t, s.arms));
+  out["capture"] = std::move(capture);
   return out;
 }
 
@@ -326,6 +350,58 @@ Status readSwitchbackCell(const json& line, const std::string& where, const std:
   return Status::ok();
 }
 
+Status readCapturedTurn(const json& line, const std::string& where, const std::vector<std::string>& arms,
+                        CapturedTurn* t) {
+  if (!line.is_object()) return invalid(where, "not an object");
+  std::string name, arm;
+  std::optional<int> collective = stringField(line, "collective", &name, false) ? parseCollective(name) : std::nullopt;
+  uint64_t sizeMin = 0, positions = 0, washedOut = 0;
+  if (!collective || !unsignedAtMost(line, "size_min", UINT64_MAX, &sizeMin)) {
+    return invalid(where, "collective or size_min is not what the plugin writes");
+  }
+  t->collective = *collective;
+  t->bucket = sizeBucket(sizeMin);
+  auto named = std::find(arms.begin(), arms.end(), stringField(line, "arm", &arm, false) ? arm : std::string());
+  if (named == arms.end()) return invalid(where, "arm is not one of the switchback's arms");
+  t->arm = static_cast<int>(named - arms.begin());
+  if (!unsignedAtMost(line, "bytes", UINT64_MAX, &t->bytes) || sizeBucket(t->bytes) != t->bucket ||
+      !unsignedAtMost(line, "turn", kMaxExactCount, &t->turn) ||
+      !unsignedAtMost(line, "positions", UINT32_MAX, &positions) ||
+      !unsignedAtMost(line, "washed_out", UINT32_MAX, &washedOut) ||
+      !unsignedAtMost(line, "count", kMaxExactCount, &t->count) ||
+      !unsignedAtMost(line, "bin_sum", UINT64_MAX, &t->binSum) || !finiteNumber(line, "mean_bins", &t->meanBins) ||
+      t->meanBins < 0 || t->count < positions) {
+    return invalid(where,
+                   "bytes is not a size in the bucket, turn, positions, washed_out, count and bin_sum are not counts "
+                   "(a replay at least per position), or mean_bins is not a finite sum of bins");
+  }
+  t->positions = static_cast<uint32_t>(positions);
+  t->washedOut = static_cast<uint32_t>(washedOut);
+  return Status::ok();
+}
+
+// Schema /4's record of the collectives captured into CUDA graphs; absent in /3, whose profiler did not tell them.
+Status readCapture(const json& sb, const std::string& where, SwitchbackTimings* s) {
+  auto capture = sb.find("capture");
+  if (capture == sb.end()) return Status::ok();
+  auto turns = capture->is_object() ? capture->find("turns") : capture->end();
+  if (!capture->is_object() || !capture->contains("tracked") || !(*capture)["tracked"].is_boolean() ||
+      !unsignedAtMost(*capture, "captured", kMaxExactCount, &s->captured) ||
+      !unsignedAtMost(*capture, "untracked", kMaxExactCount, &s->capturedUntracked) || turns == capture->end() ||
+      !turns->is_array()) {
+    return invalid(where, "timing.switchback.capture is not {tracked, captured, untracked, turns}");
+  }
+  s->capturesTracked = (*capture)["tracked"].get<bool>();
+  for (size_t i = 0; i < turns->size(); ++i) {
+    CapturedTurn t;
+    Status read = readCapturedTurn((*turns)[i], where + " timing.switchback.capture.turns[" + std::to_string(i) + "]",
+                                   s->arms, &t);
+    if (!read.isOk()) return read;
+    s->turns.push_back(t);
+  }
+  return Status::ok();
+}
+
 Status readSwitchback(const json& sb, const std::string& where, SwitchbackTimings* s) {
   int64_t block = 0, washout = 0, window = 0;
   if (!sb.is_object() || !sb.contains("arms") || !sb["arms"].is_array() || sb["arms"].size() < 2 ||
@@ -341,6 +417,11 @@ Status readSwitchback(const json& sb, const std::string& where, SwitchbackTiming
   s->block = static_cast<uint32_t>(block);
   s->washout = static_cast<uint32_t>(washout);
   s->window = static_cast<uint32_t>(window);
+  int64_t turnsPerRound = 0;
+  if (sb.contains("turns_per_round") && !intField(sb, "turns_per_round", 1, UINT32_MAX, &turnsPerRound)) {
+    return invalid(where, "timing.switchback.turns_per_round is not a count of turns");
+  }
+  s->turnsPerRound = static_cast<uint32_t>(turnsPerRound);
   for (const json& name : sb["arms"]) {
     if (!name.is_string()) return invalid(where, "timing.switchback.arms are not names");
     s->arms.push_back(name.get<std::string>());
@@ -354,7 +435,7 @@ Status readSwitchback(const json& sb, const std::string& where, SwitchbackTiming
     if (!read.isOk()) return read;
     s->cells.push_back(c);
   }
-  return Status::ok();
+  return readCapture(sb, where, s);
 }
 
 Status readTimings(const json& timing, const std::string& where, Timings* t) {
@@ -467,9 +548,9 @@ StatusOr<StatsEntry> readEntry(const json& comm, const std::string& where, bool 
 
 Status readHeader(const json& doc, const std::string& name, StatsFileHeader* header) {
   if (!doc.is_object() || !stringField(doc, "schema", &header->schema) ||
-      (header->schema != kStatsSchema && header->schema != kStatsSchemaV2)) {
-    return Status(StatusCode::kParseError,
-                  name + ": not a statistics file of schema " + kStatsSchema + " or " + kStatsSchemaV2);
+      (header->schema != kStatsSchema && header->schema != kStatsSchemaV3 && header->schema != kStatsSchemaV2)) {
+    return Status(StatusCode::kParseError, name + ": not a statistics file of schema " + kStatsSchema + ", " +
+                                               kStatsSchemaV3 + " or " + kStatsSchemaV2);
   }
   if (header->schema == kStatsSchemaV2) return Status::ok();
   int64_t pid = -1;

@@ -6,8 +6,10 @@
 //
 // Schema nccl-roce.stats/3 names each entry (the header's host and pid, the entry's number) and says whether it
 // was a checkpoint of a live communicator or its final state; nccl-roce.stats/2, which earlier versions wrote at
-// finalize only, has neither: its entries are final and never taken for one another. Every problem is an error
-// naming the file, the entry and what is wrong: a truncated or hand-edited file never feeds a verdict.
+// finalize only, has neither: its entries are final and never taken for one another. Schema /4 adds, to a
+// switchback's timings, the schedule's turns per round and the collectives captured into CUDA graphs by turn of
+// capture (telemetry/switchback.h); /3 files read as switchbacks whose captures were not told apart. Every problem
+// is an error naming the file, the entry and what is wrong: a truncated or hand-edited file never feeds a verdict.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,8 @@
 
 namespace nccl_roce::telemetry {
 
-inline constexpr const char* kStatsSchema = "nccl-roce.stats/3";
+inline constexpr const char* kStatsSchema = "nccl-roce.stats/4";
+inline constexpr const char* kStatsSchemaV3 = "nccl-roce.stats/3";
 inline constexpr const char* kStatsSchemaV2 = "nccl-roce.stats/2";
 
 struct StatsEntry {
@@ -46,7 +49,7 @@ std::string renderStatsEntry(const StatsEntry& entry);
 // A whole file from entries rendered already (a process keeps its final entries only as text).
 std::string renderStatsFile(const StatsFileHeader& header, const std::vector<const std::string*>& entries);
 
-// A file of schema /3 or /2; `name` (its path) starts every error message.
+// A file of schema /4, /3 or /2; `name` (its path) starts every error message.
 StatusOr<StatsFile> parseStatsFile(std::string_view text, const std::string& name);
 
 }  // namespace nccl_roce::telemetry

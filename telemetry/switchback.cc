@@ -32,15 +32,14 @@ bool sharedOf(uint32_t slot) {
 }
 
 bool valid(int collective, int bucket, int algorithm, int protocol) {
-  return collective >= 0 && collective < 5 && bucket >= 0 && bucket < 64 && algorithm >= 0 && algorithm < 16 &&
-         protocol >= 0 && protocol < 4;
+  return isCell(collective, bucket) && algorithm >= 0 && algorithm < 16 && protocol >= 0 && protocol < 4;
 }
 
 }  // namespace
 
 void ArmMap::note(int collective, int bucket, int algorithm, int protocol, int channels, int arm) {
   if (!valid(collective, bucket, algorithm, protocol) || arm < 0 || arm >= kMaxArms) return;
-  const int cell = collective * 64 + bucket;
+  const int cell = cellIndex(collective, bucket);
   const uint32_t wanted = encode(algorithm, protocol, channels, arm, false);
   for (int i = 0; i < kSlots; ++i) {
     std::atomic<uint32_t>& slot = slots_[static_cast<size_t>(cell * kSlots + i)];
@@ -59,7 +58,7 @@ void ArmMap::note(int collective, int bucket, int algorithm, int protocol, int c
 
 int ArmMap::armOf(int collective, int bucket, int algorithm, int protocol, int channels) const {
   if (!valid(collective, bucket, algorithm, protocol)) return kNoArm;
-  const int cell = collective * 64 + bucket;
+  const int cell = cellIndex(collective, bucket);
   int found = kNoArm;
   for (int i = 0; i < kSlots; ++i) {
     uint32_t slot = slots_[static_cast<size_t>(cell * kSlots + i)].load(std::memory_order_acquire);
@@ -79,9 +78,17 @@ bool SwitchbackCell::operator==(const SwitchbackCell& o) const {
          std::tie(o.collective, o.bucket, o.arm, o.count, o.binSum, o.washedOut, o.windows, o.diffSum, o.diffSumSq);
 }
 
+bool CapturedTurn::operator==(const CapturedTurn& o) const {
+  return std::tie(collective, bucket, bytes, turn, arm, positions, meanBins, count, binSum, washedOut) ==
+         std::tie(o.collective, o.bucket, o.bytes, o.turn, o.arm, o.positions, o.meanBins, o.count, o.binSum,
+                  o.washedOut);
+}
+
 bool SwitchbackTimings::operator==(const SwitchbackTimings& o) const {
-  return std::tie(arms, block, washout, window, windowsClosed, unattributed, cells) ==
-         std::tie(o.arms, o.block, o.washout, o.window, o.windowsClosed, o.unattributed, o.cells);
+  return std::tie(arms, block, washout, window, turnsPerRound, windowsClosed, unattributed, cells, capturesTracked,
+                  captured, capturedUntracked, turns) ==
+         std::tie(o.arms, o.block, o.washout, o.window, o.turnsPerRound, o.windowsClosed, o.unattributed, o.cells,
+                  o.capturesTracked, o.captured, o.capturedUntracked, o.turns);
 }
 
 uint32_t switchbackWindow(uint32_t block, uint32_t blocksPerRound) {

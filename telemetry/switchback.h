@@ -7,12 +7,19 @@
 // or replayed from a CUDA graph (a captured collective runs its capture-time choice at every replay). A choice
 // that several arms decided in a bucket belongs to none: that bucket compares nothing (an A/A), and says so.
 //
-// The profiler cuts a communicator's timed collectives into windows of `window` collectives, which each hold
-// several turns of every arm; in each window and size bucket, each arm's mean log duration minus the reference
-// arm's is one paired difference. Windows are the units of every switchback verdict: both arms of a window ran
-// against the same load at the same time, so drift cancels, and a window spans many collectives, so neighbouring
-// collectives' correlation stays inside it. After its arm changes, a size bucket's next `washout` collectives are
-// left out (the carry-over of the switch).
+// What was randomised differs between the two kinds of collective, and so does the unit of their verdicts:
+// - Eager collectives ask the tuner each time: the profiler cuts them into windows of `window` collectives, which
+//   each hold several turns of every arm; in each window and size bucket, each arm's mean log duration minus the
+//   reference arm's is one paired difference. Both arms of a window ran against the same load at the same time,
+//   so drift cancels, and a window spans many collectives, so neighbouring collectives' correlation stays inside
+//   it. After its arm changes, a size bucket's next `washout` collectives are left out (the carry-over).
+// - A collective captured into a CUDA graph asked the tuner once, at capture, and runs that turn's choice at every
+//   replay for the life of the process: its arm was drawn once, so replays repeat one measurement of one draw and
+//   windows of them are no independent units. The profiler files each replay under the captured collective (the
+//   capture's tuner call, known from the CollApi event NCCL starts at capture and names as the parent of every
+//   replay's Coll event), and reports per turn of capture (CapturedTurn); verdicts take a round of turns, whose
+//   order the schedule drew, as the unit (fleet/switchback_comparison.h, docs/statistics.md). The first `washout`
+//   captured collectives of every turn are left out: where the arm changes, at a turn's start, is fixed too.
 #pragma once
 
 #include <array>
@@ -21,6 +28,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "telemetry/cell_key.h"
 
 namespace nccl_roce::telemetry {
 
@@ -41,10 +50,22 @@ class ArmMap {
 
  private:
   static constexpr int kSlots = 8;  // distinct choices per (collective, bucket); more are shared
-  static constexpr int kCells = 5 * 64;
   // A slot: bit 31 used, then algorithm (4 bits), protocol (2), channels (8), arm (8), bit 0 shared.
-  std::array<std::atomic<uint32_t>, kCells * kSlots> slots_{};
-  std::array<std::atomic<bool>, kCells> overflowed_{};
+  std::array<std::atomic<uint32_t>, kNumCells * kSlots> slots_{};
+  std::array<std::atomic<bool>, kNumCells> overflowed_{};
+};
+
+// How many tuner calls a switchback communicator has counted (tuner/switchback_turns.h). The tuner stores the count
+// after each call; the profiler reads it when NCCL captures a collective into a CUDA graph: NCCL starts the
+// collective's CollApi event and then, on the same thread, asks the tuner for it, so the count read then is the
+// number of the call that decides it. Lock-free.
+class CountedCalls {
+ public:
+  void store(uint64_t calls) { calls_.store(calls, std::memory_order_relaxed); }
+  uint64_t load() const { return calls_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> calls_{0};
 };
 
 // How a communicator's switchback runs: its arms (index order: the written arms, then the explored ones; arm 0 is
@@ -53,8 +74,12 @@ struct SwitchbackPlan {
   std::vector<std::string> arms;
   uint32_t block = 0;
   uint32_t washout = 0;
-  uint32_t window = 0;  // timed collectives per analysis window
-  std::shared_ptr<ArmMap> armMap;
+  uint32_t window = 0;                        // timed collectives per analysis window
+  uint32_t turnsPerRound = 1;                 // turns in a round of the schedule, whose order is drawn per round
+  std::shared_ptr<const CountedCalls> calls;  // the tuner's, read at capture; null: captures are not told apart
+  // Read only here: the tuner keeps the one mutable handle (plugin/communicator_tuner.h) and notes into it; the
+  // profiler only looks up.
+  std::shared_ptr<const ArmMap> armMap;
 };
 
 // A communicator rank's switchback timings in one (collective, size bucket) for one arm.
@@ -72,12 +97,36 @@ struct SwitchbackCell {
   bool operator==(const SwitchbackCell& o) const;
 };
 
+// The collectives a communicator rank captured into CUDA graphs in one turn, in one (collective, size bucket), that
+// ran one arm's choice: every replay of them is timed here, and a round of turns is the unit of their verdict.
+struct CapturedTurn {
+  int collective = 0, bucket = 0;
+  uint64_t bytes = 0;  // the collectives' size as the tuner counts it: within a bucket, which graph (batch size)
+  uint64_t turn = 0;   // the capture's tuner call / block
+  int arm = 0;         // index into the plan's arms
+  // Captured collectives replayed and timed, and the sum over them of each one's mean log-histogram bin over its
+  // replays: their mean is the turn's value, each captured collective (each position in its graph) weighing alike.
+  uint32_t positions = 0;
+  double meanBins = 0;
+  uint64_t count = 0, binSum = 0;  // their replays timed, and the sum of those replays' bins
+  uint32_t washedOut = 0;          // captured collectives left out: the first `washout` calls of the turn
+
+  bool operator==(const CapturedTurn& o) const;
+};
+
 struct SwitchbackTimings {
   std::vector<std::string> arms;  // names, by index; arm 0 is the reference
   uint32_t block = 0, washout = 0, window = 0;
+  uint32_t turnsPerRound = 0;  // 0: not reported (statistics of schema /3 and before)
   uint64_t windowsClosed = 0;
   uint64_t unattributed = 0;          // timed collectives whose choice no single arm decided
-  std::vector<SwitchbackCell> cells;  // by collective, bucket, arm
+  std::vector<SwitchbackCell> cells;  // eager collectives, by collective, bucket, arm
+  // Whether replays of captured collectives were told from eager ones (NCCL 2.28+, profiler v5, names a replay's
+  // capture): when not, every timed collective went into the windows, replays included.
+  bool capturesTracked = false;
+  uint64_t captured = 0;            // collectives captured into graphs (each once, at capture)
+  uint64_t capturedUntracked = 0;   // of them, past what the profiler keeps: their replays are not timed
+  std::vector<CapturedTurn> turns;  // by collective, bucket, turn, arm
 
   bool operator==(const SwitchbackTimings& o) const;
 };

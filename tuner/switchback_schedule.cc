@@ -1,5 +1,6 @@
 #include "tuner/switchback_schedule.h"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 
@@ -38,12 +39,14 @@ SwitchbackSchedule::SwitchbackSchedule(const policy::Experiment& experiment, uin
     generated_ = static_cast<uint32_t>(experiment.explore->arms.size());
   }
   if (slots_.empty()) slots_.push_back(0);  // weights that give no turn (the parser refuses them): the reference
+  order_ =
+      slots_;  // sized now: a round's shuffle, in NCCL's noexcept getCollInfo, copies into it and allocates nothing
   seed_ = policy::fnv1a64(experiment.digest + experiment.name) ^ commId * 0x9e3779b97f4a7c15ull;
 }
 
 void SwitchbackSchedule::shuffleRound(uint64_t round) {
   uint64_t state = seed_ ^ (round + 1) * 0xd1b54a32d192ed03ull;
-  order_ = slots_;
+  std::copy(slots_.begin(), slots_.end(), order_.begin());
   for (size_t i = order_.size(); i > 1; --i) {  // Fisher-Yates
     std::swap(order_[i - 1], order_[below(state, static_cast<uint32_t>(i))]);
   }

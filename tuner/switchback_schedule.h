@@ -34,7 +34,7 @@ class SwitchbackSchedule {
   uint32_t generated_ = 0;       // explored arms, the last of arms_
   uint64_t seed_ = 0;            // the experiment's identity and the communicator's id
   uint64_t round_ = UINT64_MAX;  // whose order `order_` holds
-  std::vector<uint32_t> order_;
+  std::vector<uint32_t> order_;  // the current round's turns, shuffled; as long as slots_ from construction
 };
 
 }  // namespace nccl_roce::tuner

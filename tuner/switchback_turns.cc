@@ -21,14 +21,15 @@ SwitchbackTurns::SwitchbackTurns(const policy::Experiment& experiment, uint64_t 
                                  std::vector<std::shared_ptr<const CompiledPolicy>> compiled)
     : schedule_(experiment, commId),
       compiled_(std::move(compiled)),
-      block_(std::max<uint32_t>(experiment.switchback.block, 1)) {
+      block_(std::max<uint32_t>(experiment.switchback.block, 1)),
+      published_(std::make_shared<telemetry::CountedCalls>()) {
   compiled_.resize(schedule_.arms().size());
 }
 
 int SwitchbackTurns::take(const CostTable& table) {
   if (!offersSomething(table)) return arm_;
   if (counted_ % block_ == 0) arm_ = static_cast<int>(schedule_.armOf(counted_ / block_));
-  ++counted_;
+  published_->store(++counted_);
   return arm_;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "telemetry/switchback.h"
 #include "tuner/compiled_policy.h"
 #include "tuner/decide.h"
 #include "tuner/switchback_schedule.h"
@@ -29,6 +30,8 @@ class SwitchbackTurns {
   const SwitchbackSchedule& schedule() const { return schedule_; }
   uint32_t block() const { return block_; }
   uint64_t callsCounted() const { return counted_; }
+  // The count as the profiler reads it, at capture (telemetry/switchback.h): stored after every counted call.
+  std::shared_ptr<const telemetry::CountedCalls> countedCalls() const { return published_; }
 
  private:
   SwitchbackSchedule schedule_;
@@ -36,6 +39,7 @@ class SwitchbackTurns {
   const uint32_t block_;
   uint64_t counted_ = 0;  // calls that took a turn's place
   int arm_ = 0;
+  std::shared_ptr<telemetry::CountedCalls> published_;
 };
 
 }  // namespace nccl_roce::tuner

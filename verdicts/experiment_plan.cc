@@ -81,8 +81,9 @@ DesignPlan planSwitchback(const PlanInputs& in) {
   DesignPlan p;
   if (perWindow(in, smallestShare(in)) < 1 || perWindow(in, in.shares[0]) < 1) {
     p.why = format(
-        "a window of %.0f timed collectives holds under one collective of an arm in this bucket: raise "
-        "the block (windows grow with it) or plan a busier bucket",
+        "a window of %.0f timed collectives holds under one collective of an arm in this bucket: windows judge "
+        "eager collectives, and this bucket has too few of them (for collectives replayed from CUDA graphs, plan "
+        "with --graphs or --stats)",
         in.window);
     return p;
   }

@@ -26,7 +26,7 @@ typedef struct {
       const char* datatype;
       int root;
       void* stream;
-      bool graphCaptured;  // captured into a CUDA graph: its Coll events fire at capture only
+      bool graphCaptured;  // captured into a CUDA graph: this event fires at capture only; Coll at every replay
     } collApi;
     struct {
       const char* func;

@@ -32,7 +32,7 @@ typedef struct {
       const char* datatype;
       int root;
       void* stream;
-      bool graphCaptured;  // captured into a CUDA graph: its Coll events fire at capture only
+      bool graphCaptured;  // captured into a CUDA graph: this event fires at capture only; Coll at every replay
       uint64_t userTag;  // v7: the caller's profiler tag, 0 when untagged
     } collApi;
     struct {

@@ -181,7 +181,7 @@ void timesEveryCollectiveOnTheGpu(const char* symbol) {
   EXPECT_EQ(t->finalize(ctx), ncclSuccess);
   nlohmann::json file = readStatistics(dir.join("stats"));
   ASSERT_TRUE(file.is_object());
-  EXPECT_EQ(file["schema"], "nccl-roce.stats/3");
+  EXPECT_EQ(file["schema"], "nccl-roce.stats/4");
   const nlohmann::json& comm = file["communicators"][0];
   EXPECT_EQ(comm["rank"], 3);
   const nlohmann::json& key = comm["timing"]["collectives"][0];

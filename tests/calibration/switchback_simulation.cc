@@ -139,6 +139,7 @@ telemetry::CommunicatorSnapshot snapshotOf(const SwitchbackSpec& spec, uint64_t 
     r.switchback->copyPairs(0, r.switchback->pairs(), &pairs);
     s.timings->switchback = profiler::SwitchbackTiming::timingsOf(
         *r.switchback->plan(), pairs, r.switchback->windowsClosed(), r.switchback->unattributed());
+    s.timings->switchback->capturesTracked = true;  // NCCL 2.28+ tells captures apart; this traffic has none
   }
   return s;
 }

@@ -19,6 +19,11 @@
 // --metrics MDIR also writes NCCL_ROCE_METRICS textfiles (telemetry/open_metrics.h) from the same trackers, 24
 // communicator ranks to a file as a process hosting that many writes it, for Prometheus (tests/prometheus);
 // --per-arm N and --ranks R size the fleet (the fleet-scale benchmark: 1250 per arm x 4 ranks, 10,000 files).
+//   synthetic_fleet --decode DIR [SEED]
+// Experiment "vllm-decode", design = "switchback", block = 4: one pod's tensor-parallel communicator of 2 ranks
+// running vLLM's decode: 67 CUDA graphs captured largest first, 20,000 replayed steps and eager prefills, the first
+// all-reduce of a step twice as long and the MLP's 10% slower (tests/calibration/capture_simulation.h). The truth:
+// candidate is 5% slower everywhere. --per-arm N gives N such communicators, --ranks R their ranks.
 // --zeros: each rank of the first communicator times 3 collectives at zero (the clock could not resolve them), which
 // `ab` drops and counts, from statistics files and Prometheus alike.
 #include <CLI/CLI.hpp>
@@ -41,6 +46,7 @@
 #include "telemetry/nccl_names.h"
 #include "telemetry/open_metrics.h"
 #include "tests/calibration/ab_fit_simulation.h"
+#include "tests/calibration/capture_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
 #include "tests/calibration/switchback_simulation.h"
 #include "tuner/compiled_policy.h"
@@ -256,15 +262,28 @@ Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, s
   return status.isOk() ? out.metrics.flush() : status;
 }
 
-// --switchback: the files of `communicators` (default 1) communicators of `ranks` (default 8).
-int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, int ranks) {
+// --switchback: the files of `communicators` (default 1) communicators of `ranks` (default 8); --decode: vLLM's
+// decode (default 2 ranks).
+int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, int ranks, bool decode) {
+  std::vector<fleet::calibration::SimulatedFile> files;
   fleet::calibration::SwitchbackSpec spec;
   spec.communicators = communicators > 0 ? communicators : 1;
-  spec.ranks = ranks > 0 ? ranks : 8;
-  spec.collectives = 24000;
-  spec.candidateEffect = 1.04;
-  spec.seed = seed;
-  std::vector<fleet::calibration::SimulatedFile> files = fleet::calibration::simulateSwitchbackFiles(spec);
+  if (decode) {
+    fleet::calibration::CaptureSpec graphs;
+    graphs.communicators = spec.communicators;
+    graphs.ranks = ranks > 0 ? ranks : 2;
+    graphs.stepSkew = 2.0;
+    graphs.mlpFactor = 1.1;
+    graphs.candidateEffect = 1.05;
+    graphs.seed = seed;
+    files = fleet::calibration::simulateCaptureFiles(graphs);
+  } else {
+    spec.ranks = ranks > 0 ? ranks : 8;
+    spec.collectives = 24000;
+    spec.candidateEffect = 1.04;
+    spec.seed = seed;
+    files = fleet::calibration::simulateSwitchbackFiles(spec);
+  }
   for (const fleet::calibration::SimulatedFile& f : files) {
     Status written = writeFileAtomically(dir + "/" + f.name, f.text);
     if (!written.isOk()) {
@@ -285,12 +304,16 @@ int main(int argc, char** argv) {
   bool explore = false;
   Output out;
   int perArm = 0, ranks = 0;
-  bool zeros = false, switchback = false;
+  bool zeros = false, switchback = false, decode = false;
   uint64_t seed = 7;
   app.add_flag("--exploration", explore,
                "The exploration experiment 'explore-allreduce' instead of the two-arm experiment 'decode-ll'");
   app.add_flag("--switchback", switchback, "One pod's switchback experiment 'sim' instead of 'decode-ll'")
       ->excludes("--exploration");
+  app.add_flag("--decode", decode,
+               "One pod's switchback 'vllm-decode' over vLLM's CUDA-graph decode instead of 'decode-ll'")
+      ->excludes("--exploration")
+      ->excludes("--switchback");
   app.add_option("DIR", out.stats, "Directory to write the statistics files into (created)")->required();
   app.add_option("SEED", seed, "Seed of the simulation")->capture_default_str();
   app.add_option("--metrics", out.metrics.dir,
@@ -314,7 +337,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (switchback) return writeSwitchback(out.stats, seed, perArm, ranks);
+  if (switchback || decode) return writeSwitchback(out.stats, seed, perArm, ranks, decode);
   Experiment e = explore ? exploration(seed) : decodeLl(seed);
   out.metrics.prefix = e.name;
   if (perArm > 0) {

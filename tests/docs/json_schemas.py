@@ -107,6 +107,9 @@ def documents(source, build, scratch):
     run([fleet_tool, fleet])
     run([fleet_tool, "--exploration", explore])
     run([fleet_tool, "--switchback", switchback])
+    decode = os.path.join(scratch, "decode")
+    run([fleet_tool, "--decode", decode])
+    yield out("ab", [cli, "ab", decode, "--format", "json"])
     yield out("ab", [cli, "ab", fleet, "--format", "json"])
     yield out("ab", [cli, "ab", explore, "--format", "json"])
     yield out("ab", [cli, "ab", switchback, "--format", "json"])
@@ -115,7 +118,7 @@ def documents(source, build, scratch):
     yield "ab-fit", "nccl-roce ab fit --exploration-fleet --json", json.load(open(fit))
     yield "stats", "libnccl-roce.so's tuner with NCCL_ROCE_STATS set", plugin_statistics(build, scratch)
     for path in sorted(glob.glob(os.path.join(fleet, "*.json")) + glob.glob(os.path.join(explore, "*.json")) +
-                       glob.glob(os.path.join(switchback, "*.json"))):
+                       glob.glob(os.path.join(switchback, "*.json")) + glob.glob(os.path.join(decode, "*.json"))):
         yield "stats", "synthetic_fleet " + os.path.basename(path), json.load(open(path))
 
 

@@ -1,4 +1,4 @@
-// Any bytes as a statistics file (nccl-roce.stats/3 or /2): read by its one reader (telemetry/stats_file.h), and
+// Any bytes as a statistics file (nccl-roce.stats/4, /3 or /2): read by its one reader (telemetry/stats_file.h), and
 // whatever reads is written and read back to the same entries; then assembled into a fleet (each entry at its
 // latest state), compared and fitted, never a crash, a hang or undefined behaviour (a hand-edited or truncated
 // file from one pod must not take `ab` or `ab fit` down).

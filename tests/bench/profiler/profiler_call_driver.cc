@@ -12,6 +12,9 @@
 //           channels'; the API-level events came once, at capture.
 //   switchback: as "on", in a switchback experiment (block 16) whose arms run LL and Simple: the tuner (not
 //           counted) decides each collective first, and the profiler attributes its time to the arm and windows.
+//   switchback-replay: per replay of a graph-captured collective in a switchback (block 4): 64 collectives
+//           captured once (a CollApi event flagged graphCaptured, then the tuner's call), then replayed from a second
+//           thread, each replay's Coll event naming its capture: its time goes to the captured collective's slot.
 //   memory: prints the tracker's bytes per communicator (CollectiveTracker::bytesFor) for docs/performance.md.
 // Usage: profiler_call_driver COLLECTIVES on|off|replay|switchback, or profiler_call_driver memory
 #include <dlfcn.h>
@@ -64,12 +67,34 @@ void callCollective(const Profiler& p) {
   }
 }
 
+// A collective captured into a CUDA graph: its CollApi event (its handle names the capture) and the tuner's call.
+struct Captured {
+  void* handle = nullptr;
+  int protocol = 0;
+};
+Captured capture(const Profiler& p, long i) {
+  const size_t bytes = size_t{2048} << (i % 8);
+  ncclProfilerEventDescr_v7_t api{};
+  api.type = ncclProfileCollApi;
+  api.collApi.func = "AllReduce";
+  api.collApi.count = bytes / 2;
+  api.collApi.datatype = "ncclBfloat16";
+  api.collApi.graphCaptured = true;
+  Captured c;
+  p.table->startEvent(p.context, &c.handle, &api);
+  if (c.handle != nullptr) p.table->stopEvent(c.handle);
+  c.protocol = decideProtocol(p, bytes);
+  return c;
+}
+
 // Collective i's plan: its Group and Coll events, as NCCL makes them when it hands the plan to its proxy;
-// returns the Coll handle (nullptr: none).
-void* startCollective(const Profiler& p, long i) {
+// returns the Coll handle (nullptr: none). A replay of a captured collective names its capture as the parent.
+void* startCollective(const Profiler& p, long i, const Captured* captured = nullptr) {
   static const char* const kProtocols[] = {"LL", "LL128", "SIMPLE"};
   const size_t bytes = size_t{2048} << (i % 8);
-  const int protocol = p.tuner != nullptr ? decideProtocol(p, bytes) : 2 * ((i / 8) % 2);
+  const int protocol = captured != nullptr  ? captured->protocol
+                       : p.tuner != nullptr ? decideProtocol(p, bytes)
+                                            : 2 * ((i / 8) % 2);
   void* g = nullptr;
   void* c = nullptr;
   if (p.mask & (ncclProfileGroup | ncclProfileColl | ncclProfileKernelCh)) {
@@ -87,6 +112,7 @@ void* startCollective(const Profiler& p, long i) {
     coll.coll.proto = kProtocols[protocol];
     coll.coll.nChannels = 1;
     coll.coll.parentGroup = g;
+    coll.parentObj = captured != nullptr ? captured->handle : nullptr;
     p.table->startEvent(p.context, &c, &coll);
   }
   if (c != nullptr) p.table->stopEvent(c);
@@ -142,21 +168,24 @@ int printMemory() {
 int main(int argc, char** argv) {
   if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
     std::printf(
-        "usage: %s COLLECTIVES on|off|replay|switchback, or %s memory: profiler calls through the built library, for "
+        "usage: %s COLLECTIVES on|off|replay|switchback|switchback-replay, or %s memory: profiler calls through the "
+        "built library, for "
         "callgrind (tests/bench/profiler/profiler_callgrind.sh)\n",
         argv[0], argv[0]);
     return 0;
   }
   if (argc == 2 && std::string(argv[1]) == "memory") return printMemory();
   std::string mode = argc == 3 ? argv[2] : "";
-  if (mode != "on" && mode != "off" && mode != "replay" && mode != "switchback") {
-    std::fprintf(stderr, "usage: %s COLLECTIVES on|off|replay|switchback, or %s memory\n", argv[0], argv[0]);
+  const bool switchback = mode == "switchback" || mode == "switchback-replay";
+  if (mode != "on" && mode != "off" && mode != "replay" && !switchback) {
+    std::fprintf(stderr, "usage: %s COLLECTIVES on|off|replay|switchback|switchback-replay, or %s memory\n", argv[0],
+                 argv[0]);
     return 2;
   }
   long collectives = std::atol(argv[1]);
   bool on = mode != "off";
   nccl_roce::testing::TempDir dir;
-  if (mode == "switchback") {
+  if (switchback) {
     dir.writeFile("ll.toml",
                   "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\n"
                   "protocol = \"ll\"\n");
@@ -165,9 +194,11 @@ int main(int argc, char** argv) {
                   "algorithm = \"ring\"\nprotocol = \"simple\"\n");
     ::setenv("NCCL_ROCE_POLICY",
              dir.writeFile("experiment.toml",
-                           "[experiment]\nname = \"bench\"\ndesign = \"switchback\"\nblock = 16\n"
-                           "[[experiment.arm]]\nname = \"ll\"\npolicy = \"ll.toml\"\nweight = 50\n"
-                           "[[experiment.arm]]\nname = \"simple\"\npolicy = \"simple.toml\"\nweight = 50\n")
+                           "[experiment]\nname = \"bench\"\ndesign = \"switchback\"\nblock = " +
+                               std::string(mode == "switchback" ? "16" : "4") +
+                               "\n"
+                               "[[experiment.arm]]\nname = \"ll\"\npolicy = \"ll.toml\"\nweight = 50\n"
+                               "[[experiment.arm]]\nname = \"simple\"\npolicy = \"simple.toml\"\nweight = 50\n")
                  .c_str(),
              1);
   }
@@ -184,7 +215,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   p.table->init(&p.context, 42, &p.mask, "bench", 2, 16, 0, nullptr);
-  if (mode == "switchback") {  // NCCL's order: the profiler, then the tuner, on one thread
+  if (switchback) {  // NCCL's order: the profiler, then the tuner, on one thread
     p.tuner = static_cast<const ncclTuner_v7_t*>(::dlsym(library, "ncclTunerPlugin_v7"));
     p.tuner->init(&p.tunerContext, 42, 16, 2, nullptr, nullptr, nullptr);
   }
@@ -204,6 +235,16 @@ int main(int argc, char** argv) {
   if (mode == "replay") {
     for (int i = 0; i < 16; ++i) callCollective(p);  // the capture: only the API-level calls
     std::thread(run).join();
+  } else if (mode == "switchback-replay") {
+    std::vector<Captured> graph;
+    for (long i = 0; i < 64; ++i) graph.push_back(capture(p, i));  // once, at capture
+    std::thread([&] {
+      for (long i = 0; i < collectives; ++i) {
+        void* coll = startCollective(p, i % 64, &graph[static_cast<size_t>(i % 64)]);
+        runChannel(p, coll, stamp, 20'000 + static_cast<uint64_t>(i % 8) * 1'000);
+        stamp += 100'000;
+      }
+    }).join();
   } else {
     run();
   }

@@ -6,6 +6,7 @@
 #   off     the same with timing off (init sets NCCL's activation mask to 0, so NCCL makes no call)
 #   replay  per replay of a graph-captured collective: Group and Coll start/stop again, and its channels
 #   switchback  as on, in a switchback experiment: each collective's arm looked up and its time windowed
+#   switchback-replay  per replay of a graph-captured collective in a switchback: its time to its capture's slot
 # then the tracker's memory per communicator.
 # Usage: tests/bench/profiler/profiler_callgrind.sh [BUILD_DIR] [COLLECTIVES]
 set -euo pipefail
@@ -15,7 +16,7 @@ driver="$build/tests/bench/profiler/profiler_call_driver"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '| mode | collectives | instructions per collective |\n|---|---|---|\n'
-for mode in on off replay switchback; do
+for mode in on off replay switchback switchback-replay; do
   # Each entry point once: they never call one another, so the toggles never nest.
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
     --toggle-collect='*startEvent<*' --toggle-collect='nccl_roce::plugin::profilerStopEvent*' \

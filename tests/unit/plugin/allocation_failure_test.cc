@@ -118,6 +118,40 @@ TEST(AllocationFailure, TunerEntryPointsAlwaysSucceed) {
   EXPECT_GT(decided, 0) << "once allocations succeed the policy decides again";
 }
 
+// A switchback's first getCollInfo shuffles its first round of turns: that allocates nothing (the schedule's buffers
+// are sized at init), so a call made while no allocation can succeed still decides, inside NCCL's noexcept call.
+TEST(AllocationFailure, AFirstSwitchbackCallAllocatesNothing) {
+  testing::TempDir dir;
+  dir.writeFile("ring-ll.toml", "[policy]\nname = \"ring-ll\"\n[[rule]]\nalgorithm = \"ring\"\nprotocol = \"ll\"\n");
+  dir.writeFile("tree-ll.toml", "[policy]\nname = \"tree-ll\"\n[[rule]]\nalgorithm = \"tree\"\nprotocol = \"ll\"\n");
+  const std::string experiment = dir.writeFile(
+      "experiment.toml",
+      "[experiment]\nname = \"sb\"\ndesign = \"switchback\"\nblock = 2\n[[experiment.arm]]\nname = \"control\"\n"
+      "policy = \"ring-ll.toml\"\nweight = 50\n[[experiment.arm]]\nname = \"candidate\"\npolicy = \"tree-ll.toml\"\n"
+      "weight = 50\n");
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", experiment}});
+  ProcessContext process(env);
+  void* context = nullptr;
+  ASSERT_EQ(tunerInit(process, &context, 0x5b, 16, 2, nullptr), ncclSuccess);
+  ASSERT_NE(context, nullptr);
+  int decided = 0;
+  for (int call = 0; call < 8; ++call) {
+    float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                         {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+    int nChannels = 0;
+    ncclResult_t result;
+    {
+      FailingAllocations failing(0);
+      result =
+          tunerGetCollInfo(context, ncclFuncAllReduce, 4096, 1, reinterpret_cast<float**>(table), 7, 3, 0, &nChannels);
+    }
+    EXPECT_EQ(result, ncclSuccess);
+    decided += table[0][0] == 0.0f || table[1][0] == 0.0f;
+  }
+  EXPECT_EQ(decided, 8) << "every call decided by its turn's arm, though nothing could be allocated";
+  tunerFinalize(context);
+}
+
 // Whatever fails inside, NCCL reads what it would read without this plugin: a variable the user set is never
 // lost (getEnv falls back to the process environment), and a served value is either right or absent.
 TEST(AllocationFailure, EnvPluginKeepsTheUsersValuesWhateverFails) {

@@ -91,7 +91,7 @@ TEST(StatisticsFile, HoldsEveryFinalizedCommunicatorAfterEachFinalize) {
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(finishTuner(registry, path, ranks[static_cast<size_t>(i)], i).isOk());
     nlohmann::json doc = readDocument(path);  // a whole, valid document after every finalize
-    EXPECT_EQ(doc["schema"], "nccl-roce.stats/3");
+    EXPECT_EQ(doc["schema"], "nccl-roce.stats/4");
     EXPECT_TRUE(doc["pid"].is_number());
     EXPECT_TRUE(doc["host"].is_string());
     ASSERT_EQ(doc["communicators"].size(), static_cast<size_t>(i + 1)) << "only final entries without checkpoints";

@@ -45,25 +45,43 @@ TEST(ExperimentDesign, PerCommunicatorUnlessTheFileSaysSwitchback) {
   PolicyDocument named = experiment("design = \"per-communicator\"\n");
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(named.experiment->design, ExperimentDesign::kPerCommunicator);
-  PolicyDocument switchback = experiment("design = \"switchback\"\nblock = 64\n");
+  PolicyDocument switchback = experiment("design = \"switchback\"\nblock = 4\n");
   ASSERT_TRUE(switchback.ok()) << joinErrors(switchback.errors);
   EXPECT_EQ(switchback.experiment->design, ExperimentDesign::kSwitchback);
-  EXPECT_EQ(switchback.experiment->switchback.block, 64u);
+  EXPECT_EQ(switchback.experiment->switchback.block, 4u);
   EXPECT_EQ(switchback.experiment->switchback.washout, kDefaultWashout);
-  PolicyDocument washout = experiment("design = \"switchback\"\nblock = 32\nwashout = 0\n");
+  PolicyDocument washout = experiment("design = \"switchback\"\nblock = 16\nwashout = 0\n");
   ASSERT_TRUE(washout.ok());
   EXPECT_EQ(washout.experiment->switchback.washout, 0u);
+  PolicyDocument shortBlock = experiment("design = \"switchback\"\nblock = 2\n");
+  ASSERT_TRUE(shortBlock.ok());
+  EXPECT_EQ(shortBlock.experiment->switchback.washout, 1u) << "the default, fewer than a block";
+}
+
+// Collectives captured into a CUDA graph take their turn's arm for good (docs/ab-testing.md, "Choosing the block"):
+// a block past 16 leaves a decode graph too few rounds to judge by, and one of 64 or more puts whole graphs (whole
+// batch sizes) on one arm. Both are refused, saying why and what to write.
+TEST(ExperimentDesign, ABlockThatTurnsTooSeldomInsideACudaGraphIsRefused) {
+  std::vector<std::string> errors = errorsOf(experiment("design = \"switchback\"\nblock = 64\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("e.toml:4:9: block = 64 turns too seldom inside a CUDA graph"));
+  EXPECT_THAT(errors[0], HasSubstr("one arm, so arm and batch size could not be told apart"));
+  EXPECT_THAT(errors[0], HasSubstr("at most 16: write block = 4"));
+  errors = errorsOf(experiment("design = \"switchback\"\nblock = 32\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("too few rounds of turns to judge by"));
+  EXPECT_THAT(errorsOf(experiment("design = \"switchback\"\nblock = 16\n")), IsEmpty());
 }
 
 TEST(ExperimentDesign, ABlockThatIsMissingOrNotAPositiveWholeNumberSaysWhatToWrite) {
   EXPECT_THAT(errorsOf(experiment("design = \"switchback\"\n")),
-              ElementsAre("e.toml:1:1: design = \"switchback\" needs the turn's length: write block = 16 (tuner calls "
+              ElementsAre("e.toml:1:1: design = \"switchback\" needs the turn's length: write block = 4 (tuner calls "
                           "per turn; docs/ab-testing.md, \"Choosing the block\")"));
-  for (const char* block : {"0", "-8", "\"64\"", "6.5", "true", "2000000"}) {
+  for (const char* block : {"0", "-8", "\"64\"", "6.5", "true", "20000000000"}) {
     std::vector<std::string> errors =
         errorsOf(experiment(std::string("design = \"switchback\"\nblock = ") + block + "\n"));
     ASSERT_EQ(errors.size(), 1u) << block;
-    EXPECT_THAT(errors[0], HasSubstr("e.toml:4:9: block must be a whole number from 1 to 1048576: write block = 16"))
+    EXPECT_THAT(errors[0], HasSubstr("e.toml:4:9: block must be a whole number from 1 to 16: write block = 4"))
         << block;
   }
 }
@@ -97,7 +115,7 @@ weight = 100
 TEST(ExperimentDesign, ThePinnedDigestCoversDesignBlockAndWashout) {
   testing::TempDir dir;
   std::set<std::string> digests;
-  for (const char* header : {"", "design = \"switchback\"\nblock = 16\n", "design = \"switchback\"\nblock = 32\n",
+  for (const char* header : {"", "design = \"switchback\"\nblock = 16\n", "design = \"switchback\"\nblock = 8\n",
                              "design = \"switchback\"\nblock = 16\nwashout = 3\n"}) {
     std::string path = dir.writeFile("e" + std::to_string(digests.size()) + ".toml",
                                      "[experiment]\nname = \"decode\"\n" + std::string(header) + kArms);

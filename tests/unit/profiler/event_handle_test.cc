@@ -34,12 +34,23 @@ TEST(EventHandle, FieldsDoNotSpillIntoEachOther) {
   EXPECT_EQ(h.channel, 0u);
   EXPECT_EQ(h.generation, 9u);
   // Out-of-range values are cut to their field, never carried into the next one.
-  EventHandle wide = EventHandle::of(handle(HandleKind::kGroup, 1024 + 2, 65536 + 3, 256 + 4, (1u << 28) + 5).pointer());
+  EventHandle wide =
+      EventHandle::of(handle(HandleKind::kGroup, 1024 + 2, 65536 + 3, 256 + 4, (1u << 27) + 5).pointer());
   EXPECT_EQ(wide.kind, HandleKind::kGroup);
   EXPECT_EQ(wide.tracker, 2u);
   EXPECT_EQ(wide.slot, 3u);
   EXPECT_EQ(wide.channel, 4u);
   EXPECT_EQ(wide.generation, 5u);
+}
+
+TEST(EventHandle, ACaptureHandleReadsBackAsOne) {
+  EventHandle h = EventHandle::of(handle(HandleKind::kCapture, 17, 31000, 0, 1234).pointer());
+  EXPECT_EQ(h.kind, HandleKind::kCapture);
+  EXPECT_EQ(h.tracker, 17u);
+  EXPECT_EQ(h.slot, 31000u);
+  EXPECT_EQ(h.generation, 1234u);
+  // The kinds we never make (5-7 in the top bits) are no handle of ours.
+  EXPECT_EQ(EventHandle::of(reinterpret_cast<void*>(uintptr_t{7} << 61)).kind, HandleKind::kNone);
 }
 
 TEST(EventHandle, IsNeverNullAndNeverAUserSpacePointer) {

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -127,6 +129,83 @@ TEST(TrackerConcurrency, SnapshotsCopyKeysOneAtATimeWhileNewKeysAppear) {
   telemetry::Timings last = t.timings();
   ASSERT_EQ(last.keys.size(), static_cast<size_t>(kKeys));
   for (const telemetry::KeyTimings& k : last.keys) EXPECT_EQ(k.histogram.count(), uint64_t{kRounds});
+}
+
+// A switchback while NCCL captures graphs: the capturing thread makes capture slots (and, every 1,024 of them, a
+// chunk, outside the lock) while CUDA's callback thread replays what was captured, the proxy thread times the
+// replays and the statistics writer copies the slots. Every replay is timed once, under its captured collective.
+TEST(TrackerConcurrency, CapturesReplaysAndSnapshotsRunAtOnceInASwitchback) {
+  CollectiveTracker::Config config;
+  config.slots = 4096;
+  config.seesCaptures = true;
+  CollectiveTracker t(config);
+  auto arms = std::make_shared<telemetry::ArmMap>();
+  arms->note(4, 16, 1, 0, 0, 0);  // 64 KiB all-reduces: Ring/LL the control's
+  auto calls = std::make_shared<telemetry::CountedCalls>();
+  auto plan = std::make_shared<telemetry::SwitchbackPlan>();
+  plan->arms = {"control", "candidate"};
+  plan->block = 4;
+  plan->washout = 0;
+  plan->window = 64;
+  plan->turnsPerRound = 2;
+  plan->armMap = arms;
+  plan->calls = calls;
+  t.enableSwitchback(plan);
+  constexpr int kCaptures = 3000, kReplays = 20000;
+  std::vector<void*> captured(kCaptures);
+  std::atomic<int> ready{0};
+  std::thread capturing([&] {
+    for (int i = 0; i < kCaptures; ++i) {
+      calls->store(static_cast<uint64_t>(i));
+      captured[static_cast<size_t>(i)] = t.startCapture({"AllReduce", "ncclInt8", uint64_t{1} << 16});
+      ready.store(i + 1, std::memory_order_release);
+    }
+  });
+  Launches launched;
+  std::atomic<bool> replaysDone{false}, proxyDone{false};
+  std::thread hostCallback([&] {
+    for (int i = 0; i < kReplays; ++i) {
+      while (ready.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+      void* parent = captured[static_cast<size_t>(i % ready.load(std::memory_order_acquire))];
+      launched.beforeStart();
+      launched.push(t.startCollective(
+          CollEvent{"AllReduce", "ncclInt8", "RING", "LL", uint64_t{1} << 16, 1, t.startGroup(), parent}));
+    }
+    replaysDone.store(true);
+  });
+  std::thread proxy([&] {
+    for (;;) {
+      bool last = replaysDone.load();
+      for (void* coll : launched.take()) {
+        t.stopChannel(t.startChannel(coll, 0, 1000), 31000);
+        launched.timed();
+      }
+      if (last) break;
+      std::this_thread::yield();
+    }
+    proxyDone.store(true);
+  });
+  std::thread writer([&] {
+    while (!proxyDone.load()) {
+      std::optional<telemetry::SwitchbackTimings> sb = t.timings().switchback;
+      ASSERT_TRUE(sb.has_value());
+      uint64_t timed = 0;
+      for (const telemetry::CapturedTurn& turn : sb->turns) timed += turn.count;
+      ASSERT_LE(timed, uint64_t{kReplays});
+      std::this_thread::yield();
+    }
+  });
+  capturing.join();
+  hostCallback.join();
+  proxy.join();
+  writer.join();
+  telemetry::SwitchbackTimings sb = *t.timings().switchback;
+  EXPECT_EQ(sb.captured, uint64_t{kCaptures});
+  uint64_t timed = 0;
+  for (const telemetry::CapturedTurn& turn : sb.turns) timed += turn.count;
+  EXPECT_EQ(timed, uint64_t{kReplays}) << "every replay timed once, for its captured collective";
+  EXPECT_TRUE(sb.cells.empty()) << "no replay in a window";
+  for (int d = 0; d < kNumDrops; ++d) EXPECT_EQ(t.dropped(static_cast<Drop>(d)), 0u) << dropName(static_cast<Drop>(d));
 }
 
 }  // namespace

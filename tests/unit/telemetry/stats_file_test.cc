@@ -54,7 +54,7 @@ CommunicatorSnapshot abPodCommunicator() {
 }
 
 StatsFile readBack(const std::vector<StatsEntry>& entries,
-                   const StatsFileHeader& header = {"nccl-roce.stats/3", "node-a", 1234}) {
+                   const StatsFileHeader& header = {kStatsSchema, "node-a", 1234}) {
   std::vector<std::string> texts;
   for (const StatsEntry& e : entries) texts.push_back(renderStatsEntry(e));
   std::vector<const std::string*> pointers;
@@ -257,6 +257,51 @@ TEST(StatsFile, ASwitchbackEntryReadsBackWithItsArmsAndWindows) {
   expectSameSnapshot(file.entries[0].comm, s);
 }
 
+// Schema /4: a switchback's turns per round and the collectives it captured into CUDA graphs, by turn of capture,
+// read back as written.
+TEST(StatsFile, CapturedTurnsReadBackAsWritten) {
+  CommunicatorSnapshot s = abPodCommunicator();
+  s.identity->arm.clear();
+  s.identity->design = "switchback";
+  SwitchbackTimings sb;
+  sb.arms = {"control", "candidate"};
+  sb.block = 2;
+  sb.washout = 1;
+  sb.window = 64;
+  sb.turnsPerRound = 2;
+  sb.capturesTracked = true;
+  sb.captured = 4290;
+  sb.capturedUntracked = 3;
+  sb.turns = {{kAllReduce, 14, 16384, 4100, 0, 1, 301.25, 280, 84350, 1},
+              {kAllReduce, 14, 16384, 4101, 1, 1, 305.5000000000001, 280, 85540, 1},
+              {kAllReduce, 22, 4194304, 17, 1, 0, 0.0, 0, 0, 2}};
+  s.timings->switchback = sb;
+  nlohmann::json e = nlohmann::json::parse(renderStatsEntry({3, false, 1772368496789, s}));
+  EXPECT_EQ(e["timing"]["switchback"]["turns_per_round"], 2);
+  EXPECT_EQ(e["timing"]["switchback"]["capture"]["turns"][1]["arm"], "candidate");
+  EXPECT_EQ(e["timing"]["switchback"]["capture"]["turns"][1]["bucket"], "16K-32K");
+  StatsFile file = readBack({{3, false, 1772368496789, s}});
+  ASSERT_EQ(file.entries.size(), 1u);
+  expectSameSnapshot(file.entries[0].comm, s);
+}
+
+// What schema /3 wrote still reads: a switchback whose captures were not told from eager collectives.
+TEST(StatsFile, ASchema3SwitchbackReadsAsOneWhoseCapturesWereNotToldApart) {
+  const std::string text =
+      R"({"schema": "nccl-roce.stats/3", "pid": 1, "host": "h", "communicators": [{"entry": 1, "state": "final",)"
+      R"( "updated": "2026-03-01T12:34:56.789Z", "comm_id": "0x01", "timing": {"histogram": {"scheme": "log",)"
+      R"( "relative_error": 0.01, "min_ns": 100, "bins": 1024}, "collectives": [], "switchback": {"arms":)"
+      R"( ["control", "candidate"], "block": 16, "washout": 2, "window": 128, "windows": 3, "unattributed": 0,)"
+      R"( "cells": []}}}]})";
+  StatusOr<StatsFile> file = parseStatsFile(text, "old.json");
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  const SwitchbackTimings& sb = *file->entries[0].comm.timings->switchback;
+  EXPECT_FALSE(sb.capturesTracked);
+  EXPECT_EQ(sb.turnsPerRound, 0u);
+  EXPECT_TRUE(sb.turns.empty());
+  EXPECT_EQ(sb.windowsClosed, 3u);
+}
+
 // A file cut short, hand-edited or of another version never feeds a verdict: the error names where and what.
 TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
   auto entryWith = [](const std::string& member) {
@@ -308,6 +353,24 @@ TEST(StatsFile, ABadMemberIsAnErrorNamingIt) {
                  R"( "AllReduce", "size_min": 65536, "arm": "c", "count": 1, "bin_sum": 3, "washed_out": 0,)"
                  R"( "windows": 1, "diff_sum": 0.5, "diff_sum_sq": 0.25}]}})"),
        "arm is not one of the switchback's arms"},
+      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+                 R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 2,)"
+                 R"( "washout": 1, "window": 64, "turns_per_round": 0, "windows": 0, "unattributed": 0,)"
+                 R"( "cells": []}})"),
+       "turns_per_round"},
+      {entryWith(R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+                 R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 2,)"
+                 R"( "washout": 1, "window": 64, "windows": 0, "unattributed": 0, "cells": [],)"
+                 R"( "capture": {"tracked": true, "captured": 5, "turns": []}}})"),
+       "capture is not"},
+      {entryWith(
+           R"(, "timing": {"histogram": {"scheme": "log", "relative_error": 0.01, "min_ns": 100,)"
+           R"( "bins": 1024}, "collectives": [], "switchback": {"arms": ["a", "b"], "block": 2,)"
+           R"( "washout": 1, "window": 64, "windows": 0, "unattributed": 0, "cells": [],)"
+           R"( "capture": {"tracked": true, "captured": 5, "untracked": 0, "turns": [{"collective":)"
+           R"( "AllReduce", "size_min": 16384, "bytes": 16384, "turn": 3, "arm": "b", "positions": 2, "mean_bins": 600.5,)"
+           R"( "count": 1, "bin_sum": 300, "washed_out": 0}]}}})"),
+       "a replay at least per position"},
   };
   for (const auto& [text, what] : cases) {
     StatusOr<StatsFile> file = parseStatsFile(text, "pod-a/stats.1.json");

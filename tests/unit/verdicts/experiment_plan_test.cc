@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include "verdicts/capture_plan.h"
+
 namespace nccl_roce::verdicts {
 namespace {
 
@@ -67,7 +69,60 @@ TEST(ExperimentPlan, ABucketTooRareForAWindowIsNotPlannedAsIfItWere) {
   in.collectivesPerSecond = 2;  // of 640 timed: under one per window and arm
   DesignPlan p = planSwitchback(in);
   EXPECT_FALSE(p.feasible);
-  EXPECT_THAT(p.why, ::testing::HasSubstr("raise the block"));
+  EXPECT_THAT(p.why, ::testing::HasSubstr("windows judge eager collectives"));
+  EXPECT_THAT(p.why, ::testing::Not(::testing::HasSubstr("raise the block")))
+      << "a longer block is no remedy: past 16 lint refuses it, and it costs replays their units";
+}
+
+// Collectives replayed from CUDA graphs: units are fixed by the capture layout. vLLM's 67 graphs of 64 all-reduces,
+// captured largest first after a profile run: at block 4 every graph gives 8 rounds, a bucket of one graph 8; at
+// block 64 a graph is one turn and no round holds both arms in one graph, so no bucket can reach a verdict, and the
+// plan says so rather than predicting one.
+CapturePlanInputs vllmLayout(uint32_t block) {
+  CapturePlanInputs in;
+  std::vector<int> sizes = {1, 2, 4};
+  for (int b = 8; b <= 512; b += 8) sizes.push_back(b);
+  for (auto s = sizes.rbegin(); s != sizes.rend(); ++s) {
+    int bucket = 0;
+    while ((uint64_t{2} << bucket) <= static_cast<uint64_t>(*s) * 16384) ++bucket;
+    in.layout.graphBuckets.push_back(bucket);
+  }
+  in.layout.perGraph = 64;
+  in.layout.callsBefore = 64;
+  in.layout.block = block;
+  in.layout.washout = 2;
+  in.draws = 100;
+  return in;
+}
+
+TEST(CapturePlan, TheLayoutFixesEachBucketsRounds) {
+  std::vector<BucketPlan> plan = planCaptures(vllmLayout(4));
+  ASSERT_EQ(plan.size(), 10u);
+  EXPECT_EQ(plan.front().bucket, 14);  // 16 KiB: batch 1 alone
+  EXPECT_EQ(plan.front().graphs, 1);
+  EXPECT_DOUBLE_EQ(plan.front().units, 8);
+  EXPECT_EQ(plan[8].graphs, 32);  // 256-504: 4-8 MiB
+  EXPECT_DOUBLE_EQ(plan[8].units, 256);
+  for (const BucketPlan& p : plan) EXPECT_GT(p.power, 0.95) << p.bucket << ": no position effect, 5%";
+  for (const BucketPlan& p : planCaptures(vllmLayout(64))) {
+    EXPECT_EQ(p.units, 0) << p.bucket;
+    EXPECT_EQ(p.power, 0) << p.bucket;
+  }
+}
+
+TEST(CapturePlan, ObservedUnitsArePlannedWithTheirOwnSpread) {
+  // Eight units, one of which holds a slow position (a huge difference of either sign): a verdict comes only when
+  // that one falls on the effect's side, about half the draws; with two communicators' worth, unless both fall
+  // against it (a quarter); with four, always.
+  std::vector<double> units = {0.001, -0.002, 0.0015, -0.001, 0.002, 0.0005, -0.0005, 0.17};
+  const double one = powerOfObservedUnits(units, 0.05, 1, 0.95, 0.01, 400, 3);
+  EXPECT_GT(one, 0.35);
+  EXPECT_LT(one, 0.65);
+  const double two = powerOfObservedUnits(units, 0.05, 2, 0.95, 0.01, 400, 3);
+  EXPECT_GT(two, 0.65);
+  EXPECT_LT(two, 0.85);
+  EXPECT_GT(powerOfObservedUnits(units, 0.05, 4, 0.95, 0.01, 400, 3), 0.95);
+  EXPECT_LT(powerOfObservedUnits(units, 0.0, 2, 0.95, 0.01, 400, 3), 0.1) << "no effect, seldom a verdict";
 }
 
 }  // namespace
