@@ -64,7 +64,8 @@ int runAb(AbCliOptions o) {
                  "nccl-roce ab: nothing to compare: no size bucket was timed under both the control and "
                  "another arm (%s)\n",
                  report->design == "switchback" ? "a switchback whose windows have not closed yet, or whose "
-                                                  "collectives were all unattributed"
+                                                  "collectives were all unattributed; or, for replays of CUDA "
+                                                  "graphs, no round of turns captured both arms"
                                                 : "no communicator of one side timed any collective");
     return kExitInputError;
   }
