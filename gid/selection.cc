@@ -175,20 +175,25 @@ size_t capAtNcclLimit(std::vector<Candidate>& candidates) {
   return dropped;
 }
 
-// NCCL uses every ACTIVE port a user-set NCCL_IB_HCA admits, whatever its GIDs: say which of those we would
-// not have chosen, and why, since that is where a user-set list goes wrong.
+// Says which ports of a user-set NCCL_IB_HCA we would not have chosen, and why.
 void warnAboutUserListedPorts(Selection& selection, const SelectionOptions& options) {
   if (!options.userHcaList) return;
-  for (const auto& p : selection.ports) {
-    if (p.selected || p.port <= 0 || !p.isActive()) continue;
-    if (!options.userHcaList->admits(p.device, p.port)) continue;
-    selection.warnings.push_back("the user's NCCL_IB_HCA (" + options.userHcaText + ") lets NCCL use " +
-                                 p.device + ":" + std::to_string(p.port) + ", which was not selected: " +
-                                 reasonText(p));
+  for (const PortDecision* p : admittedButNotSelected(selection.ports, *options.userHcaList)) {
+    selection.warnings.push_back("the user's NCCL_IB_HCA (" + options.userHcaText + ") lets NCCL use " + p->device +
+                                 ":" + std::to_string(p->port) + ", which was not selected: " + reasonText(*p));
   }
 }
 
 }  // namespace
+
+std::vector<const PortDecision*> admittedButNotSelected(const std::vector<PortDecision>& ports,
+                                                        const NcclHcaList& userList) {
+  std::vector<const PortDecision*> out;
+  for (const PortDecision& p : ports) {
+    if (!p.selected && p.port > 0 && p.isActive() && userList.admits(p.device, p.port)) out.push_back(&p);
+  }
+  return out;
+}
 
 bool Selection::anySelected() const {
   return std::any_of(ports.begin(), ports.end(), [](const PortDecision& p) { return p.selected; });

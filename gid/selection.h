@@ -79,4 +79,9 @@ struct SelectionOptions {
 
 Selection selectPorts(const Machine& machine, const SelectionOptions& options = {});
 
+// NCCL uses every ACTIVE port a user-set NCCL_IB_HCA admits, whatever its GIDs: those of `ports` it admits that
+// were not selected, where a user-set list goes wrong.
+std::vector<const PortDecision*> admittedButNotSelected(const std::vector<PortDecision>& ports,
+                                                        const NcclHcaList& userList);
+
 }  // namespace nccl_roce::gid

@@ -4,8 +4,8 @@
 #include "cli/doctor/checks.h"
 #include "common/strings.h"
 #include "gid/gid_value.h"
-#include "gid/hca_list.h"
 #include "gid/reasons.h"
+#include "gid/selection.h"
 #include "gid/sysfs_formats.h"
 
 namespace nccl_roce::doctor {
@@ -76,14 +76,12 @@ void addHcaProblems(const DoctorInputs& in, const std::string& hca, std::vector<
   }
 }
 
-// NCCL uses every ACTIVE port the user's NCCL_IB_HCA admits, whatever its GIDs: one the resolution left out (no
-// RoCE v2 GID of this pod, say) is where the list goes wrong, and the checks of those ports fail on it too.
+// A port the user's NCCL_IB_HCA lets NCCL use that the resolution left out (no RoCE v2 GID of this pod, say):
+// the checks of that port fail on it too.
 void addUnselectedPortProblems(const DoctorInputs& in, const std::string& hca, std::vector<std::string>* problems) {
-  const gid::NcclHcaList list = gid::NcclHcaList::parse(hca);
-  for (const gid::PortDecision& p : in.resolution->ports) {
-    if (p.selected || p.port <= 0 || !p.isActive() || !list.admits(p.device, p.port)) continue;
-    problems->push_back("NCCL_IB_HCA '" + hca + "' lets NCCL use " + portName(p) +
-                        ", which the resolution left out: " + gid::reasonText(p));
+  for (const gid::PortDecision* p : gid::admittedButNotSelected(in.resolution->ports, gid::NcclHcaList::parse(hca))) {
+    problems->push_back("NCCL_IB_HCA '" + hca + "' lets NCCL use " + portName(*p) +
+                        ", which the resolution left out: " + gid::reasonText(*p));
   }
 }
 
