@@ -68,7 +68,7 @@ struct TelemetryOptions {
   std::chrono::milliseconds interval{0};  // between checkpoints; 0: none, only final entries are written
   size_t finalsKept = kFinalsKept;
   std::function<std::chrono::system_clock::time_point()> clock;  // "updated" stamps; empty: the system clock
-  std::string problem;  // what was wrong with the setting the interval came from; said once (takeProblem)
+  std::string problem;       // what was wrong with the setting the interval came from; said once (takeProblem)
   Logger* logger = nullptr;  // where a failed write is said, once (plugin/write_failures.h); null: nowhere
 };
 
