@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh Debian machine: packages, the format of the lines changed (format-check.sh),
+# The whole test suite on a fresh Debian machine: packages, the format ratchet (format-check.sh),
 # build, every test, then the reliability suites (ASan+UBSan over everything, TSan over the concurrency tests,
 # valgrind over the ABI harness, a short libFuzzer run of each target). CI runs exactly this.
 # NCCL_ROCE_FUZZ_SECONDS sets the run per fuzz target (default 30: seven targets); NCCL_ROCE_QUICK=1 stops after
