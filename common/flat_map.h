@@ -4,9 +4,10 @@
 // field.
 #pragma once
 
+#include <tsl/robin_map.h>
+
 #include <functional>
 #include <memory>
-#include <tsl/robin_map.h>
 #include <utility>
 
 namespace nccl_roce {

@@ -22,8 +22,7 @@ enum LogSubsystem : unsigned long {
 class Logger {
  public:
   virtual ~Logger() = default;
-  virtual void log(LogLevel level, unsigned long subsystem, const char* file, int line,
-                   const std::string& message) = 0;
+  virtual void log(LogLevel level, unsigned long subsystem, const char* file, int line, const std::string& message) = 0;
 };
 
 // What every line we write through NCCL's logger starts with, before ": " (plugin/nccl_logger.h), so operators

@@ -4,15 +4,24 @@ namespace nccl_roce {
 
 const char* statusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kPermissionDenied: return "permission denied";
-    case StatusCode::kIoError: return "I/O error";
-    case StatusCode::kTooLarge: return "too large";
-    case StatusCode::kUnavailable: return "unavailable";
-    case StatusCode::kParseError: return "parse error";
-    case StatusCode::kFailedPrecondition: return "failed precondition";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kPermissionDenied:
+      return "permission denied";
+    case StatusCode::kIoError:
+      return "I/O error";
+    case StatusCode::kTooLarge:
+      return "too large";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kParseError:
+      return "parse error";
+    case StatusCode::kFailedPrecondition:
+      return "failed precondition";
   }
   return "unknown";
 }

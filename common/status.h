@@ -46,7 +46,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!status_.isOk() && "StatusOr needs a value or an error");
     if (status_.isOk()) status_ = Status(StatusCode::kFailedPrecondition, "StatusOr built from an ok Status");

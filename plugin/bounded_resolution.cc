@@ -90,7 +90,8 @@ ServedSettings resolveWithin(const SettingsResolver& resolver, const Environment
       keepThisLibraryLoaded();  // an abandoned worker may still be running its code
       worker.detach();
       return failed(("resolution did not finish within " + std::to_string(deadline.count()) +
-                     " ms (a device whose verbs or sysfs calls block?)").c_str());
+                     " ms (a device whose verbs or sysfs calls block?)")
+                        .c_str());
     }
     lock.unlock();
     // A worker on time is joined, not left: after its notify it still runs this library's code (the unlock, its

@@ -31,7 +31,9 @@ ncclResult_t initV6(ncclDebugLogger_t logFunction) noexcept {
   ProcessContext* process = processContext();
   return process != nullptr ? process->netPlugin().init(logFunction) : ncclSuccess;
 }
-ncclResult_t initV10(ncclDebugLogger_t logFunction, ncclProfilerCallback_t) noexcept { return initV6(logFunction); }
+ncclResult_t initV10(ncclDebugLogger_t logFunction, ncclProfilerCallback_t) noexcept {
+  return initV6(logFunction);
+}
 
 // v11+ call init once per communicator and hand back a context; ours carries nothing.
 char perCommunicatorContext;
@@ -40,7 +42,9 @@ ncclResult_t initV11(void** ctx, uint64_t, Config*, ncclDebugLogger_t logFunctio
   if (ctx != nullptr) *ctx = &perCommunicatorContext;
   return initV6(logFunction);
 }
-ncclResult_t finalizeV11(void*) noexcept { return ncclSuccess; }
+ncclResult_t finalizeV11(void*) noexcept {
+  return ncclSuccess;
+}
 
 }  // namespace
 
@@ -57,36 +61,49 @@ ncclResult_t finalizeV11(void*) noexcept { return ncclSuccess; }
 extern "C" __attribute__((visibility("default")))
 const ncclNet_v6_t ncclNetPlugin_v6 = {kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v6_t)};
 
-extern "C" __attribute__((visibility("default")))
-const ncclNet_v7_t ncclNetPlugin_v7 = {kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v7_t),
-                                       NCCL_ROCE_NET_V7(ncclNet_v7_t)};
+extern "C" __attribute__((visibility("default"))) const ncclNet_v7_t ncclNetPlugin_v7 = {
+    kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v7_t), NCCL_ROCE_NET_V7(ncclNet_v7_t)};
 
 // NCCL 2.20 - 2.23.
-extern "C" __attribute__((visibility("default")))
-const ncclNet_v8_t ncclNetPlugin_v8 = {kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v8_t),
-                                       NCCL_ROCE_NET_V7(ncclNet_v8_t)};
+extern "C" __attribute__((visibility("default"))) const ncclNet_v8_t ncclNetPlugin_v8 = {
+    kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v8_t), NCCL_ROCE_NET_V7(ncclNet_v8_t)};
 
 // NCCL 2.24 - 2.25.
 extern "C" __attribute__((visibility("default")))
-const ncclNet_v9_t ncclNetPlugin_v9 = {kNetName, initV6, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v9_t),
-                                       NCCL_ROCE_NET_V7(ncclNet_v9_t), NCCL_ROCE_NOT_CALLED(ncclNet_v9_t, makeVDevice)};
+const ncclNet_v9_t ncclNetPlugin_v9 = {kNetName,
+                                       initV6,
+                                       NetPlugin::devices,
+                                       NCCL_ROCE_NET_COMMON(ncclNet_v9_t),
+                                       NCCL_ROCE_NET_V7(ncclNet_v9_t),
+                                       NCCL_ROCE_NOT_CALLED(ncclNet_v9_t, makeVDevice)};
 
 // NCCL 2.26 - 2.27.
 extern "C" __attribute__((visibility("default")))
-const ncclNet_v10_t ncclNetPlugin_v10 = {kNetName, initV10, NetPlugin::devices, NCCL_ROCE_NET_COMMON(ncclNet_v10_t),
+const ncclNet_v10_t ncclNetPlugin_v10 = {kNetName,
+                                         initV10,
+                                         NetPlugin::devices,
+                                         NCCL_ROCE_NET_COMMON(ncclNet_v10_t),
                                          NCCL_ROCE_NET_V7(ncclNet_v10_t),
                                          NCCL_ROCE_NOT_CALLED(ncclNet_v10_t, makeVDevice)};
 
 // NCCL 2.28 - 2.29.
 extern "C" __attribute__((visibility("default")))
-const ncclNet_v11_t ncclNetPlugin_v11 = {kNetName, initV11<ncclNetCommConfig_v11_t>, NetPlugin::devices,
-                                         NCCL_ROCE_NET_COMMON(ncclNet_v11_t), NCCL_ROCE_NET_V7(ncclNet_v11_t),
-                                         NCCL_ROCE_NOT_CALLED(ncclNet_v11_t, makeVDevice), finalizeV11,
+const ncclNet_v11_t ncclNetPlugin_v11 = {kNetName,
+                                         initV11<ncclNetCommConfig_v11_t>,
+                                         NetPlugin::devices,
+                                         NCCL_ROCE_NET_COMMON(ncclNet_v11_t),
+                                         NCCL_ROCE_NET_V7(ncclNet_v11_t),
+                                         NCCL_ROCE_NOT_CALLED(ncclNet_v11_t, makeVDevice),
+                                         finalizeV11,
                                          NCCL_ROCE_NOT_CALLED(ncclNet_v11_t, setNetAttr)};
 
 // NCCL 2.30 and later.
 extern "C" __attribute__((visibility("default")))
-const ncclNet_v12_t ncclNetPlugin_v12 = {kNetName, initV11<ncclNetCommConfig_v12_t>, NetPlugin::devices,
-                                         NCCL_ROCE_NET_COMMON(ncclNet_v12_t), NCCL_ROCE_NET_V7(ncclNet_v12_t),
-                                         NCCL_ROCE_NOT_CALLED(ncclNet_v12_t, makeVDevice), finalizeV11,
+const ncclNet_v12_t ncclNetPlugin_v12 = {kNetName,
+                                         initV11<ncclNetCommConfig_v12_t>,
+                                         NetPlugin::devices,
+                                         NCCL_ROCE_NET_COMMON(ncclNet_v12_t),
+                                         NCCL_ROCE_NET_V7(ncclNet_v12_t),
+                                         NCCL_ROCE_NOT_CALLED(ncclNet_v12_t, makeVDevice),
+                                         finalizeV11,
                                          NCCL_ROCE_NOT_CALLED(ncclNet_v12_t, setNetAttr)};

@@ -46,7 +46,10 @@ nccl_roce::profiler::CollEvent collOf(const Descr& d) {
   coll.algo = d.coll.algo;
   coll.proto = d.coll.proto;
   coll.count = d.coll.count;
-  if constexpr (kV3) coll.channels = d.coll.nMaxChannels; else coll.channels = d.coll.nChannels;
+  if constexpr (kV3)
+    coll.channels = d.coll.nMaxChannels;
+  else
+    coll.channels = d.coll.nChannels;
   if constexpr (kGroupIsParent) {
     coll.group = d.parentObj;
   } else {
@@ -62,9 +65,13 @@ constexpr bool kHasCollApi =
     !std::is_same_v<Descr, ncclProfilerEventDescr_v3_t> && !std::is_same_v<Descr, ncclProfilerEventDescr_v4_t>;
 
 // A channel's start stamp: the GPU's from v4; v3 has none, so the host clock's, now.
-uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) { return hostNowNs(); }
+uint64_t startStampOf(const ncclProfilerEventDescr_v3_t& /*d*/) {
+  return hostNowNs();
+}
 template <typename Descr>
-uint64_t startStampOf(const Descr& d) { return d.kernelCh.pTimer; }
+uint64_t startStampOf(const Descr& d) {
+  return d.kernelCh.pTimer;
+}
 
 // startEvent for v3 and later: each event type to its implementation. v7's KernelPhase events are never asked for
 // (init leaves bit 15 off); were one started, it is a known type with no handle, like every type not timed here.
@@ -103,7 +110,8 @@ ncclResult_t startEvent(void* context, void** eHandle, Descr* eDescr) noexcept {
 // v4 and later pass a channel's GPU stop stamp in the same place (kernelCh.pTimer, the first member of the union).
 template <typename Args>
 ncclResult_t recordState(void* eHandle, ncclProfilerEventState_t eState, Args* eStateArgs) noexcept {
-  if (eState == ncclProfilerKernelChStop && eStateArgs != nullptr) profilerStopKernelCh(eHandle, eStateArgs->kernelCh.pTimer);
+  if (eState == ncclProfilerKernelChStop && eStateArgs != nullptr)
+    profilerStopKernelCh(eHandle, eStateArgs->kernelCh.pTimer);
   return ncclSuccess;
 }
 
@@ -119,8 +127,8 @@ ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, 
   return profilerInit(context, eActivationMask, comm, ChannelClock::kGpu, logFunction);
 }
 
-ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                    int nRanks, int rank, ncclDebugLogger_t logFunction) noexcept {
+ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes, int nRanks,
+                    int rank, ncclDebugLogger_t logFunction) noexcept {
   ProfilerCommunicator comm{commId, commId, commName, nNodes, nRanks, rank, /*seesCaptures=*/true};
   return profilerInit(context, eActivationMask, comm, ChannelClock::kGpu, logFunction);
 }
@@ -129,37 +137,56 @@ ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const
 
 // NCCL 2.23.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v1_t ncclProfiler_v1 = {kProfilerName, initWithoutChannels, startNothing<ncclProfilerEventDescr_v1_t>,
-                                           profilerStopEvent, recordNothing<ncclProfilerEventStateArgs_v1_t>,
+const ncclProfiler_v1_t ncclProfiler_v1 = {kProfilerName,
+                                           initWithoutChannels,
+                                           startNothing<ncclProfilerEventDescr_v1_t>,
+                                           profilerStopEvent,
+                                           recordNothing<ncclProfilerEventStateArgs_v1_t>,
                                            profilerFinalize};
 
 // NCCL 2.24 - 2.25.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v2_t ncclProfiler_v2 = {kProfilerName, initWithoutChannels, startNothing<ncclProfilerEventDescr_v2_t>,
-                                           profilerStopEvent, recordNothing<ncclProfilerEventStateArgs_v2_t>,
+const ncclProfiler_v2_t ncclProfiler_v2 = {kProfilerName,
+                                           initWithoutChannels,
+                                           startNothing<ncclProfilerEventDescr_v2_t>,
+                                           profilerStopEvent,
+                                           recordNothing<ncclProfilerEventStateArgs_v2_t>,
                                            profilerFinalize};
 
 // NCCL 2.26.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName, initV3, startEvent<ncclProfilerEventDescr_v3_t>,
-                                           profilerStopEventOnHostClock, recordNothing<ncclProfilerEventStateArgs_v3_t>,
+const ncclProfiler_v3_t ncclProfiler_v3 = {kProfilerName,
+                                           initV3,
+                                           startEvent<ncclProfilerEventDescr_v3_t>,
+                                           profilerStopEventOnHostClock,
+                                           recordNothing<ncclProfilerEventStateArgs_v3_t>,
                                            profilerFinalize};
 
 // NCCL 2.27.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v4_t ncclProfiler_v4 = {kProfilerName, initV4, startEvent<ncclProfilerEventDescr_v4_t>, profilerStopEvent,
-                                           recordState<ncclProfilerEventStateArgs_v4_t>, profilerFinalize};
+const ncclProfiler_v4_t ncclProfiler_v4 = {kProfilerName,
+                                           initV4,
+                                           startEvent<ncclProfilerEventDescr_v4_t>,
+                                           profilerStopEvent,
+                                           recordState<ncclProfilerEventStateArgs_v4_t>,
+                                           profilerFinalize};
 
 // NCCL 2.28.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v5_t ncclProfiler_v5 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v5_t>,
-                                           profilerStopEvent, recordState<ncclProfilerEventStateArgs_v5_t>,
+const ncclProfiler_v5_t ncclProfiler_v5 = {kProfilerName,
+                                           initV5,
+                                           startEvent<ncclProfilerEventDescr_v5_t>,
+                                           profilerStopEvent,
+                                           recordState<ncclProfilerEventStateArgs_v5_t>,
                                            profilerFinalize};
 
 // NCCL 2.29 - 2.30.
 extern "C" __attribute__((visibility("default")))
-const ncclProfiler_v6_t ncclProfiler_v6 = {kProfilerName, initV5, startEvent<ncclProfilerEventDescr_v6_t>,
-                                           profilerStopEvent, recordState<ncclProfilerEventStateArgs_v6_t>,
+const ncclProfiler_v6_t ncclProfiler_v6 = {kProfilerName,
+                                           initV5,
+                                           startEvent<ncclProfilerEventDescr_v6_t>,
+                                           profilerStopEvent,
+                                           recordState<ncclProfilerEventStateArgs_v6_t>,
                                            profilerFinalize};
 
 // NCCL 2.31.2 and later (the newest version a release declares).

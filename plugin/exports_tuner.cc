@@ -47,7 +47,8 @@ ncclResult_t initV5(void** context, uint64_t commId, size_t nRanks, size_t nNode
 }
 
 ncclResult_t getCollInfoV2(void* context, ncclFunc_t collType, size_t nBytes, int /*collNetSupport*/,
-                           int /*nvlsSupport*/, int numPipeOps, int* algorithm, int* protocol, int* nChannels) noexcept {
+                           int /*nvlsSupport*/, int numPipeOps, int* algorithm, int* protocol,
+                           int* nChannels) noexcept {
   return tunerGetCollInfoWithoutTable(context, collType, nBytes, numPipeOps, algorithm, protocol, nChannels);
 }
 

@@ -8,6 +8,8 @@
 // served with interfaces glibc has had for decades: dl_iterate_phdr and getrandom. This is exactly how the
 // unwinder found unwind tables before glibc 2.35. tests/portability checks the floor and that exceptions still
 // unwind inside a library linked this way.
+#include "plugin/glibc_floor.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/random.h>
@@ -15,8 +17,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-
-#include "plugin/glibc_floor.h"
 
 // The wrappers the linker substitutes (-Wl,--wrap=NAME binds references to NAME to __wrap_NAME).
 extern "C" {

@@ -2,8 +2,7 @@
 
 namespace nccl_roce {
 
-void NcclLogger::log(LogLevel level, unsigned long subsystem, const char* file, int line,
-                     const std::string& message) {
+void NcclLogger::log(LogLevel level, unsigned long subsystem, const char* file, int line, const std::string& message) {
   ncclDebugLogger_t fn = function();
   if (fn == nullptr) return;
   // Pass the text as an argument, never as the format: a '%' in a path must not be interpreted.

@@ -33,7 +33,8 @@ void NetPlugin::apply() {
   if (served.values.empty()) return;
   NCCL_ROCE_INFO(logger_, kLogInit | kLogNet,
                  "net: set %zu variable(s) for NCCL's own IB transport, which carries the traffic (this plugin "
-                 "reports no devices):", applied);
+                 "reports no devices):",
+                 applied);
   for (const auto& line : served.lines) NCCL_ROCE_INFO(logger_, kLogInit | kLogNet, "net: %s", line.c_str());
 }
 

@@ -25,7 +25,10 @@ class NetPlugin {
   // outlive the plugin and any resolution it abandons (the process environment does).
   NetPlugin(const Environment& env, SettingsResolver resolver, EnvPlugin* envPlugin, SetEnv setEnv,
             std::chrono::milliseconds resolutionDeadline = kResolutionDeadline)
-      : env_(env), resolver_(std::move(resolver)), envPlugin_(envPlugin), setEnv_(std::move(setEnv)),
+      : env_(env),
+        resolver_(std::move(resolver)),
+        envPlugin_(envPlugin),
+        setEnv_(std::move(setEnv)),
         deadline_(resolutionDeadline) {}
 
   // Applies once per process (net v11+ call init once per communicator), the resolution within the deadline.

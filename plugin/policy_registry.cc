@@ -160,8 +160,10 @@ std::vector<std::pair<std::string, std::string>> PolicyRegistry::environmentDefa
   if (!now.refusal.empty()) return {};
   std::lock_guard<std::mutex> lock(loadMutex_);
   auto it = loaded_.find(key);
-  if (it == loaded_.end()) it = loaded_.emplace(key, std::move(now)).first;  // kept: the first communicator gets it
-  else if (it->second.loading || !it->second.refusal.empty()) return now.policy->environmentDefaults();
+  if (it == loaded_.end())
+    it = loaded_.emplace(key, std::move(now)).first;  // kept: the first communicator gets it
+  else if (it->second.loading || !it->second.refusal.empty())
+    return now.policy->environmentDefaults();
   return it->second.policy->environmentDefaults();
 }
 

@@ -78,8 +78,8 @@ class PolicyRegistry {
   static Loaded loadPinned(const Environment& env, std::chrono::seconds wait);
   static std::string keyOf(const Environment& env);
 
-  std::mutex loadMutex_;  // loaded_; never held while reading a file or waiting for one
-  std::condition_variable loadedCv_;  // a load finished
+  std::mutex loadMutex_;                  // loaded_; never held while reading a file or waiting for one
+  std::condition_variable loadedCv_;      // a load finished
   std::map<std::string, Loaded> loaded_;  // by what was asked for (the policy, the inline text, the pin)
 
   // Keyed by the policy's address: each lookup holds its policy, so the address stays valid.

@@ -9,7 +9,9 @@ namespace nccl_roce::plugin {
 
 namespace {
 
-int setProcessEnv(const char* name, const char* value) { return ::setenv(name, value, /*overwrite=*/0); }
+int setProcessEnv(const char* name, const char* value) {
+  return ::setenv(name, value, /*overwrite=*/0);
+}
 
 TelemetryOptions saidThrough(TelemetryOptions options, Logger& logger) {
   options.logger = &logger;

@@ -30,8 +30,8 @@ namespace nccl_roce::plugin {
 
 // What a process context reads from and writes to; tests substitute them. Empty members take the real ones.
 struct ProcessSeams {
-  SettingsResolver resolver;   // default: resolveServedSettings over this context's policies
-  NetPlugin::SetEnv setEnv;    // default: setenv(name, value, 0) on the process environment
+  SettingsResolver resolver;  // default: resolveServedSettings over this context's policies
+  NetPlugin::SetEnv setEnv;   // default: setenv(name, value, 0) on the process environment
   std::chrono::milliseconds resolutionDeadline = kResolutionDeadline;
 };
 

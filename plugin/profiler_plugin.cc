@@ -34,7 +34,9 @@ struct ProfilerComm {
   NcclLogger logger;
 };
 
-ProfilerComm* commOf(void* context) { return static_cast<ProfilerComm*>(context); }
+ProfilerComm* commOf(void* context) {
+  return static_cast<ProfilerComm*>(context);
+}
 
 bool timingRequested(const Environment& env) {
   auto stats = env.get("NCCL_ROCE_STATS");
@@ -95,7 +97,8 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
 }  // namespace
 
 ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivationMask,
-                          const ProfilerCommunicator& comm, ChannelClock clock, ncclDebugLogger_t logFunction) noexcept {
+                          const ProfilerCommunicator& comm, ChannelClock clock,
+                          ncclDebugLogger_t logFunction) noexcept {
   if (context != nullptr) *context = nullptr;
   // NCCL keeps one activation mask for the whole process and reads it at every collective: 0 builds no events.
   if (eActivationMask != nullptr) *eActivationMask = 0;
@@ -107,8 +110,9 @@ ncclResult_t profilerInit(ProcessContext& process, void** context, int* eActivat
     std::string problem = process.telemetryFiles().takeProblem();
     if (!problem.empty()) NCCL_ROCE_WARN(logger, kLogProfile | kLogInit, "profiler: %s", problem.c_str());
     if (clock == ChannelClock::kNone) {
-      NCCL_ROCE_INFO(logger, kLogProfile, "profiler: this NCCL has no kernel channel events (2.26+ needed); "
-                                          "collectives are not timed");
+      NCCL_ROCE_INFO(logger, kLogProfile,
+                     "profiler: this NCCL has no kernel channel events (2.26+ needed); "
+                     "collectives are not timed");
       return ncclSuccess;
     }
     // Group events let the tracker see collectives batched into one kernel.
@@ -186,7 +190,7 @@ void profilerStartKernelCh(void* context, void** eHandle, const void* parent, in
 
 void profilerStopKernelCh(void* eHandle, uint64_t stampNs) noexcept {
   EventHandle h = EventHandle::of(eHandle);
-  if (h.kind != HandleKind::kChannel) return;  // nullptr, or not one of ours
+  if (h.kind != HandleKind::kChannel) return;         // nullptr, or not one of ours
   ProcessContext* process = processContextIfBuilt();  // a tracker exists only once it is built
   if (process == nullptr) return;
   try {
@@ -205,7 +209,9 @@ void profilerStartOther(void* context, void** eHandle, uint64_t type) noexcept {
   }
 }
 
-ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept { return ncclSuccess; }
+ncclResult_t profilerStopEvent(void* /*eHandle*/) noexcept {
+  return ncclSuccess;
+}
 
 ncclResult_t profilerStopEventOnHostClock(void* eHandle) noexcept {
   EventHandle h = EventHandle::of(eHandle);

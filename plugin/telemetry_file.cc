@@ -57,7 +57,9 @@ TelemetryFiles::TelemetryFiles(TelemetryOptions options)
       failures_("statistics file", "NCCL_ROCE_STATS", options_.logger != nullptr ? *options_.logger : nullLogger()),
       writer_(options_.interval, [this] { (void)writeAll(/*withLive=*/true, nullptr); }) {}
 
-TelemetryFiles::~TelemetryFiles() { writer_.stop(); }
+TelemetryFiles::~TelemetryFiles() {
+  writer_.stop();
+}
 
 std::string TelemetryFiles::pathFor(const std::string& prefix, long pid) {
   return prefix + "." + std::to_string(pid) + ".json";
@@ -157,7 +159,9 @@ Status TelemetryFiles::finish(const std::string& path, const TelemetryEntry& ent
   return writeAll(/*withLive=*/checkpoints, checkpoints ? nullptr : &path);
 }
 
-Status TelemetryFiles::checkpoint() { return writeAll(/*withLive=*/true, nullptr); }
+Status TelemetryFiles::checkpoint() {
+  return writeAll(/*withLive=*/true, nullptr);
+}
 
 std::string TelemetryFiles::takeProblem() {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -27,9 +27,8 @@ ncclResult_t tunerInit(void** context, uint64_t commId, size_t nRanks, size_t nN
                        bool ncclAsksChunkSize,
                        tuner::SelectionRule selection = tuner::SelectionRule::kLastPlainMinimum) noexcept;
 
-ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels) noexcept;
+ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels) noexcept;
 
 // NCCL 2.21 (v2) has no cost table: only fully named Ring/Tree x LL/Simple preferences can be known to be
 // available there, so only those are returned; anything else, or NCCL_ALGO/NCCL_PROTO set, leaves NCCL's choice.

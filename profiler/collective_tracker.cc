@@ -23,7 +23,9 @@ CollectiveTracker::CollectiveTracker(const Config& config)
   for (uint32_t i = 0; i < slots_; ++i) records_[i].generation = config.firstGeneration & EventHandle::kGenerationMask;
 }
 
-size_t CollectiveTracker::bytesFor(uint32_t slots) { return sizeof(CollectiveTracker) + slots * sizeof(Record); }
+size_t CollectiveTracker::bytesFor(uint32_t slots) {
+  return sizeof(CollectiveTracker) + slots * sizeof(Record);
+}
 
 void* CollectiveTracker::startGroup() {
   EventHandle h;

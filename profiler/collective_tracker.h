@@ -67,9 +67,9 @@ class CollectiveTracker {
     uint32_t index = 0;            // this tracker's number in its handles
     uint32_t firstGeneration = 0;  // distinct per tracker, so handles of a finished tracker never match
     telemetry::TimingSource source = telemetry::TimingSource::kKernelGpu;
-    uint32_t slots = 16384;        // collectives in flight at once; a power of two, at most EventHandle::kMaxSlots
-    int nRanks = 0;                // to size AllGather and ReduceScatter; 0: not known (profiler v1-v3)
-    bool seesCaptures = false;     // NCCL starts CollApi events and names them as replays' parents (v5+)
+    uint32_t slots = 16384;     // collectives in flight at once; a power of two, at most EventHandle::kMaxSlots
+    int nRanks = 0;             // to size AllGather and ReduceScatter; 0: not known (profiler v1-v3)
+    bool seesCaptures = false;  // NCCL starts CollApi events and names them as replays' parents (v5+)
   };
   explicit CollectiveTracker(const Config& config);
 

@@ -6,7 +6,9 @@
 namespace nccl_roce::profiler {
 
 // Room for every key up front, so adding one on NCCL's threads never rehashes.
-TimingTable::TimingTable() { entries_.reserve(kMaxKeys); }
+TimingTable::TimingTable() {
+  entries_.reserve(kMaxKeys);
+}
 
 TimingTable::Entry* TimingTable::entryFor(const telemetry::CellKey& key) {
   auto found = entries_.find(key);

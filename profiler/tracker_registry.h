@@ -14,7 +14,6 @@
 #include <mutex>
 
 #include "common/spin_lock.h"
-
 #include "profiler/collective_tracker.h"
 
 namespace nccl_roce::profiler {

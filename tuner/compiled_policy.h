@@ -41,7 +41,7 @@ class CompiledPolicy {
   // NCCL's CSV semantics: a matching rule whose preferences are all unavailable passes the call on.
   bool unavailableFallsThrough() const { return policy_->unavailableFallsThrough; }
   size_t applicableRules() const { return applicable_; }  // rules that can match this communicator
-  bool truncated() const { return truncated_; }  // some segment had more than kMaxCandidatesPerSegment rules
+  bool truncated() const { return truncated_; }           // some segment had more than kMaxCandidatesPerSegment rules
 
  private:
   // One collective's segments: starts ascending (the first is 0), padded to a power of two with UINT64_MAX and the
@@ -66,8 +66,7 @@ class CompiledPolicy {
 // Whether a rule whose collective and size match also matches the call's pipeOps and regBuff.
 inline bool ruleMatchesCall(const policy::Rule& rule, int pipeOps, int regBuff) {
   // A negative pipeOps (NCCL never passes one) wraps to a huge value: only ranges open at the top match it.
-  return rule.pipeOps.contains(static_cast<uint64_t>(pipeOps)) &&
-         (!rule.regBuff || *rule.regBuff == (regBuff != 0));
+  return rule.pipeOps.contains(static_cast<uint64_t>(pipeOps)) && (!rule.regBuff || *rule.regBuff == (regBuff != 0));
 }
 
 }  // namespace nccl_roce::tuner

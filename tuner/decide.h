@@ -17,7 +17,9 @@ namespace nccl_roce::tuner {
 // are unavailable; 0.0, -0.0 (equal to it) and every positive cost are available. From 2.31 NCCL passes -1.0 for
 // every entry it has no candidate for and the candidate's cost (above 0) for the others, and reads back only the
 // candidates' entries: the same test tells them apart.
-inline bool isAvailable(float cost) { return cost >= 0.0f; }
+inline bool isAvailable(float cost) {
+  return cost >= 0.0f;
+}
 
 // How NCCL picks from the table after getCollInfo.
 enum class SelectionRule : uint8_t {

@@ -29,7 +29,7 @@ class GroupChunkDecisions {
 
   struct Found {
     telemetry::ChunkSize chunk;  // NCCL's own unless the group decided this call one way
-    bool ambiguous = false;   // decided two ways, or the group was too large to keep: NCCL's own
+    bool ambiguous = false;      // decided two ways, or the group was too large to keep: NCCL's own
   };
   // From getChunkSize: closes the group (the next decision starts a new one).
   Found find(int collective, int algorithm, int protocol);

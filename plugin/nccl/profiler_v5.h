@@ -123,6 +123,7 @@ static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.algo) == 88, "NCCL layo
 static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.proto) == 96, "NCCL layout: v5_t.coll.proto");
 static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.parentGroup) == 104, "NCCL layout: v5_t.coll.parentGroup");
 static_assert(offsetof(ncclProfilerEventDescr_v5_t, kernelCh.pTimer) == 32, "NCCL layout: v5_t.kernelCh.pTimer");
-static_assert(offsetof(ncclProfilerEventDescr_v5_t, collApi.graphCaptured) == 64, "NCCL layout: v5_t.collApi.graphCaptured");
+static_assert(offsetof(ncclProfilerEventDescr_v5_t, collApi.graphCaptured) == 64,
+              "NCCL layout: v5_t.collApi.graphCaptured");
 static_assert(sizeof(ncclProfilerEventStateArgs_v5_t) == 8, "NCCL layout: sizeof ncclProfilerEventStateArgs_v5_t");
 #endif

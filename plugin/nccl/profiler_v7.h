@@ -33,7 +33,7 @@ typedef struct {
       int root;
       void* stream;
       bool graphCaptured;  // captured into a CUDA graph: this event fires at capture only; Coll at every replay
-      uint64_t userTag;  // v7: the caller's profiler tag, 0 when untagged
+      uint64_t userTag;    // v7: the caller's profiler tag, 0 when untagged
     } collApi;
     struct {
       const char* func;
