@@ -85,8 +85,9 @@ int runAb(AbCliOptions o) {
 void addAbCommand(CLI::App& app, CommandContext& context) {
   auto o = std::make_shared<AbCliOptions>();
   CLI::App* ab = app.add_subcommand(
-      "ab", "A/B a fleet: each experiment arm against the control, per size bucket and over the inference range, "
-            "from the statistics files of every pod (communicators are the unit)");
+      "ab",
+      "A/B a fleet: each experiment arm against the control, per size bucket and over the inference range, "
+      "from the statistics files of every pod (communicators are the unit)");
   // Not required() here: `ab fit STATS...` gives ab none (the callback insists when fit is not used).
   addFleetSourceOptions(*ab, o->source,
                         "Statistics files (NCCL_ROCE_STATS), directories of them, quoted globs; Inspector JSON dumps "

@@ -83,8 +83,9 @@ void addDetectCommand(CLI::App& app, CommandContext& context) {
   detect->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "env"}))
       ->capture_default_str();
-  detect->footer("Exit status 0 when at least one device port is selected; 1 otherwise (reason on stderr); 2 on a "
-                 "usage error, such as a path that does not exist or a snapshot that cannot be read.");
+  detect->footer(
+      "Exit status 0 when at least one device port is selected; 1 otherwise (reason on stderr); 2 on a "
+      "usage error, such as a path that does not exist or a snapshot that cannot be read.");
   detect->callback(
       [options, &context] { context.exitCode = runResolution(options->machine, options->format, "detect"); });
 }

@@ -58,7 +58,8 @@ int runDoctor(const DoctorOptions& options) {
 
 void addDoctorCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DoctorOptions>();
-  CLI::App* doctor = app.add_subcommand("doctor", "Check why RDMA does or does not work here: pass/warn/fail with a remedy each");
+  CLI::App* doctor =
+      app.add_subcommand("doctor", "Check why RDMA does or does not work here: pass/warn/fail with a remedy each");
   options->machine.addTo(*doctor, /*withSnapshot=*/true);
   doctor->add_option("--dev-root", options->devRoot, "Directory that mirrors /dev")
       ->check(CLI::ExistingDirectory)
@@ -72,9 +73,12 @@ void addDoctorCommand(CLI::App& app, CommandContext& context) {
       ->add_option("--nccl-lib", options->ncclLibrary,
                    "libnccl.so.2 to inspect (default: the one a vLLM process here loads)")
       ->check(CLI::ExistingFile);
-  doctor->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  doctor->footer("Exit status 0 when no check fails (warnings included); 1 when one fails; 2 on a usage error, such as a "
-                 "path that does not exist or a snapshot that cannot be read.");
+  doctor->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  doctor->footer(
+      "Exit status 0 when no check fails (warnings included); 1 when one fails; 2 on a usage error, such as a "
+      "path that does not exist or a snapshot that cannot be read.");
   doctor->callback([options, &context] { context.exitCode = runDoctor(*options); });
 }
 

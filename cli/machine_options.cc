@@ -6,15 +6,16 @@ namespace {
 // A replay answers under the root the snapshot was captured from, so any path a message names reads as that
 // machine's sysfs path, never as an internal one.
 constexpr const char* kSnapshotRoot = "/sys";
-}
+}  // namespace
 
 void MachineOptions::addTo(CLI::App& command, bool withSnapshot) {
   // A path that does not exist is a usage error (exit 2, CLI11's message), never an empty machine.
   command.add_option("--sysfs-root", sysfsRoot, "Directory that mirrors /sys (default: /sys)")
       ->check(CLI::ExistingDirectory);
-  command.add_option("--ifaddrs", ifaddrs,
-                     "File of this namespace's addresses, one 'IFNAME ADDRESS/PREFIXLEN' per line "
-                     "(default: the kernel's when reading /sys; none with --sysfs-root)")
+  command
+      .add_option("--ifaddrs", ifaddrs,
+                  "File of this namespace's addresses, one 'IFNAME ADDRESS/PREFIXLEN' per line "
+                  "(default: the kernel's when reading /sys; none with --sysfs-root)")
       ->check(CLI::ExistingFile);
   if (withSnapshot) {
     command.add_option("--snapshot", snapshot, "Replay a file written by 'nccl-roce snapshot'")

@@ -2,11 +2,10 @@
 // place that turns them into resolver sources, so detect, env and doctor read the machine the same way.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "common/env.h"
 #include "gid/resolve.h"

@@ -10,12 +10,14 @@ constexpr int kUsageError = 2;
 
 int main(int argc, char** argv) {
   nccl_roce::cli::CommandContext context;
-  CLI::App app{"nccl-roce: resolve RoCE/InfiniBand settings for NCCL, lint and explain tuner policies, "
-               "parse and compare nccl-tests sweeps"};
+  CLI::App app{
+      "nccl-roce: resolve RoCE/InfiniBand settings for NCCL, lint and explain tuner policies, "
+      "parse and compare nccl-tests sweeps"};
   app.set_version_flag("--version", "nccl-roce " NCCL_ROCE_VERSION);
   app.require_subcommand(1);
-  app.footer("Exit status 2 on a usage error (an unknown option, a bad value, a missing input), with the reason on "
-             "stderr; each command's --help gives its other statuses.");
+  app.footer(
+      "Exit status 2 on a usage error (an unknown option, a bad value, a missing input), with the reason on "
+      "stderr; each command's --help gives its other statuses.");
   nccl_roce::cli::addDetectCommand(app, context);
   nccl_roce::cli::addEnvCommand(app, context);
   nccl_roce::cli::addSnapshotCommand(app, context);

@@ -147,8 +147,9 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
       "lint", "Check policy or experiment files (TOML, or NCCL's example CSV); errors as file:line:column");
   lint->add_option("FILE", *files, "Policy files, experiment files, built-in names, or - for an inline policy on stdin")
       ->required();
-  lint->footer("Exit status 0 when every file is usable; 1 otherwise (a file that cannot be read is not usable); 2 on "
-               "a usage error.");
+  lint->footer(
+      "Exit status 0 when every file is usable; 1 otherwise (a file that cannot be read is not usable); 2 on "
+      "a usage error.");
   lint->callback([files, &context] { context.exitCode = runLint(*files); });
 
   auto digestFiles = std::make_shared<std::vector<std::string>>();
@@ -157,10 +158,13 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
       "Print the digest a pin names (NCCL_ROCE_POLICY_DIGEST): the sha256 of the policy's text with CRLF line ends "
       "read as LF and the whitespace at its very end dropped (so a file and \"$(cat file)\" agree); for an "
       "experiment, of its text and every arm's name and digest");
-  digest->add_option("FILE", *digestFiles, "Policy or experiment files, built-in names, or - for an inline policy on stdin")
+  digest
+      ->add_option("FILE", *digestFiles,
+                   "Policy or experiment files, built-in names, or - for an inline policy on stdin")
       ->required();
-  digest->footer("Exit status 0 when every file is usable; 1 otherwise (an unusable policy has no digest to pin); 2 "
-                 "on a usage error.");
+  digest->footer(
+      "Exit status 0 when every file is usable; 1 otherwise (an unusable policy has no digest to pin); 2 "
+      "on a usage error.");
   digest->callback([digestFiles, &context] { context.exitCode = runDigest(*digestFiles); });
 
   auto options = std::make_shared<ExplainOptions>();
@@ -184,11 +188,14 @@ void addPolicyCommands(CLI::App& app, CommandContext& context) {
       ->required()
       ->check(CLI::Range(uint64_t{1}, kMaxRanks));
   explain->add_option("--size", options->size, "Bytes NCCL reports (all-reduce: the buffer), e.g. 1M")->required();
-  explain->add_option("--pipe-ops", options->pipeOps, "numPipeOps")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+  explain->add_option("--pipe-ops", options->pipeOps, "numPipeOps")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
   explain->add_flag("--reg-buff", options->regBuff, "Buffers registered (or captured in a CUDA graph)");
   explain->add_option("--comm-id", options->commId, "Communicator id, for experiments")->capture_default_str();
-  explain->footer("Exit status 0 when the policy is usable; 1 when it is not (the explanation then shows NCCL's own "
-                  "choice, as the tuner would fall back); 2 on a usage error.");
+  explain->footer(
+      "Exit status 0 when the policy is usable; 1 when it is not (the explanation then shows NCCL's own "
+      "choice, as the tuner would fall back); 2 on a usage error.");
   explain->callback([options, &context] { context.exitCode = runExplain(*options); });
   addPolicyVerifyCommand(*policy, context);
 }

@@ -1,5 +1,7 @@
 // `nccl-roce snapshot`: capture what the resolver reads on this machine into one file for a bug report;
 // `nccl-roce detect --snapshot FILE` and `nccl-roce doctor --snapshot FILE` replay it anywhere.
+#include "gid/snapshot.h"
+
 #include <cstdio>
 #include <memory>
 
@@ -7,7 +9,6 @@
 #include "cli/doctor/checks.h"
 #include "common/file.h"
 #include "gid/resolve.h"
-#include "gid/snapshot.h"
 
 namespace nccl_roce::cli {
 

@@ -19,8 +19,7 @@ void reportLogIssues(const std::vector<sweep::PerfLog>& logs, const char* comman
                      why.c_str());
       }
       for (const std::string& warning : run.warnings) {
-        std::fprintf(stderr, "nccl-roce %s: %s:%d: %s\n", command, log.source.c_str(), run.firstLine,
-                     warning.c_str());
+        std::fprintf(stderr, "nccl-roce %s: %s:%d: %s\n", command, log.source.c_str(), run.firstLine, warning.c_str());
       }
     }
     if (log.runs.empty()) {

@@ -114,8 +114,7 @@ int runCompare(CompareCliOptions o) {
                  shared.c_str());
   }
   if (comparison.series.empty()) {
-    std::fprintf(stderr, "nccl-roce %s: no series (collective, type, op, ranks) was measured on both sides\n",
-                 command);
+    std::fprintf(stderr, "nccl-roce %s: no series (collective, type, op, ranks) was measured on both sides\n", command);
     return kExitInputError;
   }
   if (o.strict && !shared.empty()) return kExitInputError;
@@ -151,7 +150,8 @@ int runCompare(CompareCliOptions o) {
 void addSweepCompareCommand(CLI::App& sweep, CommandContext& context) {
   auto o = std::make_shared<CompareCliOptions>();
   CLI::App* compare = sweep.add_subcommand(
-      "compare", "A/B two sweeps: per-size ratio of geometric-mean times with t intervals over replicate runs, verdicts, summary");
+      "compare",
+      "A/B two sweeps: per-size ratio of geometric-mean times with t intervals over replicate runs, verdicts, summary");
   compare->add_option("A", o->a, "Baseline: a log, a directory of logs, or a comma-separated list")->required();
   compare->add_option("B", o->b, "Candidate, in the same forms")->required();
   compare->add_option("--label-a", o->labelA, "Name of A in the report (default: its file or directory name)");

@@ -69,8 +69,9 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
   auto o = std::make_shared<FitCliOptions>();
   CLI::App* fit = sweep.add_subcommand(
       "fit", "Fit a tuner policy from forced-config sweeps (NCCL_ALGO x NCCL_PROTO [x channels], plus a default run)");
-  fit->add_option("logs", o->paths, "Logs or directories of logs (run-sweep.sh output); the configuration of each "
-                                    "run is read from the variables it ran with")
+  fit->add_option("logs", o->paths,
+                  "Logs or directories of logs (run-sweep.sh output); the configuration of each "
+                  "run is read from the variables it ran with")
       ->required();
   fit->add_option("-o,--output", o->output, "Write the policy here instead of stdout");
   fit->add_option("--report", o->report, "Also write a markdown report of every size's decision here");
@@ -79,8 +80,7 @@ void addSweepFitCommand(CLI::App& sweep, CommandContext& context) {
       ->check(CLI::IsMember({"out-of-place", "in-place"}))
       ->capture_default_str();
   addVerdictOptions(*fit, o->fit.verdicts, "replicates", sweep::kFitMinReplicates);
-  fit->add_option("--nodes", o->nodes,
-                  "Node count the rules match (default: distinct hosts in the logs' device lists)")
+  fit->add_option("--nodes", o->nodes, "Node count the rules match (default: distinct hosts in the logs' device lists)")
       ->check(CLI::Range(1, 100000));
   fit->add_flag("-q,--quiet", o->quiet, "Only errors on stderr");
   fit->footer(

@@ -13,8 +13,7 @@ namespace nccl_roce::cli {
 
 // --confidence, --min-effect and --min-UNITS (e.g. "replicates", "communicators"), the last no lower than
 // minUnitsFloor: the fewest units the command's calibration accepts.
-void addVerdictOptions(CLI::App& command, verdicts::Settings& settings, const std::string& units,
-                          int minUnitsFloor);
+void addVerdictOptions(CLI::App& command, verdicts::Settings& settings, const std::string& units, int minUnitsFloor);
 
 // The default --range of `sweep compare` and `ab`: the inference range, as the reports print it.
 inline constexpr const char* kInferenceRange = "16K..=64M";

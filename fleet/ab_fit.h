@@ -101,9 +101,9 @@ struct AbFit {
   std::map<std::string, int> communicatorsPerArm;  // timed communicators with a known node count
   std::vector<CellFit> cells;                      // by node count, then cell
   std::vector<FittedRule> rules;
-  int challenges = 0;               // arm x cell comparisons made: the family the false discovery rate is over
-  std::vector<std::string> errors;  // from the fleet: communicators left out, named
-  std::vector<std::string> notes;   // groups left out, winners that cannot be rules, the control's own rules
+  int challenges = 0;                 // arm x cell comparisons made: the family the false discovery rate is over
+  std::vector<std::string> errors;    // from the fleet: communicators left out, named
+  std::vector<std::string> notes;     // groups left out, winners that cannot be rules, the control's own rules
   std::vector<SkippedInput> skipped;  // from the fleet: inputs not read
   AbFitOptions options;
 };

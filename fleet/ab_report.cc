@@ -70,7 +70,8 @@ const char* clockKey(TimingClock clock) {
   return "gpu";
 }
 
-nlohmann::ordered_json intervalJson(const std::optional<verdicts::RatioInterval>& i, verdicts::Verdict v, const std::string& why) {
+nlohmann::ordered_json intervalJson(const std::optional<verdicts::RatioInterval>& i, verdicts::Verdict v,
+                                    const std::string& why) {
   nlohmann::ordered_json j;
   j["ratio"] = i ? nlohmann::ordered_json(i->ratio) : nlohmann::ordered_json(nullptr);
   j["low"] = i ? nlohmann::ordered_json(i->low) : nlohmann::ordered_json(nullptr);
@@ -133,8 +134,9 @@ std::string graphTable(const ArmComparison& c) {
 }  // namespace
 
 std::string abToMarkdown(const AbReport& r) {
-  std::string out = "# nccl-roce ab: " + (r.experiment.empty() ? std::string("arms") : "experiment '" + r.experiment + "'") +
-                    " against '" + r.control + "'\n\n";
+  std::string out =
+      "# nccl-roce ab: " + (r.experiment.empty() ? std::string("arms") : "experiment '" + r.experiment + "'") +
+      " against '" + r.control + "'\n\n";
   out += methodLine(r);
   out += "Ratio = arm / control of geometric-mean durations: below 1 means the arm is faster.\n\n";
   for (const std::string& e : r.errors) out += "- **error**: " + e + "\n";
@@ -226,8 +228,10 @@ nlohmann::ordered_json abToJson(const AbReport& r) {
 std::string abToSvg(const AbReport& r) {
   const int width = 720, panelHeight = 220, left = 60, right = 20, top = 30;
   int height = static_cast<int>(std::max<size_t>(r.comparisons.size(), 1)) * (panelHeight + top) + 20;
-  std::string svg = format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                           "font-family=\"sans-serif\" font-size=\"11\">\n", width, height);
+  std::string svg = format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n",
+      width, height);
   int y0 = 0;
   for (const ArmComparison& c : r.comparisons) {
     svg += format("<text x=\"%d\" y=\"%d\" font-size=\"13\">%s vs %s: %s (ratio, below 1 = faster)</text>\n", left,
@@ -248,12 +252,13 @@ std::string abToSvg(const AbReport& r) {
       if (!cell.interval) continue;
       const char* colour = cell.verdict == verdicts::Verdict::kFaster   ? "#1a7f37"
                            : cell.verdict == verdicts::Verdict::kSlower ? "#cf222e"
-                                                                     : "#57606a";
+                                                                        : "#57606a";
       svg += format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x,
                     yOf(cell.interval->low), x, yOf(cell.interval->high), colour);
-      svg += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %.3f [%.3f, %.3f] %s</title></circle>\n",
-                    x, yOf(cell.interval->ratio), colour, bucketName(cell.cell).c_str(), cell.interval->ratio,
-                    cell.interval->low, cell.interval->high, verdicts::verdictName(cell.verdict));
+      svg += format(
+          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %.3f [%.3f, %.3f] %s</title></circle>\n", x,
+          yOf(cell.interval->ratio), colour, bucketName(cell.cell).c_str(), cell.interval->ratio, cell.interval->low,
+          cell.interval->high, verdicts::verdictName(cell.verdict));
     }
     y0 += panelHeight + top;
   }

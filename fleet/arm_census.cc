@@ -23,15 +23,17 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount) {
   }
   census.inspectorOnly = fleet.withoutArm;
   if (fleet.withoutArm > 0) {
-    census.notes.push_back(std::to_string(fleet.withoutArm) +
-                           " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
+    census.notes.push_back(
+        std::to_string(fleet.withoutArm) +
+        " communicator(s) in the Inspector dumps have no statistics file giving their arm: left out");
   }
   if (withoutArm > 0) {
     census.notes.push_back(std::to_string(withoutArm) + " timed communicator(s) ran no experiment arm: left out");
   }
   if (live > 0) {
-    census.notes.push_back(std::to_string(live) + " timed communicator(s) were still live: counted as of their "
-                                                  "latest checkpoint");
+    census.notes.push_back(std::to_string(live) +
+                           " timed communicator(s) were still live: counted as of their "
+                           "latest checkpoint");
   }
   if (withoutNodes > 0) {
     census.notes.push_back(std::to_string(withoutNodes) +

@@ -32,7 +32,8 @@ ArmCensus censusOfArms(const Fleet& fleet, bool needNodeCount);
 Status checkArms(const ArmCensus& census, const std::string& control, const std::string& purpose);
 
 // A communicator's value in a cell: the geometric mean of its collectives there in microseconds (from its merged
-// count and bin sum, within 1%), when it ran at least `minCollectives` of them (counted per communicator, not per rank).
+// count and bin sum, within 1%), when it ran at least `minCollectives` of them (counted per communicator, not per
+// rank).
 std::optional<double> communicatorValueUs(const CellTiming& timing, uint64_t minCollectives);
 
 }  // namespace nccl_roce::fleet

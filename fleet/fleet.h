@@ -36,11 +36,11 @@ struct FleetCommunicator {
   uint64_t commId = 0;
   std::string arm, policy, policyHash;
   std::set<std::string> files;
-  int records = 0;                                  // ranks (processes) merged
-  int nNodes = 0;                                   // 0: no record said
-  TimedBy timedBy = TimedBy::kNone;                 // whose timings `timings` holds
+  int records = 0;                                                // ranks (processes) merged
+  int nNodes = 0;                                                 // 0: no record said
+  TimedBy timedBy = TimedBy::kNone;                               // whose timings `timings` holds
   std::map<TimingClock, std::map<uint64_t, CellTiming>> timings;  // per clock and cell, over every rank
-  std::map<uint64_t, DecisionCounts> decisions;     // per cell, calls over every rank
+  std::map<uint64_t, DecisionCounts> decisions;                   // per cell, calls over every rank
   bool live = false;  // some rank's latest state is a checkpoint: the communicator was still running
   // A switchback's: every arm ran here; per (cell, arm), its ranks' timings merged (fleet/switchback_ranks.h).
   std::optional<SwitchbackRecord> switchback;
@@ -60,10 +60,10 @@ struct SkippedInput {
 struct Fleet {
   std::string experiment;  // "" when no file names one
   std::vector<FleetCommunicator> communicators;
-  std::vector<std::string> errors;  // communicators left out, and why
-  std::vector<std::string> notes;   // what was left out or chosen, counted, and what the reader could not give
+  std::vector<std::string> errors;    // communicators left out, and why
+  std::vector<std::string> notes;     // what was left out or chosen, counted, and what the reader could not give
   std::vector<SkippedInput> skipped;  // filled by whoever read the files (fleet_files.h)
-  int withoutArm = 0;               // timed communicators no statistics file gave an arm (left out)
+  int withoutArm = 0;                 // timed communicators no statistics file gave an arm (left out)
 };
 
 // The most two sources' geometric means in one cell of one communicator may differ by before a note says they

@@ -83,8 +83,9 @@ bool readCollectiveFields(const json& header, const json& perf, CollectiveFields
       !intField(header, "rank", 0, INT32_MAX, &f->rank) || f->rank < 0 || !perf.is_object() ||
       !perf.value("coll", json()).is_string() || !perf.value("coll_msg_size_bytes", json()).is_number_unsigned() ||
       !perf.value("coll_exec_time_us", json()).is_number()) {
-    *error = "not an Inspector collective record (header.id, header.rank, coll_perf.coll, coll_msg_size_bytes, "
-             "coll_exec_time_us)";
+    *error =
+        "not an Inspector collective record (header.id, header.rank, coll_perf.coll, coll_msg_size_bytes, "
+        "coll_exec_time_us)";
     return false;
   }
   f->commId = *id;

@@ -1,7 +1,7 @@
 #include "verdicts/ratio_interval.h"
 
-#include <boost/math/distributions/students_t.hpp>
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <string>
 
@@ -11,10 +11,10 @@ namespace {
 
 // Boost.Math reports a domain error by throwing unless told otherwise; the inputs are checked before any call,
 // and this policy keeps a missed case a NaN instead of an exception.
-using NoThrow = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using NoThrow =
+    boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+                                  boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+                                  boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
 using StudentsT = boost::math::students_t_distribution<double, NoThrow>;
 
 struct LogMoments {

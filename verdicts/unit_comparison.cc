@@ -13,8 +13,7 @@ bool everyUnitMeasured(const std::vector<Unit>& units, uint64_t cell) {
 }
 
 // A verdict from an interval, or kInsufficient (with the reason) when there is none or too few units.
-Verdict judge(const StatusOr<RatioInterval>& interval, int nA, int nB, const Settings& settings,
-              std::string* whyNot) {
+Verdict judge(const StatusOr<RatioInterval>& interval, int nA, int nB, const Settings& settings, std::string* whyNot) {
   if (!interval.isOk()) {
     *whyNot = interval.status().message();
     return Verdict::kInsufficient;
@@ -62,10 +61,18 @@ void summariseRange(const std::vector<Unit>& a, const std::vector<Unit>& b, cons
   for (const CellComparison& c : cells) {
     if (c.cell < range->lo || c.cell > range->hi) continue;
     switch (c.verdict) {
-      case Verdict::kFaster: ++range->faster; break;
-      case Verdict::kSlower: ++range->slower; break;
-      case Verdict::kNoDifference: ++range->noDifference; break;
-      case Verdict::kInsufficient: ++range->insufficient; break;
+      case Verdict::kFaster:
+        ++range->faster;
+        break;
+      case Verdict::kSlower:
+        ++range->slower;
+        break;
+      case Verdict::kNoDifference:
+        ++range->noDifference;
+        break;
+      case Verdict::kInsufficient:
+        ++range->insufficient;
+        break;
     }
     if (!(c.geomeanA > 0)) continue;  // a value that is not a positive time; the cell says why
     bool even = everyUnitMeasured(a, c.cell) && everyUnitMeasured(b, c.cell);
@@ -77,8 +84,8 @@ void summariseRange(const std::vector<Unit>& a, const std::vector<Unit>& b, cons
   }
   StatusOr<RatioInterval> interval = ratioOfGeometricMeans(rangeValues(a, range->cells), rangeValues(b, range->cells),
                                                            settings.confidence, settings.degreesOfFreedom);
-  range->verdict = judge(interval, static_cast<int>(a.size()), static_cast<int>(b.size()), settings,
-                         &range->whyNoInterval);
+  range->verdict =
+      judge(interval, static_cast<int>(a.size()), static_cast<int>(b.size()), settings, &range->whyNoInterval);
   if (interval.isOk()) range->interval = *interval;
 }
 

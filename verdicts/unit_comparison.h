@@ -36,9 +36,9 @@ struct CellComparison {
 // values over the cells, so the interval sees the same units as the per-cell ones. Only cells that every unit
 // of both sides measured can be averaged that way; the others are listed.
 struct RangeComparison {
-  uint64_t lo = 0, hi = UINT64_MAX;    // inclusive
-  std::vector<uint64_t> cells;         // averaged
-  std::vector<uint64_t> unevenCells;   // in range and measured on both sides, but not by every unit
+  uint64_t lo = 0, hi = UINT64_MAX;   // inclusive
+  std::vector<uint64_t> cells;        // averaged
+  std::vector<uint64_t> unevenCells;  // in range and measured on both sides, but not by every unit
   std::optional<RatioInterval> interval;
   std::string whyNoInterval;
   // Per range: when the truth is "no difference", wrong at most 1 - confidence of the time.

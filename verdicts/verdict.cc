@@ -4,10 +4,14 @@ namespace nccl_roce::verdicts {
 
 const char* verdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kSlower: return "slower";
-    case Verdict::kNoDifference: return "no difference";
-    case Verdict::kInsufficient: break;
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kNoDifference:
+      return "no difference";
+    case Verdict::kInsufficient:
+      break;
   }
   return "insufficient data";
 }

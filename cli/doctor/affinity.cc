@@ -2,13 +2,14 @@
 // against): skipped with the reason when hwloc is absent. Distances use nvidia-smi's and NCCL's words:
 // PIX (one PCIe switch), PXB (several switches), PHB (the CPU's host bridge), NODE (same NUMA node, different
 // host bridges), SYS (across the CPU interconnect).
+#include "cli/doctor/affinity.h"
+
 #include <dlfcn.h>
 #include <hwloc.h>
 
 #include <map>
 #include <mutex>
 
-#include "cli/doctor/affinity.h"
 #include "cli/doctor/checks.h"
 #include "common/log.h"
 
@@ -47,8 +48,8 @@ const HwlocApi* loadHwloc(const std::string& library, std::string* whyNot) {
     return nullptr;
   }
   HwlocApi api;
-  bool ok = bind(lib, "hwloc_get_api_version", api.getApiVersion) && bind(lib, "hwloc_topology_init", api.topologyInit) &&
-            bind(lib, "hwloc_topology_set_xml", api.setXml) &&
+  bool ok = bind(lib, "hwloc_get_api_version", api.getApiVersion) &&
+            bind(lib, "hwloc_topology_init", api.topologyInit) && bind(lib, "hwloc_topology_set_xml", api.setXml) &&
             bind(lib, "hwloc_topology_set_io_types_filter", api.setIoTypesFilter) &&
             bind(lib, "hwloc_topology_load", api.load) && bind(lib, "hwloc_topology_destroy", api.destroy) &&
             bind(lib, "hwloc_get_nbobjs_by_depth", api.nbObjsByDepth) &&
@@ -189,7 +190,8 @@ CheckResult checkAffinity(const DoctorInputs& in) {
   const char* title = "GPU to NIC PCIe distance";
   std::map<std::string, std::string> nicByPci = selectedNicsByPci(in);
   if (nicByPci.empty()) return CheckResult::skip(id, title, "no selected NIC with a known PCI address");
-  if (!in.liveMachine && in.hwlocXml.empty()) return CheckResult::skip(id, title, "not this machine (give --hwloc-xml)");
+  if (!in.liveMachine && in.hwlocXml.empty())
+    return CheckResult::skip(id, title, "not this machine (give --hwloc-xml)");
   std::string whyNot;
   const HwlocApi* hw = loadHwloc(in.hwlocLibrary, &whyNot);
   if (hw == nullptr) return CheckResult::skip(id, title, whyNot);

@@ -6,10 +6,14 @@ namespace nccl_roce::doctor {
 
 const char* outcomeName(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kPass: return "pass";
-    case Outcome::kWarn: return "warn";
-    case Outcome::kFail: return "fail";
-    case Outcome::kSkip: return "skip";
+    case Outcome::kPass:
+      return "pass";
+    case Outcome::kWarn:
+      return "warn";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kSkip:
+      return "skip";
   }
   return "skip";
 }

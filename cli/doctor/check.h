@@ -10,8 +10,8 @@ enum class Outcome { kPass, kWarn, kFail, kSkip };
 const char* outcomeName(Outcome outcome);  // "pass", "warn", "fail", "skip"
 
 struct CheckResult {
-  std::string id;      // stable, for automation: "memlock", "gid-qualification", ...
-  std::string title;   // "Locked-memory limit"
+  std::string id;     // stable, for automation: "memlock", "gid-qualification", ...
+  std::string title;  // "Locked-memory limit"
   Outcome outcome = Outcome::kPass;
   std::string detail;  // what was found, in plain words
   std::string remedy;  // one line, empty on pass

@@ -9,7 +9,7 @@
 namespace nccl_roce::doctor {
 
 // checks_rdma.cc: what the resolver saw.
-CheckResult checkPortState(const DoctorInputs& in);        // "port-state"
+CheckResult checkPortState(const DoctorInputs& in);         // "port-state"
 CheckResult checkGidQualification(const DoctorInputs& in);  // "gid-qualification"
 CheckResult checkRoceV2(const DoctorInputs& in);            // "roce-v2"
 CheckResult checkMtu(const DoctorInputs& in);               // "mtu"

@@ -56,9 +56,10 @@ CheckResult checkPeerMemory(const DoctorInputs& in) {
   std::string detail = "nvidia_peermem is not loaded; kernel " +
                        (kernel ? std::to_string(kernel->first) + "." + std::to_string(kernel->second) : "unknown");
   if (dmabufKernel) {
-    return CheckResult::warn(id, title, detail + " supports dma-buf",
-                             "NCCL can use dma-buf for GPUDirect RDMA with NVIDIA's open kernel modules (driver >= 515); "
-                             "otherwise load nvidia_peermem, or NCCL stages through host memory");
+    return CheckResult::warn(
+        id, title, detail + " supports dma-buf",
+        "NCCL can use dma-buf for GPUDirect RDMA with NVIDIA's open kernel modules (driver >= 515); "
+        "otherwise load nvidia_peermem, or NCCL stages through host memory");
   }
   return CheckResult::fail(id, title, detail + " predates dma-buf (5.12)",
                            "load nvidia_peermem (modprobe nvidia_peermem) on the host, or NCCL stages every transfer "

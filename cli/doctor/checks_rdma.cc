@@ -12,7 +12,9 @@ namespace nccl_roce::doctor {
 
 namespace {
 
-std::string where(const gid::PortDecision& p) { return p.device + (p.port > 0 ? ":" + std::to_string(p.port) : ""); }
+std::string where(const gid::PortDecision& p) {
+  return p.device + (p.port > 0 ? ":" + std::to_string(p.port) : "");
+}
 
 std::vector<const gid::PortDecision*> selectedRoce(const gid::Resolution& r) {
   std::vector<const gid::PortDecision*> out;
@@ -58,7 +60,8 @@ CheckResult checkGidQualification(const DoctorInputs& in) {
   const char* id = "gid-qualification";
   const char* title = "RoCE v2 GID per port";
   const gid::Resolution& r = *in.resolution;
-  if (r.fabric == gid::LinkLayer::kInfiniBand) return CheckResult::skip(id, title, "InfiniBand fabric: no GID to choose");
+  if (r.fabric == gid::LinkLayer::kInfiniBand)
+    return CheckResult::skip(id, title, "InfiniBand fabric: no GID to choose");
   // Name every port that fails (the reason is the remedy's input); summarise the ones that qualify, since a
   // rail-optimised node has eight of them and the per-port choice is `nccl-roce detect`'s job.
   std::string failures, chosen;
@@ -115,14 +118,17 @@ CheckResult checkRoceV2(const DoctorInputs& in) {
     }
   }
   if (ethernet == 0) return CheckResult::skip(id, title, "no active Ethernet port");
-  std::string detail = std::to_string(withV2) + " of " + std::to_string(ethernet) + " active Ethernet port(s) have RoCE v2 GIDs";
+  std::string detail =
+      std::to_string(withV2) + " of " + std::to_string(ethernet) + " active Ethernet port(s) have RoCE v2 GIDs";
   if (withV2 == 0) {
-    return CheckResult::fail(id, title, detail, "enable RoCE v2 on the NICs (e.g. `cma_roce_mode -m 2`, or the NIC firmware's RoCE mode)");
+    return CheckResult::fail(id, title, detail,
+                             "enable RoCE v2 on the NICs (e.g. `cma_roce_mode -m 2`, or the NIC firmware's RoCE mode)");
   }
   if (!v1Only.empty()) {
     std::string list;
     for (const auto& p : v1Only) list += (list.empty() ? "" : ", ") + p;
-    return CheckResult::warn(id, title, detail + "; RoCE v1 only: " + list, "enable RoCE v2 on those ports or leave them out");
+    return CheckResult::warn(id, title, detail + "; RoCE v1 only: " + list,
+                             "enable RoCE v2 on those ports or leave them out");
   }
   return CheckResult::pass(id, title, detail);
 }

@@ -12,7 +12,9 @@ namespace nccl_roce::doctor {
 
 namespace {
 
-std::string portName(const gid::PortDecision& p) { return p.device + ":" + std::to_string(p.port); }
+std::string portName(const gid::PortDecision& p) {
+  return p.device + ":" + std::to_string(p.port);
+}
 
 // What the entry at `index` of a selected port's table is, read straight from sysfs ("" when it is the resolved
 // one). Said without the port, so that ports with the same problem share one sentence.
@@ -26,8 +28,7 @@ std::string problemWithIndex(const DoctorInputs& in, const gid::PortDecision& p,
   if (value->isIpv6LinkLocal()) return "is link-local (" + value->toAddressString() + ")";
   auto type = in.sysfs->attribute(base + "/gid_attrs/types/" + n);
   if (type.isOk() && gid::parseGidType(*type) == gid::GidType::kRoceV1) return "is RoCE v1";
-  if (in.resolution->machine && in.resolution->machine->addresses &&
-      !in.resolution->machine->hasAddress(*value)) {
+  if (in.resolution->machine && in.resolution->machine->addresses && !in.resolution->machine->hasAddress(*value)) {
     return "carries " + value->toAddressString() + ", which is not an address of this pod (another pod's?)";
   }
   return "differs from the resolved " + (p.gidIndex ? std::to_string(*p.gidIndex) : std::string("?"));
@@ -100,11 +101,13 @@ CheckResult checkUserSettings(const DoctorInputs& in) {
   if (hca && !hca->empty()) addUnselectedPortProblems(in, *hca, &problems);
   std::optional<std::string> family = in.env->get("NCCL_IB_ADDR_FAMILY");
   if (family && *family != "AF_INET" && *family != "AF_INET6") {
-    problems.push_back("NCCL_IB_ADDR_FAMILY='" + *family + "' is neither AF_INET nor AF_INET6; NCCL treats it as AF_INET");
+    problems.push_back("NCCL_IB_ADDR_FAMILY='" + *family +
+                       "' is neither AF_INET nor AF_INET6; NCCL treats it as AF_INET");
   }
   if (problems.empty()) {
-    return CheckResult::pass(id, title, gidIndex || hca ? "your settings agree with the resolution"
-                                                        : "no NCCL_IB_GID_INDEX or NCCL_IB_HCA set: the resolution applies");
+    return CheckResult::pass(id, title,
+                             gidIndex || hca ? "your settings agree with the resolution"
+                                             : "no NCCL_IB_GID_INDEX or NCCL_IB_HCA set: the resolution applies");
   }
   std::string detail;
   for (const auto& p : problems) detail += (detail.empty() ? "" : "; ") + p;

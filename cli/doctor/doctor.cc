@@ -7,9 +7,9 @@
 namespace nccl_roce::doctor {
 
 std::vector<CheckResult> runAllChecks(const DoctorInputs& in) {
-  return {checkPortState(in),    checkGidQualification(in), checkRoceV2(in),       checkMtu(in),
-          checkDeviceAccess(in), checkMemlock(in),          checkPeerMemory(in),   checkAffinity(in),
-          checkUserSettings(in), checkPolicyPin(in), checkNcclLibrary(in)};
+  return {checkPortState(in),    checkGidQualification(in), checkRoceV2(in),     checkMtu(in),
+          checkDeviceAccess(in), checkMemlock(in),          checkPeerMemory(in), checkAffinity(in),
+          checkUserSettings(in), checkPolicyPin(in),        checkNcclLibrary(in)};
 }
 
 std::string reportText(const std::vector<CheckResult>& results) {
@@ -26,11 +26,12 @@ std::string reportJson(const std::vector<CheckResult>& results) {
   doc["checks"] = nlohmann::ordered_json::array();
   nlohmann::ordered_json summary = {{"pass", 0}, {"warn", 0}, {"fail", 0}, {"skip", 0}};
   for (const auto& r : results) {
-    doc["checks"].push_back({{"id", r.id},
-                             {"title", r.title},
-                             {"status", outcomeName(r.outcome)},
-                             {"detail", r.detail},
-                             {"remedy", r.remedy.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.remedy)}});
+    doc["checks"].push_back(
+        {{"id", r.id},
+         {"title", r.title},
+         {"status", outcomeName(r.outcome)},
+         {"detail", r.detail},
+         {"remedy", r.remedy.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.remedy)}});
     summary[outcomeName(r.outcome)] = summary[outcomeName(r.outcome)].get<int>() + 1;
   }
   doc["summary"] = summary;

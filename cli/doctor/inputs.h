@@ -27,7 +27,7 @@ struct DoctorInputs {
   std::string procRoot = "/proc";
   // RLIMIT_MEMLOCK soft limit in bytes; nullopt means unlimited.
   std::function<std::optional<uint64_t>()> memlockLimit;
-  std::string hwlocXml;    // a topology file to read instead of this machine's (tests, bug reports)
+  std::string hwlocXml;  // a topology file to read instead of this machine's (tests, bug reports)
   std::string hwlocLibrary = "libhwloc.so.15";
   std::string ncclLibrary;  // libnccl.so.2 to inspect; empty: search where vLLM would find it (nccl_search.h)
   // Where the loader looks last, after LD_LIBRARY_PATH (tests give their own, without this machine's NCCL).

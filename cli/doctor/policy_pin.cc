@@ -26,14 +26,16 @@ CheckResult checkPolicyPin(const DoctorInputs& in) {
     return CheckResult::pass(id, title, "'" + policy->requested() + "' is " + policy->digest());
   }
   if (policy->requested() == policy::kInlinePolicyVariable) {  // the text is in the pod template: nothing to wait for
-    return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but the inline policy is " +
-                                            policy->digest() + ": every communicator's init will fail at once",
+    return CheckResult::fail(id, title,
+                             "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but the inline policy is " + policy->digest() +
+                                 ": every communicator's init will fail at once",
                              "pin what `nccl-roce policy digest -` prints for the inline text (" + policy->digest() +
                                  "), or put the pinned policy's text in NCCL_ROCE_POLICY_INLINE");
   }
-  return CheckResult::fail(id, title, "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() +
-                                          "' is " + policy->digest() +
-                                          ": every communicator's init will wait for the pinned file, then fail",
+  return CheckResult::fail(id, title,
+                           "NCCL_ROCE_POLICY_DIGEST pins " + *pin + " but '" + policy->requested() + "' is " +
+                               policy->digest() +
+                               ": every communicator's init will wait for the pinned file, then fail",
                            "if the new file is still propagating, wait; if it is the intended policy, set the pin to " +
                                policy->digest() + " in the pod template (a rollout), else restore the file");
 }
