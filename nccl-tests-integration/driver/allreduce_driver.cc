@@ -43,8 +43,7 @@ bool cudaOk(cudaError_t e, const char* what, int rank) {
 
 bool ncclOk(ncclResult_t r, const char* what, int rank, ncclComm_t comm = nullptr) {
   if (r == ncclSuccess) return true;
-  std::fprintf(stderr, "%s: rank %d: %s: %s (%s)\n", kName, rank, what, ncclGetErrorString(r),
-               ncclGetLastError(comm));
+  std::fprintf(stderr, "%s: rank %d: %s: %s (%s)\n", kName, rank, what, ncclGetErrorString(r), ncclGetLastError(comm));
   return false;
 }
 
@@ -99,8 +98,7 @@ class Sweep {
     if (!cudaOk(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate", rank_) ||
         !cudaOk(cudaMalloc(&send_, maxCount * sizeof(T)), "cudaMalloc (send buffer)", rank_) ||
         !cudaOk(cudaMalloc(&recv_, maxCount * sizeof(T)), "cudaMalloc (receive buffer)", rank_) ||
-        !cudaOk(cudaMalloc(&stats_, 4 * sizeof(double)), "cudaMalloc", rank_) ||
-        !printHeader()) {
+        !cudaOk(cudaMalloc(&stats_, 4 * sizeof(double)), "cudaMalloc", rank_) || !printHeader()) {
       return false;
     }
     std::vector<MeasuredSize> rows;
@@ -131,8 +129,7 @@ class Sweep {
     if (!copy(slot, &self, sizeof self) ||
         !ncclOk(ncclAllGather(slot, records_, sizeof(DeviceRecord), ncclChar, comm_, stream_), "ncclAllGather", rank_,
                 comm_) ||
-        !cudaOk(cudaStreamSynchronize(stream_), "device list exchange", rank_) ||
-        !copy(all.data(), records_, bytes)) {
+        !cudaOk(cudaStreamSynchronize(stream_), "device list exchange", rank_) || !copy(all.data(), records_, bytes)) {
       return false;
     }
     if (rank_ != 0) return true;
@@ -150,9 +147,7 @@ class Sweep {
            cudaOk(cudaStreamSynchronize(stream_), "cudaMemcpyAsync", rank_);
   }
 
-  bool load(void* buffer, size_t count) {
-    return copy(buffer, pattern_.data(), count * sizeof(T));
-  }
+  bool load(void* buffer, size_t count) { return copy(buffer, pattern_.data(), count * sizeof(T)); }
 
   // One all-reduce on the stream, counted as eager or as captured into the graph being recorded.
   bool allReduce(const void* in, void* out, size_t count, ncclDataType_t type, bool captured = false) {
@@ -299,8 +294,10 @@ int checkDevices(const DriverOptions& o, int* deviceCount) {
   }
   const char* hostId = std::getenv("NCCL_HOSTID");
   if (!o.rank && !o.distinctHostId && *deviceCount < o.nranks && !(hostId && *hostId)) {
-    std::fprintf(stderr, "%s: %d ranks on %d GPU(s): NCCL refuses two ranks of one host on one GPU; add "
-                 "--distinct-hostid to run them as separate nodes\n", kName, o.nranks, *deviceCount);
+    std::fprintf(stderr,
+                 "%s: %d ranks on %d GPU(s): NCCL refuses two ranks of one host on one GPU; add "
+                 "--distinct-hostid to run them as separate nodes\n",
+                 kName, o.nranks, *deviceCount);
     return 2;
   }
   if (o.device && *o.device >= *deviceCount) {

@@ -11,7 +11,9 @@ namespace nccl_roce::driver {
 
 // Element i of rank r's input: a whole number in 0..15 (varied in i and r, so a rank's data sent to the
 // wrong place or a missed rank changes the sum).
-inline double inputValue(size_t i, int rank) { return static_cast<double>((i * 7 + static_cast<size_t>(rank) * 3) % 16); }
+inline double inputValue(size_t i, int rank) {
+  return static_cast<double>((i * 7 + static_cast<size_t>(rank) * 3) % 16);
+}
 
 // The sum over nranks ranks of inputValue(i, r). It depends on i only through i % 16, so the 16 sums are
 // computed once per rank count.

@@ -7,8 +7,12 @@
 
 namespace nccl_roce::driver {
 
-const char* dataTypeName(DataType type) { return type == DataType::kDouble ? "double" : "float"; }
-int dataTypeSize(DataType type) { return type == DataType::kDouble ? 8 : 4; }
+const char* dataTypeName(DataType type) {
+  return type == DataType::kDouble ? "double" : "float";
+}
+int dataTypeSize(DataType type) {
+  return type == DataType::kDouble ? 8 : 4;
+}
 
 namespace {
 
@@ -144,8 +148,8 @@ StatusOr<DriverOptions> parseDriverOptions(const std::vector<std::string>& args)
   }
   if (o.help) return o;
   if (o.minBytes > o.maxBytes) {
-    return Status(StatusCode::kInvalidArgument, "minimum size " + formatByteSize(o.minBytes) +
-                                                    " is above the maximum " + formatByteSize(o.maxBytes));
+    return Status(StatusCode::kInvalidArgument,
+                  "minimum size " + formatByteSize(o.minBytes) + " is above the maximum " + formatByteSize(o.maxBytes));
   }
   if (!o.stepIsFactor && o.stepBytes == 0 && o.minBytes < o.maxBytes) {
     return Status(StatusCode::kInvalidArgument, "-i 0 never reaches the maximum size");
@@ -167,8 +171,8 @@ StatusOr<DriverOptions> parseDriverOptions(const std::vector<std::string>& args)
     }
   }
   if (sweepSizes(o).empty()) {
-    return Status(StatusCode::kInvalidArgument, "no size between -b and -e holds a whole " +
-                                                    std::string(dataTypeName(o.type)) + " element");
+    return Status(StatusCode::kInvalidArgument,
+                  "no size between -b and -e holds a whole " + std::string(dataTypeName(o.type)) + " element");
   }
   return o;
 }
@@ -181,8 +185,7 @@ std::vector<uint64_t> sweepSizes(const DriverOptions& o) {
     uint64_t whole = size / element * element;
     if (whole > 0 && (sizes.empty() || sizes.back() != whole)) sizes.push_back(whole);
     uint64_t next = o.stepIsFactor ? size * o.stepFactor : size + o.stepBytes;
-    bool overflow = o.stepIsFactor ? size > std::numeric_limits<uint64_t>::max() / o.stepFactor
-                                   : next < size;
+    bool overflow = o.stepIsFactor ? size > std::numeric_limits<uint64_t>::max() / o.stepFactor : next < size;
     if (overflow || next == size) break;
     size = next;
   }

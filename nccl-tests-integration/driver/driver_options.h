@@ -32,11 +32,11 @@ struct DriverOptions {
   int graphLaunches = 0;
 
   int nranks = 1;
-  std::optional<int> rank;     // set: this process is one rank started by a launcher
-  std::string rendezvous;      // file through which rank 0 hands NCCL's unique id to the others
+  std::optional<int> rank;      // set: this process is one rank started by a launcher
+  std::string rendezvous;       // file through which rank 0 hands NCCL's unique id to the others
   bool distinctHostId = false;  // self-launch: NCCL_HOSTID=<host>-rank<R> per rank, so each looks like a node
-  std::optional<int> device;   // CUDA device; default rank % device count
-  int timeoutSeconds = 120;    // waiting for the unique id
+  std::optional<int> device;    // CUDA device; default rank % device count
+  int timeoutSeconds = 120;     // waiting for the unique id
   bool help = false;
 };
 

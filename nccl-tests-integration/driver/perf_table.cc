@@ -48,11 +48,13 @@ double busBandwidthGBs(uint64_t bytes, double timeUs, int nranks) {
   return nranks > 0 ? algBandwidthGBs(bytes, timeUs) * 2.0 * (nranks - 1) / nranks : 0.0;
 }
 
-std::string tableHeader(const DriverOptions& o, const std::string& versionLine, const std::vector<RankDevice>& devices) {
+std::string tableHeader(const DriverOptions& o, const std::string& versionLine,
+                        const std::vector<RankDevice>& devices) {
   std::string out = std::string("# Collective test starting: ") + kProgram + "\n";
   if (!versionLine.empty()) out += versionLine + "\n";
   char line[512];
-  std::string step = o.stepIsFactor ? std::to_string(o.stepFactor) + "(factor)" : std::to_string(o.stepBytes) + "(bytes)";
+  std::string step =
+      o.stepIsFactor ? std::to_string(o.stepFactor) + "(factor)" : std::to_string(o.stepBytes) + "(bytes)";
   std::snprintf(line, sizeof line,
                 "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
                 " step: %s warmup iters: %d iters: %d agg iters: 1 validation: %d graph: %d\n",
@@ -66,10 +68,12 @@ std::string tableHeader(const DriverOptions& o, const std::string& versionLine, 
   }
   out += "#\n";
   out += "#                                                              out-of-place                       in-place\n";
-  out += "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
-         "busbw  #wrong\n";
-  out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
-         "(GB/s)\n";
+  out +=
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
+      "busbw  #wrong\n";
+  out +=
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
+      "(GB/s)\n";
   return out;
 }
 

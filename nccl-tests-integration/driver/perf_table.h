@@ -15,7 +15,7 @@ namespace nccl_roce::driver {
 struct RankDevice {
   int rank = 0;
   int64_t pid = 0;
-  std::string host;   // NCCL_HOSTID when set (the host NCCL groups ranks by), else the short host name
+  std::string host;  // NCCL_HOSTID when set (the host NCCL groups ranks by), else the short host name
   int device = 0;
   std::string busId;  // "0000:19:00" (domain:bus:device, as nccl-tests prints it)
   std::string name;   // "NVIDIA H100 80GB HBM3"

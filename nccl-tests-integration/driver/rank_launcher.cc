@@ -12,7 +12,9 @@
 
 namespace nccl_roce::driver {
 
-std::string distinctHostId(const std::string& host, int rank) { return host + "-rank" + std::to_string(rank); }
+std::string distinctHostId(const std::string& host, int rank) {
+  return host + "-rank" + std::to_string(rank);
+}
 
 std::string shortHostName() {
   char name[256] = {};

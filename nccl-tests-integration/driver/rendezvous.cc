@@ -52,8 +52,8 @@ Status awaitUniqueId(const std::string& path, char* out, size_t bytes, int timeo
       StatusOr<std::string> id = hexDecode(std::string(trim(*text)));
       if (!id.isOk()) return Status(StatusCode::kParseError, path + ": not a unique id: " + id.status().message());
       if (id->size() != bytes) {
-        return Status(StatusCode::kParseError, path + ": holds " + std::to_string(id->size()) + " bytes, expected " +
-                                                   std::to_string(bytes));
+        return Status(StatusCode::kParseError,
+                      path + ": holds " + std::to_string(id->size()) + " bytes, expected " + std::to_string(bytes));
       }
       std::memcpy(out, id->data(), bytes);
       return Status::ok();

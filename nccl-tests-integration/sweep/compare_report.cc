@@ -20,9 +20,13 @@ std::string fixed(double value, int decimals) {
 }
 
 // Times as nccl-tests shows them: 2 decimals below 1000 us, fewer above.
-std::string time(double us) { return fixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 0); }
+std::string time(double us) {
+  return fixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 0);
+}
 
-std::string percent(double fraction) { return fixed(std::fabs(fraction) * 100, 1) + "%"; }
+std::string percent(double fraction) {
+  return fixed(std::fabs(fraction) * 100, 1) + "%";
+}
 
 std::string interval(const std::optional<verdicts::RatioInterval>& i) {
   return i ? fixed(i->low, 3) + "-" + fixed(i->high, 3) : "-";
@@ -36,8 +40,8 @@ std::string summarySentence(const SeriesComparison& s, double confidence) {
   out += r.verdict == Verdict::kInsufficient ? "no verdict: " + r.whyNoInterval
                                              : describeRatio(r.interval->ratio, r.verdict);
   out += " (geometric mean of B/A " + fixed(r.interval->ratio, 3) + ", " + fixed(confidence * 100, 0) + "% CI " +
-         interval(r.interval) + "); faster at " + std::to_string(r.faster) + ", slower at " +
-         std::to_string(r.slower) + ", no difference at " + std::to_string(r.noDifference) + " sizes";
+         interval(r.interval) + "); faster at " + std::to_string(r.faster) + ", slower at " + std::to_string(r.slower) +
+         ", no difference at " + std::to_string(r.noDifference) + " sizes";
   if (r.insufficient > 0) out += ", " + std::to_string(r.insufficient) + " without a verdict";
   if (!r.unevenCells.empty()) {
     out += "; " + std::to_string(r.unevenCells.size()) + " sizes not measured by every replicate left out of the mean";
@@ -120,10 +124,14 @@ std::string seriesSection(const SeriesComparison& s, const CompareOptions& o, co
 
 std::string describeRatio(double ratio, Verdict verdict) {
   switch (verdict) {
-    case Verdict::kFaster: return "B is " + percent(1 - ratio) + " faster";
-    case Verdict::kSlower: return "B is " + percent(ratio - 1) + " slower";
-    case Verdict::kNoDifference: return "no difference beyond the noise";
-    case Verdict::kInsufficient: break;
+    case Verdict::kFaster:
+      return "B is " + percent(1 - ratio) + " faster";
+    case Verdict::kSlower:
+      return "B is " + percent(ratio - 1) + " slower";
+    case Verdict::kNoDifference:
+      return "no difference beyond the noise";
+    case Verdict::kInsufficient:
+      break;
   }
   return "no verdict";
 }
@@ -147,7 +155,9 @@ json intervalJson(const std::optional<verdicts::RatioInterval>& i) {
   return i ? json({i->low, i->high}) : json(nullptr);
 }
 
-json optionalSize(const std::optional<uint64_t>& size) { return size ? json(*size) : json(nullptr); }
+json optionalSize(const std::optional<uint64_t>& size) {
+  return size ? json(*size) : json(nullptr);
+}
 
 json sizeJson(const verdicts::CellComparison& z, const CompareOptions& o) {
   json out = {{"size", z.cell},

@@ -2,9 +2,8 @@
 // docs/sweep.md, "compare output").
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "nccl-tests-integration/sweep/compare.h"
 

@@ -43,12 +43,14 @@ std::set<ForcedConfig> configsOf(const std::vector<PerfLog>& logs, FitResult* re
     }
   }
   if (!configs.count(ForcedConfig{})) {
-    result->errors.push_back("no run of NCCL's default: add runs without NCCL_ALGO, NCCL_PROTO or channel settings "
-                             "(run-sweep.sh --default)");
+    result->errors.push_back(
+        "no run of NCCL's default: add runs without NCCL_ALGO, NCCL_PROTO or channel settings "
+        "(run-sweep.sh --default)");
   }
   if (configs.size() - configs.count(ForcedConfig{}) == 0) {
-    result->errors.push_back("no forced-configuration run: add runs with NCCL_ALGO and/or NCCL_PROTO set "
-                             "(run-sweep.sh --algos ... --protos ...)");
+    result->errors.push_back(
+        "no forced-configuration run: add runs with NCCL_ALGO and/or NCCL_PROTO set "
+        "(run-sweep.sh --algos ... --protos ...)");
   }
   return configs;
 }
@@ -72,8 +74,8 @@ void checkOneTypePerScale(const SampleSet& defaults, FitResult* result) {
     auto [it, inserted] = typeOf.emplace(std::make_pair(key.collective, key.ranks), key.type + " " + key.redop);
     if (!inserted && it->second != key.type + " " + key.redop) {
       result->errors.push_back("several data types or operations of " + key.collective + " at " +
-                               std::to_string(key.ranks) + " ranks (" + it->second + ", " + key.type + " " +
-                               key.redop + "): fit one at a time");
+                               std::to_string(key.ranks) + " ranks (" + it->second + ", " + key.type + " " + key.redop +
+                               "): fit one at a time");
     }
   }
 }

@@ -44,10 +44,10 @@ std::string ruleName(const FitSeries& s, const FitBucket& b) {
 }
 
 std::string evidence(const FitBucket& b) {
-  std::string measured = formatByteSize(b.firstMeasured) +
-                         (b.lastMeasured != b.firstMeasured ? "-" + formatByteSize(b.lastMeasured) : "");
-  std::string out = "measured at " + measured + " (" + std::to_string(b.sizes) + (b.sizes == 1 ? " size" : " sizes") +
-                    "): ";
+  std::string measured =
+      formatByteSize(b.firstMeasured) + (b.lastMeasured != b.firstMeasured ? "-" + formatByteSize(b.lastMeasured) : "");
+  std::string out =
+      "measured at " + measured + " (" + std::to_string(b.sizes) + (b.sizes == 1 ? " size" : " sizes") + "): ";
   if (!b.choice) return out + "nothing beat NCCL's default beyond the noise, so NCCL decides";
   out += fixed(b.bestRatio, 2) + "-" + fixed(b.worstRatio, 2) + "x NCCL's default time";
   out += ", upper confidence bound at most " + fixed(b.widestCiHigh, 2) + "x";
@@ -66,8 +66,9 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   out += "# Beyond the noise: Welch t on log times over replicate runs, false wins held to an expected " +
          fixed((1 - st.confidence) * 100, 0) + "% of\n# the rules over all " + std::to_string(fit.challenges) +
          " configuration x size comparisons of this fit (Benjamini-Hochberg).\n";
-  out += "# Sizes between measured ones take the nearer measured size's choice (boundaries half-way); sizes below\n"
-         "# the smallest and above the largest measured size take its choice. Rules match the measured scale only.\n";
+  out +=
+      "# Sizes between measured ones take the nearer measured size's choice (boundaries half-way); sizes below\n"
+      "# the smallest and above the largest measured size take its choice. Rules match the measured scale only.\n";
   std::string collectives;
   for (const FitSeries& s : fit.series) {
     collectives += (collectives.empty() ? "" : "; ") + s.key.collective + " on " + scale(s);
@@ -75,8 +76,8 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   out += "[policy]\nname = " + tomlString(o.policyName) + "\n";
   out += "description = " + tomlString("Fitted from forced-configuration sweeps: " + collectives) + "\n";
   for (const FitSeries& s : fit.series) {
-    out += "\n# " + s.key.describe() + (s.nodes > 0 ? " on " + std::to_string(s.nodes) + " nodes" : "") + ": NCCL default (" +
-           std::to_string(s.defaultRuns) + " runs) against";
+    out += "\n# " + s.key.describe() + (s.nodes > 0 ? " on " + std::to_string(s.nodes) + " nodes" : "") +
+           ": NCCL default (" + std::to_string(s.defaultRuns) + " runs) against";
     for (const ForcedConfig& c : s.configs) out += " " + c.describe();
     out += ".\n";
     for (const FitBucket& b : s.buckets) {
@@ -116,7 +117,8 @@ std::string fitReportMarkdown(const FitResult& fit, const FitOptions& o) {
       } else {
         out += "NCCL default | | | | | ";
         if (!d.fastestOther.empty()) {
-          out += "fastest other: " + d.fastestOther + " at " + fixed(d.fastestOtherRatio, 3) + "x, not beyond the noise";
+          out +=
+              "fastest other: " + d.fastestOther + " at " + fixed(d.fastestOtherRatio, 3) + "x, not beyond the noise";
         }
         out += " |\n";
       }

@@ -17,14 +17,17 @@ const std::string* find(const std::map<std::string, std::string>& env, const cha
   return it == env.end() ? nullptr : &it->second;
 }
 
-bool isList(const std::string& value) { return value.find_first_of(",;:^") != std::string::npos; }
+bool isList(const std::string& value) {
+  return value.find_first_of(",;:^") != std::string::npos;
+}
 
 // "2.30.2" and later call getChunkSize; an unknown version is taken at its word.
 bool asksChunkSize(const std::string& version) {
   std::vector<std::string_view> parts = split(version, '.');
   std::optional<uint64_t> major = parts.size() > 0 ? parseUnsigned(parts[0]) : std::nullopt;
   std::optional<uint64_t> minor = parts.size() > 1 ? parseUnsigned(parts[1]) : std::nullopt;
-  std::optional<uint64_t> patch = parts.size() > 2 ? parseUnsigned(parts[2].substr(0, parts[2].find_first_not_of("0123456789"))) : std::nullopt;
+  std::optional<uint64_t> patch =
+      parts.size() > 2 ? parseUnsigned(parts[2].substr(0, parts[2].find_first_not_of("0123456789"))) : std::nullopt;
   if (!major || !minor) return true;
   return std::make_tuple(*major, *minor, patch.value_or(0)) >= std::make_tuple(2u, 30u, 2u);
 }

@@ -17,7 +17,7 @@ namespace nccl_roce::sweep {
 struct ForcedConfig {
   int algorithm = -1;  // tuner ABI index (telemetry/nccl_names.h); -1: not forced
   int protocol = -1;
-  int channels = 0;    // 0: not forced
+  int channels = 0;            // 0: not forced
   telemetry::ChunkSize chunk;  // NCCL's own: not forced
 
   bool isDefault() const { return algorithm < 0 && protocol < 0 && channels == 0 && chunk.isNccl(); }

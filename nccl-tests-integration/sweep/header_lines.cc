@@ -25,23 +25,34 @@ std::optional<RunParameters> parseParameterLine(std::string_view body) {
   RunParameters p;
   for (size_t i = 0; i < f.size(); ++i) {
     std::string_view key = f[i];
-    if (key == "nThread") p.threads = intAt(f, i + 1);
-    else if (key == "nGpus") p.gpusPerThread = intAt(f, i + 1);
-    else if (key == "minBytes") p.minBytes = unsignedAt(f, i + 1);
-    else if (key == "maxBytes") p.maxBytes = unsignedAt(f, i + 1);
+    if (key == "nThread")
+      p.threads = intAt(f, i + 1);
+    else if (key == "nGpus")
+      p.gpusPerThread = intAt(f, i + 1);
+    else if (key == "minBytes")
+      p.minBytes = unsignedAt(f, i + 1);
+    else if (key == "maxBytes")
+      p.maxBytes = unsignedAt(f, i + 1);
     else if (key == "step:" && i + 1 < f.size()) {
       std::string_view step = f[i + 1];
       size_t paren = step.find('(');
       std::optional<uint64_t> value = parseUnsigned(step.substr(0, paren));
-      if (paren != std::string_view::npos && step.substr(paren) == "(factor)") p.stepFactor = value;
-      else if (paren != std::string_view::npos && step.substr(paren) == "(bytes)") p.stepBytes = value;
+      if (paren != std::string_view::npos && step.substr(paren) == "(factor)")
+        p.stepFactor = value;
+      else if (paren != std::string_view::npos && step.substr(paren) == "(bytes)")
+        p.stepBytes = value;
     } else if (key == "iters:") {
       std::string_view before = i > 0 ? f[i - 1] : std::string_view();
-      if (before == "warmup") p.warmupIters = intAt(f, i + 1);
-      else if (before == "agg") p.aggIters = intAt(f, i + 1);
-      else p.iters = intAt(f, i + 1);
-    } else if (key == "validation:") p.validation = intAt(f, i + 1);
-    else if (key == "graph:") p.graph = intAt(f, i + 1);
+      if (before == "warmup")
+        p.warmupIters = intAt(f, i + 1);
+      else if (before == "agg")
+        p.aggIters = intAt(f, i + 1);
+      else
+        p.iters = intAt(f, i + 1);
+    } else if (key == "validation:")
+      p.validation = intAt(f, i + 1);
+    else if (key == "graph:")
+      p.graph = intAt(f, i + 1);
   }
   if (!p.threads) return std::nullopt;
   return p;
@@ -155,9 +166,9 @@ int typeSize(std::string_view type) {
     int bytes;
   };
   static const Entry kTypes[] = {
-      {"int8", 1},   {"uint8", 1},  {"f8e4m3", 1}, {"f8e5m2", 1}, {"half", 2},    {"bfloat16", 2},
-      {"int32", 4},  {"uint32", 4}, {"float", 4},  {"int64", 8},  {"uint64", 8},  {"double", 8},
-      {"char", 1},   {"int", 4},    {"float16", 2}, {"float32", 4}, {"float64", 8},
+      {"int8", 1},  {"uint8", 1},  {"f8e4m3", 1},  {"f8e5m2", 1},  {"half", 2},    {"bfloat16", 2},
+      {"int32", 4}, {"uint32", 4}, {"float", 4},   {"int64", 8},   {"uint64", 8},  {"double", 8},
+      {"char", 1},  {"int", 4},    {"float16", 2}, {"float32", 4}, {"float64", 8},
   };
   for (const Entry& e : kTypes) {
     if (type == e.name) return e.bytes;

@@ -17,7 +17,9 @@ namespace {
 constexpr size_t kMaxDirectoryEntries = 100000;
 constexpr int kMaxDepth = 4;  // run-sweep.sh writes OUT/<configuration>/rep-N.log
 
-bool isLogName(const std::string& name) { return endsWith(name, ".log") || endsWith(name, ".txt"); }
+bool isLogName(const std::string& name) {
+  return endsWith(name, ".log") || endsWith(name, ".txt");
+}
 
 DirectoryWalk logWalk() {
   DirectoryWalk walk;

@@ -9,9 +9,15 @@ namespace nccl_roce::sweep {
 
 namespace {
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool isLower(char c) { return c >= 'a' && c <= 'z'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool isUpper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+bool isLower(char c) {
+  return c >= 'a' && c <= 'z';
+}
 
 // Length of an Open MPI rank tag "[jobid,rank]" ending just before `end`, or 0.
 size_t rankTagLength(std::string_view line, size_t end) {

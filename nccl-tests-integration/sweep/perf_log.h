@@ -25,11 +25,11 @@ struct PerfHalf {
 };
 
 struct PerfRow {
-  int line = 0;  // 1-based line in the file
-  uint64_t size = 0;   // bytes, as printed (for all_gather/reduce_scatter/alltoall: the total over ranks)
-  uint64_t count = 0;  // elements, as printed
-  std::string type;    // float, double, bfloat16, ...
-  std::string redop;   // sum, prod, ..., "none"; empty when the era printed no redop column
+  int line = 0;                 // 1-based line in the file
+  uint64_t size = 0;            // bytes, as printed (for all_gather/reduce_scatter/alltoall: the total over ranks)
+  uint64_t count = 0;           // elements, as printed
+  std::string type;             // float, double, bfloat16, ...
+  std::string redop;            // sum, prod, ..., "none"; empty when the era printed no redop column
   std::optional<int64_t> root;  // -1 for rootless collectives; absent when not printed
   std::optional<PerfHalf> outOfPlace;  // absent on in-place-only lines (trace replay)
   std::optional<PerfHalf> inPlace;
@@ -67,8 +67,8 @@ struct PerfRun {
   int firstLine = 0, lastLine = 0;
   std::string collective;  // "all_reduce", "all_gather", ... (nccl-tests program name without "_perf")
   CollectiveSource collectiveSource = CollectiveSource::kUnknown;
-  std::string testsVersion;  // "2.17.8" from "# nccl-tests version"
-  std::string ncclVersion;   // "2.22.3" from a "NCCL version" line, else decoded from nccl-library=22902
+  std::string testsVersion;       // "2.17.8" from "# nccl-tests version"
+  std::string ncclVersion;        // "2.22.3" from a "NCCL version" line, else decoded from nccl-library=22902
   std::string ncclVersionDetail;  // full text as printed, e.g. "2.22.3+cuda12.2"
   RunParameters parameters;
   std::optional<uint64_t> reducedMaxBytes;  // "# Reducing maxBytes to N due to memory limitation"
@@ -76,7 +76,7 @@ struct PerfRun {
   // Variables known to have been set: NCCL's "X set by environment to Y" lines and the runner's
   // "# nccl-roce-env: X=Y" lines.
   std::map<std::string, std::string> environment;
-  std::string command;  // the runner's "# nccl-roce-cmd: ..." line
+  std::string command;               // the runner's "# nccl-roce-cmd: ..." line
   std::vector<std::string> columns;  // column names of the table header, as printed
   bool cpuTime = false;              // -C 1: "cputime" instead of "time"
   std::vector<PerfRow> rows;
@@ -96,9 +96,9 @@ struct PerfRun {
 
 struct LineCounts {
   int total = 0;
-  int rows = 0;       // data rows kept
-  int header = 0;     // nccl-tests header, footer and decoration lines
-  int ncclLog = 0;    // NCCL INFO/WARN/version lines
+  int rows = 0;     // data rows kept
+  int header = 0;   // nccl-tests header, footer and decoration lines
+  int ncclLog = 0;  // NCCL INFO/WARN/version lines
   int blank = 0;
   int unknown = 0;    // anything else; counted and skipped
   int malformed = 0;  // lines that looked like data rows but did not parse (truncated, garbled)

@@ -14,7 +14,9 @@ json orNull(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json stringOrNull(const std::string& value) { return value.empty() ? json(nullptr) : json(value); }
+json stringOrNull(const std::string& value) {
+  return value.empty() ? json(nullptr) : json(value);
+}
 
 json halfToJson(const std::optional<PerfHalf>& half) {
   if (!half) return nullptr;
@@ -45,11 +47,16 @@ json rowToJson(const PerfRow& row) {
 }
 
 json parametersToJson(const RunParameters& p) {
-  return {{"threads", orNull(p.threads)},         {"gpus_per_thread", orNull(p.gpusPerThread)},
-          {"min_bytes", orNull(p.minBytes)},      {"max_bytes", orNull(p.maxBytes)},
-          {"step_factor", orNull(p.stepFactor)},  {"step_bytes", orNull(p.stepBytes)},
-          {"warmup_iters", orNull(p.warmupIters)}, {"iters", orNull(p.iters)},
-          {"agg_iters", orNull(p.aggIters)},      {"validation", orNull(p.validation)},
+  return {{"threads", orNull(p.threads)},
+          {"gpus_per_thread", orNull(p.gpusPerThread)},
+          {"min_bytes", orNull(p.minBytes)},
+          {"max_bytes", orNull(p.maxBytes)},
+          {"step_factor", orNull(p.stepFactor)},
+          {"step_bytes", orNull(p.stepBytes)},
+          {"warmup_iters", orNull(p.warmupIters)},
+          {"iters", orNull(p.iters)},
+          {"agg_iters", orNull(p.aggIters)},
+          {"validation", orNull(p.validation)},
           {"graph", orNull(p.graph)}};
 }
 

@@ -2,10 +2,9 @@
 // row, for spreadsheets and pandas).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nccl-tests-integration/sweep/perf_log.h"
 

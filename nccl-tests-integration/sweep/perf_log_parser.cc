@@ -18,14 +18,19 @@ constexpr size_t kMaxUnknownExamples = 5;
 constexpr size_t kMaxProblems = 50;
 
 bool hasStarted(const PerfRun& run) {
-  return run.parameters.threads || !run.devices.empty() || !run.rows.empty() || run.footer ||
-         !run.columns.empty();
+  return run.parameters.threads || !run.devices.empty() || !run.rows.empty() || run.footer || !run.columns.empty();
 }
 
 bool isDecoration(std::string_view body) {
   static const std::string_view kStarts[] = {
-      "(B)", "Using devices", "Blocking Enabled", "Per-Iteration Report", "Parallel Init Enabled",
-      "Writing JSON output", "skipping json output", "GPU memory usage",
+      "(B)",
+      "Using devices",
+      "Blocking Enabled",
+      "Per-Iteration Report",
+      "Parallel Init Enabled",
+      "Writing JSON output",
+      "skipping json output",
+      "GPU memory usage",
   };
   if (body.empty()) return true;
   for (std::string_view s : kStarts) {

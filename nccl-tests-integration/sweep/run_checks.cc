@@ -107,8 +107,7 @@ void finalizeRun(PerfRun& run) {
                            std::to_string(run.rows.size()) + " rows kept");
   }
   if (run.footer && run.footer->outOfBounds.value_or(0) > 0) {
-    run.warnings.push_back("nccl-tests reported " + std::to_string(*run.footer->outOfBounds) +
-                           " out-of-bounds values");
+    run.warnings.push_back("nccl-tests reported " + std::to_string(*run.footer->outOfBounds) + " out-of-bounds values");
   }
 }
 
@@ -129,10 +128,14 @@ std::optional<int> PerfRun::nodes() const {
 
 const char* collectiveSourceName(CollectiveSource source) {
   switch (source) {
-    case CollectiveSource::kPrinted: return "printed";
-    case CollectiveSource::kCommand: return "command";
-    case CollectiveSource::kInferred: return "inferred";
-    case CollectiveSource::kUnknown: break;
+    case CollectiveSource::kPrinted:
+      return "printed";
+    case CollectiveSource::kCommand:
+      return "command";
+    case CollectiveSource::kInferred:
+      return "inferred";
+    case CollectiveSource::kUnknown:
+      break;
   }
   return "unknown";
 }

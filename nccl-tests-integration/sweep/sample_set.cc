@@ -1,6 +1,5 @@
 #include "nccl-tests-integration/sweep/sample_set.h"
 
-
 namespace nccl_roce::sweep {
 
 const char* placementName(Placement placement) {

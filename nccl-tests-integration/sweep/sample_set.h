@@ -41,7 +41,7 @@ struct SeriesKey {
 struct Series {
   SeriesKey key;
   std::vector<verdicts::Unit> runs;  // per run that contributed rows: size -> time (us); named "file:line"
-  int nodes = 0;                  // distinct hosts in those runs' device lists (0: unknown)
+  int nodes = 0;                     // distinct hosts in those runs' device lists (0: unknown)
 };
 
 struct SampleSet {
@@ -49,7 +49,7 @@ struct SampleSet {
   std::map<std::string, std::string> environment;  // variables every used run agrees on
   int runsUsed = 0;
   std::set<std::string> ncclVersions;  // as the used runs printed them ("2.22.3+cuda12.2"); empty when none did
-  std::vector<std::string> notes;  // runs and rows left out, and why
+  std::vector<std::string> notes;      // runs and rows left out, and why
 };
 
 // Every run without rejections contributes its rows' `placement` times. Rows that failed validation

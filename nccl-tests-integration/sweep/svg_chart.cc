@@ -27,11 +27,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -43,8 +52,8 @@ std::string text(double x, double y, const std::string& content, const char* anc
 }
 
 std::string line(double x1, double y1, double x2, double y2, const char* stroke, const char* extra = "") {
-  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) +
-         "\" stroke=\"" + stroke + "\" " + extra + "/>\n";
+  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\" stroke=\"" +
+         stroke + "\" " + extra + "/>\n";
 }
 
 // Log-scale axis mapping [lo, hi] onto [from, to].
@@ -136,8 +145,8 @@ std::string backgrounds(const Comparison& c, const PanelLayout& p) {
   double hi = p.x.at(std::clamp<double>(static_cast<double>(c.options.rangeHi), p.x.lo, p.x.hi));
   if (hi > lo) {
     for (auto [a, b] : {std::pair<double, double>{p.tTop, p.tBottom}, {p.rTop, p.rBottom}}) {
-      out += "<rect x=\"" + num(lo) + "\" y=\"" + num(a) + "\" width=\"" + num(hi - lo) + "\" height=\"" +
-             num(b - a) + "\" fill=\"#f0f0f0\"/>\n";
+      out += "<rect x=\"" + num(lo) + "\" y=\"" + num(a) + "\" width=\"" + num(hi - lo) + "\" height=\"" + num(b - a) +
+             "\" fill=\"#f0f0f0\"/>\n";
     }
     out += text((lo + hi) / 2, p.tTop + 14, "inference range", "middle", 11);
   }
@@ -227,8 +236,8 @@ std::string comparisonToSvg(const Comparison& c) {
   size_t panels = std::max<size_t>(c.series.size(), 1);
   double height = kSeriesHeight * static_cast<double>(panels);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " +
-                    num(height) + "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+                    num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
+                    "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   if (c.series.empty()) out += text(kWidth / 2, 60, "no series measured on both sides");
   for (size_t i = 0; i < c.series.size(); ++i) {
     out += seriesPanels(c, c.series[i], kSeriesHeight * static_cast<double>(i));

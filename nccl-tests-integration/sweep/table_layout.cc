@@ -15,13 +15,11 @@ std::optional<Column> columnFor(std::string_view name) {
     Column column;
   };
   static const Entry kNames[] = {
-      {"size", Column::kSize},     {"bytes", Column::kSize},   {"count", Column::kCount},
-      {"N", Column::kCount},       {"type", Column::kType},    {"redop", Column::kRedop},
-      {"op", Column::kRedop},      {"root", Column::kRoot},    {"time", Column::kTime},
-      {"cputime", Column::kTime},  {"algbw", Column::kAlgBw},  {"busbw", Column::kBusBw},
-      {"#wrong", Column::kWrong},  {"wrong", Column::kWrong},  {"error", Column::kError},
-      {"res", Column::kError},     {"i_min", Column::kIterMin}, {"i_max", Column::kIterMax},
-      {"i_p99", Column::kIterP99}, {"i_cv%", Column::kIterCv},
+      {"size", Column::kSize},     {"bytes", Column::kSize},    {"count", Column::kCount},   {"N", Column::kCount},
+      {"type", Column::kType},     {"redop", Column::kRedop},   {"op", Column::kRedop},      {"root", Column::kRoot},
+      {"time", Column::kTime},     {"cputime", Column::kTime},  {"algbw", Column::kAlgBw},   {"busbw", Column::kBusBw},
+      {"#wrong", Column::kWrong},  {"wrong", Column::kWrong},   {"error", Column::kError},   {"res", Column::kError},
+      {"i_min", Column::kIterMin}, {"i_max", Column::kIterMax}, {"i_p99", Column::kIterP99}, {"i_cv%", Column::kIterCv},
   };
   for (const Entry& e : kNames) {
     if (name == e.name) return e.column;
@@ -30,16 +28,17 @@ std::optional<Column> columnFor(std::string_view name) {
 }
 
 bool isPreamble(Column c) {
-  return c == Column::kSize || c == Column::kCount || c == Column::kType || c == Column::kRedop ||
-         c == Column::kRoot;
+  return c == Column::kSize || c == Column::kCount || c == Column::kType || c == Column::kRedop || c == Column::kRoot;
 }
 
 }  // namespace
 
 std::optional<TableLayout> TableLayout::fromHeader(const std::vector<std::string_view>& rawFields) {
   std::vector<std::string_view> fields = rawFields;
-  if (!fields.empty() && fields.front() == "#") fields.erase(fields.begin());
-  else if (!fields.empty() && startsWith(fields.front(), "#")) fields.front().remove_prefix(1);
+  if (!fields.empty() && fields.front() == "#")
+    fields.erase(fields.begin());
+  else if (!fields.empty() && startsWith(fields.front(), "#"))
+    fields.front().remove_prefix(1);
   if (fields.size() < 4) return std::nullopt;
   std::optional<Column> first = columnFor(fields[0]);
   if (!first || *first != Column::kSize) return std::nullopt;
@@ -86,8 +85,8 @@ TableLayout TableLayout::standard() {
   TableLayout layout;
   layout.preamble = {Column::kSize, Column::kCount, Column::kType, Column::kRedop, Column::kRoot};
   layout.half = {Column::kTime, Column::kAlgBw, Column::kBusBw, Column::kWrong};
-  layout.names = {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-                  "time", "algbw", "busbw", "#wrong"};
+  layout.names = {"size",  "count",  "type", "redop", "root",  "time",  "algbw",
+                  "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
   return layout;
 }
 
@@ -97,8 +96,8 @@ bool looksLikeRow(const std::vector<std::string_view>& fields) {
 
 namespace {
 
-bool parseHalf(const TableLayout& layout, const std::vector<std::string_view>& fields, size_t start,
-               PerfHalf* half, std::string* error) {
+bool parseHalf(const TableLayout& layout, const std::vector<std::string_view>& fields, size_t start, PerfHalf* half,
+               std::string* error) {
   for (size_t k = 0; k < layout.half.size(); ++k) {
     std::string_view token = fields[start + k];
     Column column = layout.half[k];
@@ -117,18 +116,33 @@ bool parseHalf(const TableLayout& layout, const std::vector<std::string_view>& f
         }
         half->timeUs = *value * layout.timeToUs;
         break;
-      case Column::kAlgBw: half->algBwGBs = value; break;
-      case Column::kBusBw: half->busBwGBs = value; break;
+      case Column::kAlgBw:
+        half->algBwGBs = value;
+        break;
+      case Column::kBusBw:
+        half->busBwGBs = value;
+        break;
       case Column::kWrong:
         // %g prints large counts as 1e+06.
         if (value) half->wrong = static_cast<int64_t>(std::llround(*value));
         break;
-      case Column::kError: half->maxError = value; break;
-      case Column::kIterMin: half->iterMinUs = value; break;
-      case Column::kIterMax: half->iterMaxUs = value; break;
-      case Column::kIterP99: half->iterP99Us = value; break;
-      case Column::kIterCv: half->iterCvPct = value; break;
-      default: break;
+      case Column::kError:
+        half->maxError = value;
+        break;
+      case Column::kIterMin:
+        half->iterMinUs = value;
+        break;
+      case Column::kIterMax:
+        half->iterMaxUs = value;
+        break;
+      case Column::kIterP99:
+        half->iterP99Us = value;
+        break;
+      case Column::kIterCv:
+        half->iterCvPct = value;
+        break;
+      default:
+        break;
     }
   }
   return true;
@@ -159,8 +173,12 @@ std::optional<PerfRow> parseRow(const TableLayout& layout, const std::vector<std
         (layout.preamble[k] == Column::kSize ? row.size : row.count) = *value;
         break;
       }
-      case Column::kType: row.type = std::string(token); break;
-      case Column::kRedop: row.redop = std::string(token); break;
+      case Column::kType:
+        row.type = std::string(token);
+        break;
+      case Column::kRedop:
+        row.redop = std::string(token);
+        break;
       case Column::kRoot: {
         std::optional<int64_t> root = parseSigned(token);
         if (!root) {
@@ -170,7 +188,8 @@ std::optional<PerfRow> parseRow(const TableLayout& layout, const std::vector<std
         row.root = root;
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   size_t next = layout.preamble.size();

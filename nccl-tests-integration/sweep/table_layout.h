@@ -14,17 +14,28 @@
 namespace nccl_roce::sweep {
 
 enum class Column {
-  kSize, kCount, kType, kRedop, kRoot,                      // preamble
-  kTime, kAlgBw, kBusBw, kWrong, kError,                    // per half
-  kIterMin, kIterMax, kIterP99, kIterCv,                    // per half, -I
-  kSkipped,                                                 // a column we do not interpret (e.g. sidebw)
+  kSize,
+  kCount,
+  kType,
+  kRedop,
+  kRoot,  // preamble
+  kTime,
+  kAlgBw,
+  kBusBw,
+  kWrong,
+  kError,  // per half
+  kIterMin,
+  kIterMax,
+  kIterP99,
+  kIterCv,   // per half, -I
+  kSkipped,  // a column we do not interpret (e.g. sidebw)
 };
 
 struct TableLayout {
   std::vector<Column> preamble;
   std::vector<Column> half;
-  bool timestamp = false;   // two trailing fields: date and time
-  double timeToUs = 1.0;    // 1000 for the 2017 layout, which printed milliseconds
+  bool timestamp = false;  // two trailing fields: date and time
+  double timeToUs = 1.0;   // 1000 for the 2017 layout, which printed milliseconds
   bool cpuTime = false;
   std::vector<std::string> names;  // as printed, for the JSON output
 
