@@ -13,10 +13,10 @@ namespace {
 using ::testing::HasSubstr;
 
 struct Misuse {
-  const char* command;      // the subcommand, as typed
-  const char* badFlag;      // arguments with an unknown flag
-  const char* badValue;     // arguments with a value the option refuses
-  const char* missingInput; // arguments lacking a required input, or naming one that does not exist
+  const char* command;       // the subcommand, as typed
+  const char* badFlag;       // arguments with an unknown flag
+  const char* badValue;      // arguments with a value the option refuses
+  const char* missingInput;  // arguments lacking a required input, or naming one that does not exist
 };
 
 // A real file for the positional inputs, so only the misuse under test is wrong.
@@ -104,9 +104,11 @@ TEST(UsageErrors, TestToolsAnswerHelp) {
     EXPECT_EQ(bad.exitCode, 2);
   }
   TempDir dir;
-  CommandResult r = runCommand("cd " + dir.path() + " && " + binaryPath("tests/calibration/synthetic_fleet") + " --help");
+  CommandResult r =
+      runCommand("cd " + dir.path() + " && " + binaryPath("tests/calibration/synthetic_fleet") + " --help");
   EXPECT_EQ(r.exitCode, 0);
-  EXPECT_EQ(runCommand("ls -A " + dir.path()).out, "") << "--help writes nothing (it once wrote 96 files into '--help')";
+  EXPECT_EQ(runCommand("ls -A " + dir.path()).out, "")
+      << "--help writes nothing (it once wrote 96 files into '--help')";
 }
 
 }  // namespace

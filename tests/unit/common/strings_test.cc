@@ -50,10 +50,10 @@ TEST(ParseUnsigned, IsStrictUnlikeAtoi) {
   EXPECT_EQ(parseUnsigned("42"), 42u);
   EXPECT_EQ(parseUnsigned("007"), 7u);
   EXPECT_FALSE(parseUnsigned(""));
-  EXPECT_FALSE(parseUnsigned("abc"));    // atoi would say 0
+  EXPECT_FALSE(parseUnsigned("abc"));  // atoi would say 0
   EXPECT_FALSE(parseUnsigned("4 "));
   EXPECT_FALSE(parseUnsigned("+4"));
-  EXPECT_FALSE(parseUnsigned("0x3"));    // strtoll(...,0) would say 3
+  EXPECT_FALSE(parseUnsigned("0x3"));  // strtoll(...,0) would say 3
   EXPECT_FALSE(parseUnsigned("18446744073709551616"));
 }
 
@@ -69,10 +69,10 @@ TEST(Trim, StripsTheKernelsTrailingNewline) {
 }
 
 TEST(NaturalLess, OrdersDeviceNamesAsOperatorsExpect) {
-  std::vector<std::string> names{"mlx5_10", "mlx5_2", "mlx5_bond_0", "mlx5_1", "mlx5_0", "rocep65s0f0",
-                                 "rocep9s0f0", "ibp0s12f4"};
+  std::vector<std::string> names{"mlx5_10", "mlx5_2",      "mlx5_bond_0", "mlx5_1",
+                                 "mlx5_0",  "rocep65s0f0", "rocep9s0f0",  "ibp0s12f4"};
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
-  std::vector<std::string> expected{"ibp0s12f4", "mlx5_0",     "mlx5_1",      "mlx5_2",
+  std::vector<std::string> expected{"ibp0s12f4", "mlx5_0",      "mlx5_1",     "mlx5_2",
                                     "mlx5_10",   "mlx5_bond_0", "rocep9s0f0", "rocep65s0f0"};
   EXPECT_EQ(names, expected);
 }

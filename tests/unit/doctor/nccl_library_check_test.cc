@@ -1,9 +1,8 @@
 // Which libnccl the environment loads and which plugin each NCCL_<T>_PLUGIN value makes NCCL pick, following
 // NCCL's lookup (the value as a file name, then libnccl-<t>-<value>.so on the library path).
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/unit/doctor/doctor_world.h"
 

@@ -86,7 +86,10 @@ TEST(RoceV2Check, WarnsAboutAPortInRoceV1OnlyMode) {
   DoctorWorld w;
   w.sys.netdev("net3");
   w.address("net3", "10.202.0.42/16");
-  w.sys.device("mlx5_2").port(1).roce(400).tableLength(4)
+  w.sys.device("mlx5_2")
+      .port(1)
+      .roce(400)
+      .tableLength(4)
       .gid(0, "fe80:0000:0000:0000:0000:0000:0000:0001", "IB/RoCE v1", "net3")
       .gid(1, "0000:0000:0000:0000:0000:ffff:0aca:002a", "IB/RoCE v1", "net3");
   auto r = doctor::checkRoceV2(w.inputs());
@@ -98,8 +101,8 @@ TEST(RoceV2Check, FailsWhenNoPortOffersRoceV2) {
   DoctorWorld w(/*rails=*/0);
   w.sys.netdev("net1");
   w.address("net1", "10.200.0.42/16");
-  w.sys.device("mlx5_0").port(1).roce(100).tableLength(4)
-      .gid(0, "0000:0000:0000:0000:0000:ffff:0ac8:002a", "IB/RoCE v1", "net1");
+  w.sys.device("mlx5_0").port(1).roce(100).tableLength(4).gid(0, "0000:0000:0000:0000:0000:ffff:0ac8:002a",
+                                                              "IB/RoCE v1", "net1");
   auto result = doctor::checkRoceV2(w.inputs());
   EXPECT_EQ(result.outcome, Outcome::kFail);
   EXPECT_THAT(result.remedy, HasSubstr("RoCE v2"));

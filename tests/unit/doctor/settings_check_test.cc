@@ -38,7 +38,8 @@ TEST(UserSettingsCheck, FailsOnTheKServeDefaultOfThreeWhereThatEntryIsEmpty) {
   w.env.set("NCCL_IB_GID_INDEX", "3");
   auto r = doctor::checkUserSettings(w.inputs());
   EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_THAT(r.detail, HasSubstr("NCCL_IB_GID_INDEX=3: GID 3 on mlx5_0:1, mlx5_1:1 is empty")) << "one sentence names both ports";
+  EXPECT_THAT(r.detail, HasSubstr("NCCL_IB_GID_INDEX=3: GID 3 on mlx5_0:1, mlx5_1:1 is empty"))
+      << "one sentence names both ports";
   EXPECT_THAT(r.detail, HasSubstr("is empty"));
 }
 

@@ -12,11 +12,11 @@
 namespace nccl_roce::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using nccl_roce::testing::cliPath;
 using nccl_roce::testing::runCommand;
 using nccl_roce::testing::TempDir;
 using testing::CommEntry;
+using ::testing::HasSubstr;
 
 // Four communicators per arm, one file per pod; the candidate's collectives take `candidateUs`.
 void writeFleet(const TempDir& dir, double candidateUs) {

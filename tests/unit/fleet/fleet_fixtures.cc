@@ -97,7 +97,9 @@ std::string document(const std::vector<CommEntry>& comms, bool v3, const std::st
 
 }  // namespace
 
-std::string statisticsFile(const std::vector<CommEntry>& comms) { return document(comms, false, "node-a", 4242); }
+std::string statisticsFile(const std::vector<CommEntry>& comms) {
+  return document(comms, false, "node-a", 4242);
+}
 
 std::string checkpointFile(const std::vector<CommEntry>& comms, const std::string& host, int pid) {
   return document(comms, true, host, pid);
@@ -108,9 +110,12 @@ std::string inspectorRecord(const std::string& commId, int rank, const std::stri
                             const std::string& timingSource) {
   nlohmann::ordered_json r;
   r["header"] = {{"id", commId}, {"rank", rank}, {"n_ranks", 16}, {"nnodes", 2}};
-  r["metadata"] = {{"inspector_output_format_version", version}, {"git_rev", ""},
-                   {"rec_mechanism", "nccl_profiler_interface"}, {"dump_timestamp_us", 1748030377748202ull},
-                   {"hostname", "node-a"}, {"pid", 1639453}};
+  r["metadata"] = {{"inspector_output_format_version", version},
+                   {"git_rev", ""},
+                   {"rec_mechanism", "nccl_profiler_interface"},
+                   {"dump_timestamp_us", 1748030377748202ull},
+                   {"hostname", "node-a"},
+                   {"pid", 1639453}};
   r["coll_perf"] = {{"coll", coll},
                     {"coll_sn", 1407},
                     {"coll_msg_size_bytes", bytes},

@@ -2,12 +2,13 @@
 // differently named and left out, experiments never mixed, Inspector timings joined by communicator id and merged
 // with ours in a mixed fleet, collectives counted per communicator, zero durations and CPU clocks kept out of the
 // GPU comparison and counted.
+#include "fleet/fleet.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fleet/ab_comparison.h"
 #include "fleet/arm_census.h"
-#include "fleet/fleet.h"
 #include "fleet/inspector_reader.h"
 #include "fleet/telemetry_reader.h"
 #include "tests/unit/fleet/fleet_fixtures.h"
@@ -15,8 +16,8 @@
 namespace nccl_roce::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommEntry;
+using ::testing::HasSubstr;
 
 std::vector<CommunicatorRecord> records(const std::vector<CommEntry>& comms, const std::string& file) {
   auto r = parseTelemetryFile(testing::statisticsFile(comms), file);

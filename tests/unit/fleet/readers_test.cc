@@ -12,8 +12,8 @@
 namespace nccl_roce::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommEntry;
+using ::testing::HasSubstr;
 using testing::TimedKey;
 
 // `text` with its first `from` replaced by `to`: a hand-edited file.
@@ -91,12 +91,12 @@ TEST(StatisticsReader, EveryBadInputIsAnErrorNamingTheFile) {
   std::string good = testing::statisticsFile({CommEntry{}});
   auto replaced = [&](const std::string& from, const std::string& to) { return replacedIn(good, from, to); };
   const std::pair<std::string, std::string> cases[] = {
-      {good.substr(0, good.size() / 2), "not valid JSON"},                          // truncated by a full disk
-      {replaced("nccl-roce.stats/2", "nccl-roce.stats/1"), "schema"},               // another version
-      {replaced("\"0x1f2e3d4c5b6a7980\"", "\"1f2e\""), "comm_id"},                 // hand-edited id
-      {replaced("\"AllReduce\"", "\"AllToAll\""), "unknown collective"},            // not a collective we time
-      {replaced("\"count\": 20", "\"count\": 21"), "bins hold 20"},                // counts that do not add up
-      {replaced("\"bins\": 1024", "\"bins\": 2048"), "1024 bins"},                 // another histogram scheme
+      {good.substr(0, good.size() / 2), "not valid JSON"},                // truncated by a full disk
+      {replaced("nccl-roce.stats/2", "nccl-roce.stats/1"), "schema"},     // another version
+      {replaced("\"0x1f2e3d4c5b6a7980\"", "\"1f2e\""), "comm_id"},        // hand-edited id
+      {replaced("\"AllReduce\"", "\"AllToAll\""), "unknown collective"},  // not a collective we time
+      {replaced("\"count\": 20", "\"count\": 21"), "bins hold 20"},       // counts that do not add up
+      {replaced("\"bins\": 1024", "\"bins\": 2048"), "1024 bins"},        // another histogram scheme
       {replaced("\"arm\": \"control\"", "\"arm\": 7"), "arm is not a string"},
       {replaced("\"algorithm\": \"Tree\"", "\"algorithm\": \"Star\""), "decisions[0]: algorithm is neither null"},
       {replaced("\"protocol\": \"LL\"", "\"protocol\": 3"), "protocol is neither null"},  // decisions come first

@@ -17,9 +17,9 @@
 namespace nccl_roce::plugin {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::captureNcclLog;
 using testing::countCapturedNcclLog;
+using ::testing::HasSubstr;
 
 // A resolution that found two rails, counting how often it ran.
 struct StandInResolver {
@@ -35,8 +35,8 @@ struct StandInResolver {
         s.failure = why;
         return s;
       }
-      for (auto [name, value] : std::map<std::string, std::string>{{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"},
-                                                                   {"NCCL_IB_GID_INDEX", "3"}}) {
+      for (auto [name, value] :
+           std::map<std::string, std::string>{{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_IB_GID_INDEX", "3"}}) {
         if (!env.get(name)) s.values[name] = value;
       }
       s.lines = {"mlx5_0:1 active RoCE port; RoCE v2 GID 3 (10.0.0.1 on net1), 400 Gb/s"};

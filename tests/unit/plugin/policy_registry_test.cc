@@ -51,7 +51,8 @@ TEST(PolicyRegistry, EachContextLoadsItsOwn) {
 TEST(PolicyRegistry, OnlyTheFirstCommunicatorReportsAPolicysProblems) {
   TempDir dir;
   MapEnvironment env(std::map<std::string, std::string>{
-      {"NCCL_ROCE_POLICY", dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n")}});
+      {"NCCL_ROCE_POLICY",
+       dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION = \"2\"\n")}});
   PolicyRegistry policies;
   auto defaults = policies.environmentDefaults(env);  // the env plugin, before any communicator
   ASSERT_EQ(defaults.size(), 1u);
@@ -125,9 +126,15 @@ TEST(PolicyRegistry, APinnedWaitHoldsNoLockThatOtherCallsNeed) {
   PolicyRegistry policies;
   std::atomic<int> waiting{2};
   PolicyRegistry::Active first, second;
-  std::thread firstInit([&] { first = policies.active(pinned); --waiting; });
+  std::thread firstInit([&] {
+    first = policies.active(pinned);
+    --waiting;
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the first init is polling for the pinned file
-  std::thread secondInit([&] { second = policies.active(pinned); --waiting; });
+  std::thread secondInit([&] {
+    second = policies.active(pinned);
+    --waiting;
+  });
   auto start = std::chrono::steady_clock::now();
   EXPECT_TRUE(policies.environmentDefaults(pinned).empty()) << "the old file's QPS setting is not served";
   PolicyRegistry::Active unrelated = policies.active(other);

@@ -1,10 +1,11 @@
 // What the env and net plugins serve on a real resolution: the resolver's settings for the machine under
 // NCCL_ROCE_SYSFS_ROOT plus the policy's environment defaults, never a variable the user set.
+#include "plugin/served_settings.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "plugin/policy_registry.h"
-#include "plugin/served_settings.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/capturing_logger.h"
 #include "tests/support/temp_dir.h"
@@ -29,15 +30,17 @@ struct Machine {
 
 TEST(ServedSettings, TheResolutionOfTheMachineAndThePolicyDefaults) {
   Machine m;
-  m.env.set("NCCL_ROCE_POLICY", m.dir.writeFile("p.toml", "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION "
-                                                          "= \"2\"\nNCCL_IB_HCA = \"=mlx5_9:1\"\n"));
+  m.env.set("NCCL_ROCE_POLICY", m.dir.writeFile("p.toml",
+                                                "[policy]\nname = \"p\"\n[env]\nNCCL_IB_QPS_PER_CONNECTION "
+                                                "= \"2\"\nNCCL_IB_HCA = \"=mlx5_9:1\"\n"));
   ServedSettings served = resolveServedSettings(m.env, m.log, m.policies);
   EXPECT_TRUE(served.failure.empty()) << served.failure;
   EXPECT_EQ(served.values["NCCL_IB_HCA"], "=mlx5_0:1") << "the resolution wins over a policy default";
   EXPECT_EQ(served.values["NCCL_IB_GID_INDEX"], "3");
   EXPECT_EQ(served.values["NCCL_IB_QPS_PER_CONNECTION"], "2");
   bool mentioned = false;
-  for (const auto& line : served.lines) mentioned |= line == "NCCL_IB_QPS_PER_CONNECTION=2 (default of the tuner policy)";
+  for (const auto& line : served.lines)
+    mentioned |= line == "NCCL_IB_QPS_PER_CONNECTION=2 (default of the tuner policy)";
   EXPECT_TRUE(mentioned);
 }
 

@@ -3,11 +3,10 @@
 // net plugin leaves the environment alone. The late resolution, released afterwards, changes nothing and
 // writes nothing to NCCL's logger. The resolution is the real one (gid::resolve) over a fake machine whose
 // substituted verbs table blocks in ibv_open_device.
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -162,12 +161,13 @@ TEST_F(StalledDevice, EnvInitReturnsAtItsDeadlineAndServesTheEnvironmentUnchange
 TEST_F(StalledDevice, TheNetPluginLeavesTheEnvironmentAlone) {
   MapEnvironment env;
   std::vector<std::string> set;
-  NetPlugin net(env, resolver(), nullptr,
-                [&set](const char* name, const char*) {
-                  set.push_back(name);
-                  return 0;
-                },
-                kDeadline);
+  NetPlugin net(
+      env, resolver(), nullptr,
+      [&set](const char* name, const char*) {
+        set.push_back(name);
+        return 0;
+      },
+      kDeadline);
   testing::clearCapturedNcclLog();
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(net.init(captureNcclLog), ncclSuccess);

@@ -30,7 +30,9 @@ nlohmann::json readDocument(const std::string& path) {
   return text.isOk() ? nlohmann::json::parse(*text) : nlohmann::json();
 }
 
-bool fileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+bool fileExists(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0;
+}
 
 // The tuner's part of an entry that counted `n` calls, all in one cell.
 TunerReport calls(int n) {
@@ -57,7 +59,9 @@ Status finishProfiler(TelemetryFiles& registry, const std::string& path, const T
   return registry.finish(path, entry, Producer::kProfiler);
 }
 
-TelemetryOptions onlyAtFinalize() { return TelemetryOptions{}; }
+TelemetryOptions onlyAtFinalize() {
+  return TelemetryOptions{};
+}
 
 TelemetryOptions checkpointEvery(milliseconds interval) {
   TelemetryOptions options;
@@ -397,7 +401,8 @@ TEST(StatisticsFile, TheLatestClaimOfTheThreadIsTheOnePaired) {
 }
 
 TelemetryOptions optionsFor(const std::string& interval) {
-  return telemetryOptionsFrom(MapEnvironment(std::map<std::string, std::string>{{"NCCL_ROCE_STATS_INTERVAL", interval}}));
+  return telemetryOptionsFrom(
+      MapEnvironment(std::map<std::string, std::string>{{"NCCL_ROCE_STATS_INTERVAL", interval}}));
 }
 
 TEST(StatisticsInterval, SecondsWithDecimalsZeroTurnsCheckpointsOffAnythingElseIsTheDefault) {

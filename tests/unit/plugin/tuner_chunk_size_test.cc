@@ -2,10 +2,9 @@
 // collective of a group, once per channel piece (nChannels 1, the piece's bytes), with the chunk size NCCL
 // computed. What it returns is the deciding rule's chunk size for the algorithm and protocol NCCL runs, or NCCL's
 // own value; never anything NCCL cannot use, and never an error.
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -84,8 +83,9 @@ nlohmann::json statisticsIn(const std::string& prefix) {
 }
 
 TEST(TunerChunkSize, TheRuleThatChoseServesItsChunkSizeToEveryPieceOfTheCollective) {
-  Communicator c("[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n"
-                 "chunk_size = \"256K\"\n");
+  Communicator c(
+      "[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n"
+      "chunk_size = \"256K\"\n");
   c.decide(ncclFuncAllReduce, 8 << 20);
   // 8M over 16 channels: NCCL asks about a lo, a mid and a hi piece, 512K each, with 2M its own chunk size.
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 512 << 10, kRing, kSimple, 2 << 20), 256u << 10);
@@ -94,8 +94,9 @@ TEST(TunerChunkSize, TheRuleThatChoseServesItsChunkSizeToEveryPieceOfTheCollecti
 }
 
 TEST(TunerChunkSize, NcclsOwnWhereNoRuleDecidedOrTheRulesChoiceWasUnavailable) {
-  Communicator c("[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"tree\"\nprotocol = \"ll128\"\n"
-                 "chunk_size = { ll128 = \"240K\" }\n");
+  Communicator c(
+      "[[rule]]\ncollective = \"allreduce\"\nsize = \"1M..\"\nalgorithm = \"tree\"\nprotocol = \"ll128\"\n"
+      "chunk_size = { ll128 = \"240K\" }\n");
   c.decide(ncclFuncAllReduce, 4096);  // no rule matches: NCCL picks Ring/LL
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 4096, kRing, kLL, 16384), 16384u);
   Table noLL128;
@@ -137,8 +138,9 @@ TEST(TunerChunkSize, AFactorFollowsNcclsOwnChunkSizeCallByCall) {
 // Two all-reduces of one group, decided apart (more than 4x apart in size, so NCCL asks about each), both on
 // Ring/Simple with different chunk sizes: a piece cannot say which it belongs to.
 TEST(TunerChunkSize, AGroupThatDecidedOneAlgorithmAndProtocolTwoWaysGetsNcclsOwnAndIsCounted) {
-  Communicator c("[[rule]]\nsize = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"128K\"\n"
-                 "[[rule]]\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"512K\"\n");
+  Communicator c(
+      "[[rule]]\nsize = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"128K\"\n"
+      "[[rule]]\nsize = \"1M..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"512K\"\n");
   c.decide(ncclFuncAllReduce, 256 << 10);
   c.decide(ncclFuncAllReduce, 16 << 20);
   EXPECT_EQ(c.chunk(ncclFuncAllReduce, 128 << 10, kRing, kSimple, 524288), 524288u);
@@ -161,9 +163,10 @@ TEST(TunerChunkSize, AValueNcclCannotUseHereLeavesItsOwnIsCountedAndSaidOnce) {
     c.decide(ncclFuncAllReduce, 64 << 20);
     EXPECT_EQ(c.chunk(ncclFuncAllReduce, 4 << 20, kRing, kSimple, 524288), 524288u);
   }
-  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "chunk size 1M for AllReduce Ring/Simple is not one NCCL "
-                                                         "can use there (at most 524288 bytes, whole grains of 512); "
-                                                         "NCCL's own 524288 kept"),
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO,
+                                          "chunk size 1M for AllReduce Ring/Simple is not one NCCL "
+                                          "can use there (at most 524288 bytes, whole grains of 512); "
+                                          "NCCL's own 524288 kept"),
             1u);
   c.finalize();
   nlohmann::json comm = statisticsIn(stats.join("s"))["communicators"][0];
@@ -185,15 +188,17 @@ TEST(TunerChunkSize, NcclChunkSizeForcesOneOnEveryCallWhereNcclCanUseIt) {
 TEST(TunerChunkSize, WhereNcclHasNoGetChunkSizeOneInfoLineSaysTheyAreIgnored) {
   Communicator c("[[rule]]\nalgorithm = \"ring\"\nprotocol = \"simple\"\nchunk_size = \"1M\"\n", {},
                  /*ncclAsksChunkSize=*/false);
-  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "sets chunk sizes, but this NCCL has no getChunkSize (it "
-                                                         "needs NCCL 2.30.2 or later): NCCL keeps its own chunk sizes"),
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO,
+                                          "sets chunk sizes, but this NCCL has no getChunkSize (it "
+                                          "needs NCCL 2.30.2 or later): NCCL keeps its own chunk sizes"),
             1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, ""), 0u);
 }
 
 TEST(TunerChunkSize, WithoutChunkSizesGetChunkSizeAlwaysReturnsNcclsOwn) {
-  Communicator c("[[rule]]\nsize = \"..64K\"\nprotocol = \"ll\"\n[[rule]]\nsize = \"64K..\"\nalgorithm = \"ring\"\n"
-                 "protocol = \"simple\"\nchannels = 8\n");
+  Communicator c(
+      "[[rule]]\nsize = \"..64K\"\nprotocol = \"ll\"\n[[rule]]\nsize = \"64K..\"\nalgorithm = \"ring\"\n"
+      "protocol = \"simple\"\nchannels = 8\n");
   for (size_t bytes = 1; bytes < (size_t{1} << 32); bytes *= 3) {
     c.decide(ncclFuncAllReduce, bytes, bytes > (1 << 20) ? largeCallTable() : Table{});
     for (int proto = 0; proto < 3; ++proto) {

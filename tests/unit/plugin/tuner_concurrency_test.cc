@@ -2,9 +2,8 @@
 // creates hundreds of communicators per process; finalize can run on NCCL's async threads while other
 // communicators are busy. Everything here runs concurrently from the first call on, so that the policy is
 // loaded, compiled and shared under contention (run under -DNCCL_ROCE_SANITIZE=thread to check for races).
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -20,9 +19,9 @@
 
 #include "plugin/process_context.h"
 #include "plugin/tuner_plugin.h"
+#include "tests/support/nccl_cost_table.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/nccl_cost_table.h"
 
 namespace nccl_roce::plugin {
 namespace {
@@ -42,8 +41,8 @@ const char* kPolicy =
 
 TEST(TunerConcurrency, HundredsOfCommunicatorsInitCallAndFinalizeAtOnce) {
   testing::TempDir dir;
-  MapEnvironment env(std::map<std::string, std::string>{
-      {"NCCL_ROCE_POLICY", dir.writeFile("concurrent.toml", kPolicy)}, {"NCCL_ROCE_STATS", dir.join("stats")}});
+  MapEnvironment env(std::map<std::string, std::string>{{"NCCL_ROCE_POLICY", dir.writeFile("concurrent.toml", kPolicy)},
+                                                        {"NCCL_ROCE_STATS", dir.join("stats")}});
   ProcessContext process(env);
   testing::clearCapturedNcclLog();
   std::atomic<int> wrongDecisions{0};

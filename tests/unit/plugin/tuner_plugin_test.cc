@@ -1,10 +1,11 @@
 // The tuner plugin as NCCL drives it, through its newest entry points: a broken policy never fails a
 // communicator, statistics land in one file per process, nothing is done with null or odd arguments. Each test
 // builds its own process context over its own environment, as a fresh process would have.
-#include <unistd.h>
+#include "plugin/tuner_plugin.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -14,10 +15,9 @@
 #include <sstream>
 
 #include "plugin/process_context.h"
-#include "plugin/tuner_plugin.h"
+#include "tests/support/nccl_cost_table.h"
 #include "tests/support/nccl_log_capture.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/nccl_cost_table.h"
 
 namespace nccl_roce::plugin {
 namespace {
@@ -210,9 +210,10 @@ TEST(TunerPlugin, AGeneratedArmIsNamedInTheInfoLineAndStatisticsAndForcesItsChoi
   void* control = nullptr;
   tunerInit(process.context, &explored, 3, 16, 2, testing::captureNcclLog);  // bucket 98: the explore share
   tunerInit(process.context, &control, 0, 16, 2, testing::captureNcclLog);   // bucket 18: control
-  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, "comm 0x0000000000000003 (16 ranks, 2 nodes) uses policy "
-                                                         "'explore-tree-simple-ch8' (" + path +
-                                                             " [experiment.explore] over builtin:inference, sha256:"),
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO,
+                                          "comm 0x0000000000000003 (16 ranks, 2 nodes) uses policy "
+                                          "'explore-tree-simple-ch8' (" +
+                                              path + " [experiment.explore] over builtin:inference, sha256:"),
             1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, " arm explore-tree-simple-ch8: 2 of 2 rules apply"), 1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_INFO, " arm control: 1 of 1 rules apply"), 1u);
@@ -244,7 +245,8 @@ TEST(TunerPlugin, AGeneratedArmIsNamedInTheInfoLineAndStatisticsAndForcesItsChoi
   EXPECT_EQ(comm["experiment"], "explore-decode");
   std::map<std::string, std::string> ruleBySource;  // bucket -> "source rule"
   for (const auto& d : comm["decisions"]) {
-    ruleBySource[d["bucket"].get<std::string>()] += d["source"].get<std::string>() + " " + d["rule"].get<std::string>() + ";";
+    ruleBySource[d["bucket"].get<std::string>()] +=
+        d["source"].get<std::string>() + " " + d["rule"].get<std::string>() + ";";
   }
   EXPECT_EQ(ruleBySource["1M-2M"], "rule explore tree/simple ch8;unavailable explore tree/simple ch8;");
   EXPECT_EQ(ruleBySource["4K-8K"], "rule small-multinode-allreduce-ll;");
@@ -264,8 +266,9 @@ TEST(TunerPlugin, ExploringWhatNcclNeverRunsWarnsOnceWithThePositionAndLeavesNcc
   void* b = nullptr;
   ASSERT_EQ(tunerInit(process.context, &a, 3, 16, 2, testing::captureNcclLog), ncclSuccess);
   ASSERT_EQ(tunerInit(process.context, &b, 0, 16, 2, testing::captureNcclLog), ncclSuccess);
-  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, "explore.toml:11:12: NCCL never runs NVLS with LL (it runs NVLS "
-                                                         "with Simple only)"),
+  EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN,
+                                          "explore.toml:11:12: NCCL never runs NVLS with LL (it runs NVLS "
+                                          "with Simple only)"),
             1u);
   EXPECT_EQ(testing::countCapturedNcclLog(NCCL_LOG_WARN, ""), 1u) << "one WARN per process";
   Table t;

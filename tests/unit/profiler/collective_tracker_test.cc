@@ -163,7 +163,8 @@ TEST(CollectiveTracker, AllGatherIsFiledUnderTheTunersBytes) {
   CollectiveTracker::Config config;
   config.nRanks = 8;
   CollectiveTracker t(config);
-  runKernel(t, t.startCollective(CollEvent{"AllGather", "ncclFloat32", "RING", "SIMPLE", 1024, 1, nullptr}), 1, 0, 9000);
+  runKernel(t, t.startCollective(CollEvent{"AllGather", "ncclFloat32", "RING", "SIMPLE", 1024, 1, nullptr}), 1, 0,
+            9000);
   ASSERT_EQ(t.timings().keys.size(), 1u);
   EXPECT_EQ(t.timings().keys[0].key.bucket, 15) << "1024 x 4 bytes x 8 ranks = 32 KiB";
   CollectiveTracker unknownRanks = tracker();

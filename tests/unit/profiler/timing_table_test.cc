@@ -39,7 +39,8 @@ TEST(TimingTable, EntriesStayPutAsKeysAreAdded) {
   TimingTable::Entry* first = table.entryFor(allReduce(0));
   for (uint8_t bucket = 1; bucket < 64; ++bucket) table.entryFor(allReduce(bucket, 2));
   EXPECT_EQ(table.entryFor(allReduce(0)), first);
-  for (uint8_t bucket = 1; bucket < 64; ++bucket) EXPECT_EQ(table.entryFor(allReduce(bucket, 2))->key, allReduce(bucket, 2));
+  for (uint8_t bucket = 1; bucket < 64; ++bucket)
+    EXPECT_EQ(table.entryFor(allReduce(bucket, 2))->key, allReduce(bucket, 2));
 }
 
 TEST(TimingTable, KeysPastTheLimitAreCountedAsDropped) {

@@ -7,7 +7,9 @@
 namespace nccl_roce::profiler {
 namespace {
 
-CollEvent allReduce() { return CollEvent{"AllReduce", "ncclInt8", "RING", "LL", 4096, 1, nullptr}; }
+CollEvent allReduce() {
+  return CollEvent{"AllReduce", "ncclInt8", "RING", "LL", 4096, 1, nullptr};
+}
 
 TEST(TrackerRegistry, ARemovedTrackerIsOutOfReachAndItsSlotIsReused) {
   TrackerRegistry registry;

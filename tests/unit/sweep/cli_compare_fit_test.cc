@@ -12,10 +12,10 @@
 namespace nccl_roce::sweep {
 namespace {
 
-using ::testing::HasSubstr;
 using nccl_roce::testing::cliPath;
 using nccl_roce::testing::runCommand;
 using nccl_roce::testing::TempDir;
+using ::testing::HasSubstr;
 
 // `noise.size()` replicate logs of one side in DIR/<side>/, B's times scaled by `factor`.
 void writeSide(const TempDir& dir, const std::string& side, const std::vector<double>& noise, double factor,
@@ -83,8 +83,8 @@ TEST(StatisticsFlags, AreTheSameForCompareAndFitAndFitKeepsItsReplicateFloor) {
   auto fit = runCommand(cliPath() + " sweep fit " + dir.join("a") + " --min-replicates 3");
   EXPECT_EQ(fit.exitCode, 2);  // a usage error (CLI11 refused the value)
   EXPECT_THAT(fit.err, HasSubstr("--min-replicates"));
-  auto compare = runCommand(cliPath() + " sweep compare " + dir.join("a") + " " + dir.join("a") +
-                            " --min-replicates 1");
+  auto compare =
+      runCommand(cliPath() + " sweep compare " + dir.join("a") + " " + dir.join("a") + " --min-replicates 1");
   EXPECT_NE(compare.exitCode, 0);
 }
 

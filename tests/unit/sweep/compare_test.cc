@@ -15,8 +15,8 @@ namespace {
 
 using testing::baseTimeUs;
 using testing::powersOfTwo;
-using testing::SyntheticRun;
 using testing::syntheticLog;
+using testing::SyntheticRun;
 
 constexpr uint64_t kK = 1024, kM = 1024 * 1024;
 
@@ -247,8 +247,8 @@ TEST(Compare, PublishedAwsDefaultRunsAgainstTheOfiTuner) {
   EXPECT_EQ(s.result.range.verdict, Verdict::kInsufficient);
   bool versionsNamed = false;
   for (const std::string& note : c.notes) {
-    versionsNamed |= note.find("A ran NCCL 2.22.3") != std::string::npos &&
-                     note.find("B ran NCCL 2.20.3") != std::string::npos;
+    versionsNamed |=
+        note.find("A ran NCCL 2.22.3") != std::string::npos && note.find("B ran NCCL 2.20.3") != std::string::npos;
   }
   EXPECT_TRUE(versionsNamed) << ::testing::PrintToString(c.notes);
 }

@@ -18,8 +18,8 @@ namespace {
 
 using testing::baseTimeUs;
 using testing::powersOfTwo;
-using testing::SyntheticRun;
 using testing::syntheticLog;
+using testing::SyntheticRun;
 
 constexpr uint64_t kK = 1024, kM = 1024 * 1024;
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
@@ -134,8 +134,7 @@ TEST(Fit, ThePolicyLintsCleanAndSaysWhatTheFitSaid) {
   EXPECT_NE(toml.find("# Tree/LL for ..6K: measured at 8-4K (10 sizes): 0.50-0.50x NCCL's default time"),
             std::string::npos)
       << toml;
-  EXPECT_NE(toml.find("# 6K..3M: no rule; measured at 8K-2M (9 sizes): nothing beat NCCL's default"),
-            std::string::npos)
+  EXPECT_NE(toml.find("# 6K..3M: no rule; measured at 8K-2M (9 sizes): nothing beat NCCL's default"), std::string::npos)
       << toml;
   EXPECT_NE(toml.find("size = \"3M..\""), std::string::npos);
   // The report lists every size.
@@ -158,8 +157,10 @@ TEST(Fit, AGainSmallerThanTheNoiseIsNotTaken) {
 TEST(Fit, MinimumEffectDecidesCertainButSmallGains) {
   const std::vector<double> quiet{0.999, 0.9995, 1.0, 1.0005, 1.001};
   std::vector<PerfLog> logs;
-  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, quiet);
-  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.985; }, quiet);
+  addConfig(
+      &logs, {}, [](uint64_t) { return 1.0; }, quiet);
+  addConfig(
+      &logs, forced("Tree", "LL"), [](uint64_t) { return 0.985; }, quiet);
   FitOptions options;  // default: 2%
   FitResult fit = fitPolicy(logs, options);
   EXPECT_FALSE(fit.series.at(0).sizes.back().choice);
@@ -170,8 +171,10 @@ TEST(Fit, MinimumEffectDecidesCertainButSmallGains) {
 
 TEST(Fit, IdenticalReplicatesAreNoEvidence) {
   std::vector<PerfLog> logs;
-  addConfig(&logs, {}, [](uint64_t) { return 1.0; }, std::vector<double>(5, 1.0));  // one log copied five times
-  addConfig(&logs, forced("Tree", "LL"), [](uint64_t) { return 0.5; }, std::vector<double>(5, 1.0));
+  addConfig(
+      &logs, {}, [](uint64_t) { return 1.0; }, std::vector<double>(5, 1.0));  // one log copied five times
+  addConfig(
+      &logs, forced("Tree", "LL"), [](uint64_t) { return 0.5; }, std::vector<double>(5, 1.0));
   FitResult fit = fitPolicy(logs, FitOptions{});
   ASSERT_TRUE(fit.ok());
   for (const SizeDecision& d : fit.series[0].sizes) EXPECT_FALSE(d.choice) << d.size;
@@ -180,8 +183,7 @@ TEST(Fit, IdenticalReplicatesAreNoEvidence) {
 TEST(Fit, TheSameChoiceOnBothSidesOfTheDefaultGivesTwoRules) {
   std::vector<PerfLog> logs;
   addConfig(&logs, {}, [](uint64_t) { return 1.0; });
-  addConfig(&logs, forced("Ring", "Simple"),
-            [](uint64_t s) { return s <= 1 * kK || s >= 16 * kM ? 0.7 : 1.2; });
+  addConfig(&logs, forced("Ring", "Simple"), [](uint64_t s) { return s <= 1 * kK || s >= 16 * kM ? 0.7 : 1.2; });
   FitResult fit = fitPolicy(logs, FitOptions{});
   ASSERT_EQ(fit.series.at(0).buckets.size(), 3u);
   policy::PolicyDocument doc = policy::parsePolicyToml(fittedPolicyToml(fit, FitOptions{}), "f");
@@ -405,8 +407,8 @@ TEST(FitOnPublishedLogs, DefaultRunsAloneGiveNoPolicyAndSayWhatToAdd) {
 
 TEST(FitOnPublishedLogs, TwoPublishedReplicatesAreTooFewAndTheFitSaysHowManyToRun) {
   std::vector<PerfLog> logs = publishedDefaultRuns();
-  for (PerfLog& log : asForced(publishedDefaultRuns(), "Tree", "LL",
-                               [](uint64_t s) { return s <= 64 * kK ? 0.7 : 1.2; })) {
+  for (PerfLog& log :
+       asForced(publishedDefaultRuns(), "Tree", "LL", [](uint64_t s) { return s <= 64 * kK ? 0.7 : 1.2; })) {
     logs.push_back(log);
   }
   FitResult fit = fitPolicy(logs, FitOptions{});

@@ -26,7 +26,8 @@ const char kHeader[] =
 
 std::string row(uint64_t size, double time, double busbw = 1.0) {
   char line[256];
-  std::snprintf(line, sizeof line, "%12llu  %12llu     float     sum      -1  %7.2f  %6.2f  %6.2f       0  %7.2f  %6.2f  "
+  std::snprintf(line, sizeof line,
+                "%12llu  %12llu     float     sum      -1  %7.2f  %6.2f  %6.2f       0  %7.2f  %6.2f  "
                 "%6.2f       0\n",
                 static_cast<unsigned long long>(size), static_cast<unsigned long long>(size / 4), time, busbw / 2,
                 busbw, time, busbw / 2, busbw);
@@ -93,8 +94,8 @@ TEST(PerfLogBadInput, SeveralNonMpiProcessesInOneFileAreRejected) {
       "validation: 1 graph: 0\n"
       "#  Rank  0 Group  0 Pid   1001 on     node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n";
   std::string text = single + single + std::string(kHeader).substr(std::string(kHeader).find("#       size")) +
-                     row(1048576, 5.1, 0.0) + row(1048576, 5.0, 0.0) + row(2097152, 9.9, 0.0) +
-                     row(2097152, 9.8, 0.0) + kFooter + kFooter;
+                     row(1048576, 5.1, 0.0) + row(1048576, 5.0, 0.0) + row(2097152, 9.9, 0.0) + row(2097152, 9.8, 0.0) +
+                     kFooter + kFooter;
   PerfLog log = parsePerfLog(text, "srun.log");
   ASSERT_EQ(log.runs.size(), 2u);
   EXPECT_EQ(log.runs[0].warnings, std::vector<std::string>{"no result rows"});
@@ -135,9 +136,9 @@ void expectLinesAddUp(const PerfLog& log) {
 }
 
 TEST(PerfLogBadInput, EveryLineIsCountedExactlyOnce) {
-  for (const char* name : {"aws-p5_2node_h100x16_efa_allreduce_default-run-a.txt",
-                           "gcp-a3mega_2node_h100x16_tcpxo_allreduce_default.txt",
-                           "xxrjun-cluster01_10node_h100x80_allreduce-allgather-reducescatter_default.txt"}) {
+  for (const char* name :
+       {"aws-p5_2node_h100x16_efa_allreduce_default-run-a.txt", "gcp-a3mega_2node_h100x16_tcpxo_allreduce_default.txt",
+        "xxrjun-cluster01_10node_h100x80_allreduce-allgather-reducescatter_default.txt"}) {
     SCOPED_TRACE(name);
     expectLinesAddUp(testing::parsePublishedLog(name));
   }
@@ -148,15 +149,22 @@ TEST(PerfLogBadInput, EveryLineIsCountedExactlyOnce) {
 // nothing). The JSON keeps the row data and marks the bad byte with U+FFFD.
 TEST(PerfLogBadInput, BytesThatAreNotUtf8SurviveTheJsonOutput) {
   std::string text = std::string(kHeader) + row(1024, 20.5) + kFooter;
-  text.replace(text.find("node01"), 6, "n\xC0" "de01");
+  text.replace(text.find("node01"), 6,
+               "n\xC0"
+               "de01");
   PerfLog log = parsePerfLog(text, "latin1.log");
   ASSERT_EQ(log.runs.size(), 1u);
   ASSERT_EQ(log.runs[0].devices.size(), 2u);
-  EXPECT_EQ(log.runs[0].devices[0].host, "n\xC0" "de01");
+  EXPECT_EQ(log.runs[0].devices[0].host,
+            "n\xC0"
+            "de01");
   EXPECT_EQ(log.runs[0].nodes(), 2);
   std::string json;
   ASSERT_NO_THROW(json = dumpJson(perfLogsToJson({log})));
-  EXPECT_NE(json.find("\"host\": \"n\xEF\xBF\xBD" "de01\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"host\": \"n\xEF\xBF\xBD"
+                      "de01\""),
+            std::string::npos)
+      << json;
   EXPECT_NE(json.find("\"size\": 1024"), std::string::npos);
 }
 
@@ -172,11 +180,21 @@ TEST(PerfLogBadInput, MutatedRealLogsNeverCrashTheParser) {
     for (int e = 0; e < edits && !text.empty(); ++e) {
       size_t at = rng() % text.size();
       switch (rng() % 5) {
-        case 0: text[at] = static_cast<char>(rng() & 0xff); break;
-        case 1: text.erase(at, rng() % 200); break;
-        case 2: text.insert(at, text.substr(rng() % text.size(), rng() % 300)); break;
-        case 3: text.insert(at, std::string(1 + rng() % 8, static_cast<char>("#[]:<> \n0123456789.-e"[rng() % 22]))); break;
-        default: text.resize(at); break;
+        case 0:
+          text[at] = static_cast<char>(rng() & 0xff);
+          break;
+        case 1:
+          text.erase(at, rng() % 200);
+          break;
+        case 2:
+          text.insert(at, text.substr(rng() % text.size(), rng() % 300));
+          break;
+        case 3:
+          text.insert(at, std::string(1 + rng() % 8, static_cast<char>("#[]:<> \n0123456789.-e"[rng() % 22])));
+          break;
+        default:
+          text.resize(at);
+          break;
       }
     }
     PerfLog log = parsePerfLog(text, "mutated");

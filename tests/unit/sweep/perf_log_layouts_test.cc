@@ -236,12 +236,15 @@ TEST(PerfLogLayouts, TimestampOutputPrefixesAndSrunLabels) {
 }
 
 TEST(PerfLogLayouts, RunCyclesAndSeveralTypesAreNotDuplicates) {
-  std::string row1 = "        1024           256     float     sum      -1    17.14    0.06    0.10       0    16.43    "
-                     "0.06    0.11       0\n";
-  std::string row1d = "        1024           128    double     sum      -1    17.50    0.06    0.10       0    16.90    "
-                      "0.06    0.11       0\n";
-  std::string row2 = "        2048           512     float     sum      -1    17.14    0.12    0.21       0    16.43    "
-                     "0.12    0.22       0\n";
+  std::string row1 =
+      "        1024           256     float     sum      -1    17.14    0.06    0.10       0    16.43    "
+      "0.06    0.11       0\n";
+  std::string row1d =
+      "        1024           128    double     sum      -1    17.50    0.06    0.10       0    16.90    "
+      "0.06    0.11       0\n";
+  std::string row2 =
+      "        2048           512     float     sum      -1    17.14    0.12    0.21       0    16.43    "
+      "0.12    0.22       0\n";
   PerfRun run = onlyRun(std::string(kCurrentHeader) + row1 + row1d + row2 + row1 + row1d + row2);
   EXPECT_EQ(run.rows.size(), 6u);
   EXPECT_TRUE(run.rejections.empty()) << run.rejections.front();

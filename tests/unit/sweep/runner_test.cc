@@ -1,12 +1,11 @@
 // run-sweep.sh and gpu-proof.sh as operators run them, on this GPU-less machine: the dry run prints exactly
 // what would run, and a sweep with the stand-in all_reduce_perf (fake_all_reduce_perf.sh, a fixed timing model)
 // goes end to end through the runner, `sweep fit` and the tuner's lint.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "common/file.h"
 #include "tests/support/run_command.h"
@@ -18,8 +17,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string runner() { return sourcePath("nccl-tests-integration/scripts/run-sweep.sh"); }
-std::string fakePerf() { return sourcePath("tests/unit/sweep/fake_all_reduce_perf.sh"); }
+std::string runner() {
+  return sourcePath("nccl-tests-integration/scripts/run-sweep.sh");
+}
+std::string fakePerf() {
+  return sourcePath("tests/unit/sweep/fake_all_reduce_perf.sh");
+}
 
 std::string read(const std::string& path) {
   auto text = readFileBounded(path, 1 << 20);
@@ -31,22 +34,31 @@ TEST(RunSweepDryRun, PrintsEveryRunInterleavedWithItsExactEnvironmentAndWritesNo
   auto r = runCommand(runner() + " --binary /opt/nccl-tests/all_reduce_perf --out " + dir.join("out") +
                       " --default --forced Tree/LL --replicates 2 --dry-run");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "# default, replicate 1 of 2 -> " + dir.join("out") + "/default/rep-1.log\n"
-            "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
-            "# tree-ll, replicate 1 of 2 -> " + dir.join("out") + "/tree-ll/rep-1.log\n"
-            "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
-            "-n 20 -w 5 -c 1\n"
-            "# default, replicate 2 of 2 -> " + dir.join("out") + "/default/rep-2.log\n"
-            "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
-            "# tree-ll, replicate 2 of 2 -> " + dir.join("out") + "/tree-ll/rep-2.log\n"
-            "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
-            "-n 20 -w 5 -c 1\n");
+  EXPECT_EQ(
+      r.out,
+      "# default, replicate 1 of 2 -> " + dir.join("out") +
+          "/default/rep-1.log\n"
+          "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
+          "# tree-ll, replicate 1 of 2 -> " +
+          dir.join("out") +
+          "/tree-ll/rep-1.log\n"
+          "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
+          "-n 20 -w 5 -c 1\n"
+          "# default, replicate 2 of 2 -> " +
+          dir.join("out") +
+          "/default/rep-2.log\n"
+          "env NCCL_ROCE_POLICY=nccl /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 -n 20 -w 5 -c 1\n"
+          "# tree-ll, replicate 2 of 2 -> " +
+          dir.join("out") +
+          "/tree-ll/rep-2.log\n"
+          "env NCCL_ROCE_POLICY=nccl NCCL_ALGO=Tree NCCL_PROTO=LL /opt/nccl-tests/all_reduce_perf -b 8 -e 64M -f 2 "
+          "-n 20 -w 5 -c 1\n");
   EXPECT_NE(::access(dir.join("out").c_str(), F_OK), 0) << "a dry run writes nothing";
 }
 
 TEST(RunSweepDryRun, TheLocalLauncherGivesEachRankItsOwnHostIdAndTheRendezvous) {
-  auto r = runCommand(runner() + " --binary drv --out o --policy inference --replicates 1 --launcher local --np 2 "
+  auto r = runCommand(runner() +
+                      " --binary drv --out o --policy inference --replicates 1 --launcher local --np 2 "
                       "--distinct-hostid --dry-run");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("NCCL_TUNER_PLUGIN=roce NCCL_ROCE_POLICY=inference NCCL_HOSTID="));

@@ -25,7 +25,9 @@ inline std::string readPublishedLog(const std::string& name) {
   return text.isOk() ? *text : std::string();
 }
 
-inline PerfLog parsePublishedLog(const std::string& name) { return parsePerfLog(readPublishedLog(name), name); }
+inline PerfLog parsePublishedLog(const std::string& name) {
+  return parsePerfLog(readPublishedLog(name), name);
+}
 
 // One row as printed: time/algbw/busbw/#wrong for out-of-place then in-place.
 struct PrintedRow {

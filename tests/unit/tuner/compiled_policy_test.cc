@@ -1,12 +1,12 @@
 // The compiled lookup is an index, not a second semantics: for any policy and any call it finds exactly the
 // rules a plain scan in file order finds, in the same order.
+#include "tuner/compiled_policy.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <random>
 #include <vector>
-
-#include "tuner/compiled_policy.h"
 
 namespace nccl_roce::tuner {
 namespace {
@@ -43,8 +43,8 @@ std::vector<uint32_t> lookup(const CompiledPolicy& compiled, const Call& c) {
 
 // Sizes drawn near a few boundaries, so that ranges overlap, nest and touch.
 uint64_t boundary(std::mt19937_64& random) {
-  static const uint64_t kPoints[] = {0, 1, 4095, 4096, 65535, 65536, 1 << 20, (1 << 20) + 1, UINT64_MAX - 1,
-                                     UINT64_MAX};
+  static const uint64_t kPoints[] = {0,     1,       4095,          4096,           65535,
+                                     65536, 1 << 20, (1 << 20) + 1, UINT64_MAX - 1, UINT64_MAX};
   return kPoints[random() % (sizeof(kPoints) / sizeof(kPoints[0]))] + (random() % 3 == 0 ? random() % 8 : 0);
 }
 
@@ -54,7 +54,9 @@ policy::ValueRange randomRange(std::mt19937_64& random, uint64_t (*draw)(std::mt
   return a <= b ? policy::ValueRange{a, b} : policy::ValueRange{b, a};
 }
 
-uint64_t smallCount(std::mt19937_64& random) { return 1 + random() % 8; }
+uint64_t smallCount(std::mt19937_64& random) {
+  return 1 + random() % 8;
+}
 
 policy::Policy randomPolicy(std::mt19937_64& random, bool fallsThrough) {
   policy::Policy p;

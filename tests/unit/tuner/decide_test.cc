@@ -53,7 +53,9 @@ Decision run(const std::shared_ptr<const policy::Policy>& p, Table& t, CallInput
   return d;
 }
 
-CallInputs allReduce(uint64_t bytes) { return CallInputs{4, bytes, 1, 0}; }
+CallInputs allReduce(uint64_t bytes) {
+  return CallInputs{4, bytes, 1, 0};
+}
 
 TEST(Decide, FirstMatchingRuleInFileOrderWins) {
   auto p = policy(R"(
@@ -156,8 +158,15 @@ TEST(Decide, WildcardScansAgreeWithAPlainFloatScan) {
   auto byProtocol = policy("[[rule]]\nprotocol = \"ll128\"\n");
   auto byAlgorithm = policy("[[rule]]\nalgorithm = \"ring\"\n");
   std::mt19937 random(5);
-  const float kOdd[] = {kOff, -1024.0f, std::numeric_limits<float>::quiet_NaN(),
-                        std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 12.5f, 12.5f, 3e9f};
+  const float kOdd[] = {kOff,
+                        -1024.0f,
+                        std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity(),
+                        0.0f,
+                        -0.0f,
+                        12.5f,
+                        12.5f,
+                        3e9f};
   for (int round = 0; round < 2000; ++round) {
     Table t;
     t.numAlgo = round % 2 ? 7 : 6;
@@ -322,14 +331,14 @@ Decision plainReading(const policy::Policy& p, const CallInputs& call, uint64_t 
   Decision d;
   for (size_t i = 0; i < p.rules.size(); ++i) {
     const policy::Rule& r = p.rules[i];
-    bool matches = (r.collectives >> call.collective & 1) && r.bytes.contains(call.bytes) &&
-                   r.ranks.contains(nRanks) && r.nodes.contains(nNodes) &&
-                   r.pipeOps.contains(static_cast<uint64_t>(call.pipeOps)) &&
+    bool matches = (r.collectives >> call.collective & 1) && r.bytes.contains(call.bytes) && r.ranks.contains(nRanks) &&
+                   r.nodes.contains(nNodes) && r.pipeOps.contains(static_cast<uint64_t>(call.pipeOps)) &&
                    (!r.regBuff || *r.regBuff == (call.regBuff != 0));
     if (!matches) continue;
     d.rule = static_cast<int>(i);
     if (r.choices.empty()) {
-      d.outcome = r.channels > 0 || r.chunkSizes.any() ? Decision::Outcome::kSettingsOnly : Decision::Outcome::kPassThrough;
+      d.outcome =
+          r.channels > 0 || r.chunkSizes.any() ? Decision::Outcome::kSettingsOnly : Decision::Outcome::kPassThrough;
       d.channels = r.channels;
       return d;
     }

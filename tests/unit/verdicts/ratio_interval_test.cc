@@ -18,8 +18,12 @@ double tQuantileDf1(double p) {
 double tCdfDf1(double t) {
   return 0.5 + std::atan(t) / M_PI;
 }
-double tQuantileDf2(double p) { return (2 * p - 1) / std::sqrt(2 * p * (1 - p)); }
-double tCdfDf2(double t) { return 0.5 + t / (2 * std::sqrt(2 + t * t)); }
+double tQuantileDf2(double p) {
+  return (2 * p - 1) / std::sqrt(2 * p * (1 - p));
+}
+double tCdfDf2(double t) {
+  return 0.5 + t / (2 * std::sqrt(2 + t * t));
+}
 
 // log A = {0, 1}, log B = {2, 3}: difference 2, each mean's squared standard error 1/4. The smaller side has 2
 // values, so 1 degree of freedom (Cauchy quantiles).

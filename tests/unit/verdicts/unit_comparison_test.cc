@@ -8,14 +8,18 @@
 namespace nccl_roce::verdicts {
 namespace {
 
-Unit unit(const std::string& name, std::map<uint64_t, double> values) { return Unit{name, std::move(values)}; }
+Unit unit(const std::string& name, std::map<uint64_t, double> values) {
+  return Unit{name, std::move(values)};
+}
 
 // A run slow at every size counts once: B's runs are A's scaled by 0.9, and one run of each side is 20% slow
 // everywhere. The range interval equals the interval of the per-run geometric means, which is the per-cell
 // interval when every cell is alike.
 TEST(CompareUnits, ARunSlowEverywhereIsOneSample) {
-  std::vector<Unit> a{unit("a1", {{1, 100}, {2, 200}}), unit("a2", {{1, 120}, {2, 240}}), unit("a3", {{1, 101}, {2, 202}})};
-  std::vector<Unit> b{unit("b1", {{1, 90}, {2, 180}}), unit("b2", {{1, 108}, {2, 216}}), unit("b3", {{1, 90.9}, {2, 181.8}})};
+  std::vector<Unit> a{unit("a1", {{1, 100}, {2, 200}}), unit("a2", {{1, 120}, {2, 240}}),
+                      unit("a3", {{1, 101}, {2, 202}})};
+  std::vector<Unit> b{unit("b1", {{1, 90}, {2, 180}}), unit("b2", {{1, 108}, {2, 216}}),
+                      unit("b3", {{1, 90.9}, {2, 181.8}})};
   Settings settings;
   UnitComparison c = compareUnits(a, b, 0, 10, settings);
   ASSERT_EQ(c.cells.size(), 2u);
