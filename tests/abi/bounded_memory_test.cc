@@ -137,7 +137,8 @@ TEST(BoundedMemory, TenThousandCommunicatorsComeAndGoWithTheHeapFlat) {
     FILE* f = std::fopen(path.c_str(), "r");
     if (f == nullptr) break;
     char line[256];
-    while (std::fgets(line, sizeof line, f) != nullptr) entries += std::string(line).find("\"entry\":") != std::string::npos;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      entries += std::string(line).find("\"entry\":") != std::string::npos;
     std::fclose(f);
   }
   EXPECT_EQ(entries, 2u + static_cast<size_t>(kWarmUp + cycles));

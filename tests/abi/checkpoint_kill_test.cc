@@ -4,10 +4,10 @@
 // and renamed), never holds more than the process did, holds everything it had finished before the stamp of its
 // checkpoint, and that stamp is at most one interval (plus the writer's scheduling) before the kill: the file
 // misses at most the collectives of the last interval. Checkpoints every 50 ms keep it to seconds.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,12 +90,14 @@ Outcome killOnce(int64_t delayMs) {
     fail("cannot map the progress file");
     return out;
   }
-  std::string driver = NCCL_ROCE_LIFECYCLE_DRIVER, pluginDir = NCCL_ROCE_PLUGIN_DIR, progressPath = dir.join("progress");
+  std::string driver = NCCL_ROCE_LIFECYCLE_DRIVER, pluginDir = NCCL_ROCE_PLUGIN_DIR,
+              progressPath = dir.join("progress");
   std::vector<std::string> env{"NCCL_ROCE_STATS=" + dir.join("stats"), "NCCL_ROCE_STATS_INTERVAL=0.05"};
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::string(*e).rfind("NCCL_", 0) != 0) env.push_back(*e);
   }
-  std::vector<char*> envp, argv{driver.data(), pluginDir.data(), const_cast<char*>("run"), progressPath.data(), nullptr};
+  std::vector<char*> envp,
+      argv{driver.data(), pluginDir.data(), const_cast<char*>("run"), progressPath.data(), nullptr};
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t child = -1;
@@ -154,7 +156,8 @@ Outcome killOnce(int64_t delayMs) {
       fail(std::string(what) + " " + std::to_string(n) + " in a checkpoint stamped when " + std::to_string(before) +
            " had finished");
     }
-    if (n > killed + 1) fail(std::string(what) + " " + std::to_string(n) + ", more than the " + std::to_string(killed) + " run");
+    if (n > killed + 1)
+      fail(std::string(what) + " " + std::to_string(n) + ", more than the " + std::to_string(killed) + " run");
   }
   out.lagMs = killMs - r.updatedMs;
   if (out.lagMs > kIntervalMs + kSchedulingMs) {
@@ -175,7 +178,8 @@ TEST(Checkpoints, AProcessKilledAtAnyMomentLeavesFilesThatParseAndMissAtMostTheL
   std::vector<std::thread> workers;
   for (int w = 0; w < kAtOnce; ++w) {
     workers.emplace_back([&] {
-      for (int i = next++; i < kKills; i = next++) outcomes[static_cast<size_t>(i)] = killOnce(delays[static_cast<size_t>(i)]);
+      for (int i = next++; i < kKills; i = next++)
+        outcomes[static_cast<size_t>(i)] = killOnce(delays[static_cast<size_t>(i)]);
     });
   }
   for (std::thread& w : workers) w.join();
@@ -185,15 +189,17 @@ TEST(Checkpoints, AProcessKilledAtAnyMomentLeavesFilesThatParseAndMissAtMostTheL
   for (int i = 0; i < kKills; ++i) {
     const Outcome& o = outcomes[static_cast<size_t>(i)];
     EXPECT_TRUE(o.checked) << "kill " << i;
-    for (const std::string& why : o.failures) ADD_FAILURE() << "kill " << i << " after " << delays[static_cast<size_t>(i)] << " ms: " << why;
+    for (const std::string& why : o.failures)
+      ADD_FAILURE() << "kill " << i << " after " << delays[static_cast<size_t>(i)] << " ms: " << why;
     if (o.lagMs >= 0) ++withCheckpoint, lags.push_back(o.lagMs);
     worstLag = std::max(worstLag, o.lagMs);
   }
   EXPECT_GT(withCheckpoint, kKills / 2) << "most kills come after the first checkpoint";
   std::sort(lags.begin(), lags.end());
-  std::printf("%d kills, %d left a checkpoint, %lld ms before its kill at the median, %lld ms at worst (interval %lld ms)\n",
-              kKills, withCheckpoint, static_cast<long long>(lags.empty() ? 0 : lags[lags.size() / 2]),
-              static_cast<long long>(worstLag), static_cast<long long>(kIntervalMs));
+  std::printf(
+      "%d kills, %d left a checkpoint, %lld ms before its kill at the median, %lld ms at worst (interval %lld ms)\n",
+      kKills, withCheckpoint, static_cast<long long>(lags.empty() ? 0 : lags[lags.size() / 2]),
+      static_cast<long long>(worstLag), static_cast<long long>(kIntervalMs));
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 #include "tests/abi/plugin_library.h"
 #include "tests/fixtures/fake_sysfs.h"
 #include "tests/support/nccl_log_capture.h"
-#include "tests/support/temp_dir.h"
 #include "tests/support/scoped_env.h"
+#include "tests/support/temp_dir.h"
 
 namespace nccl_roce::testing {
 namespace {
@@ -93,7 +93,8 @@ TEST(NetAbi, SetsTheEnvironmentForNcclsIbTransportAndReportsNoDevices) {
   EXPECT_STREQ(getenv("NCCL_IB_HCA"), "=mlx5_4:1");
   EXPECT_STREQ(getenv("NCCL_IB_GID_INDEX"), "3") << "the user's value is never overwritten";
   for (const char* name : {"NVSHMEM_HCA_LIST", "NVSHMEM_IB_GID_INDEX", "UCX_NET_DEVICES", "UCX_IB_GID_INDEX"}) {
-    EXPECT_EQ(getenv(name), nullptr) << name << ": NVSHMEM and UCX may have initialised already; left to `nccl-roce env`";
+    EXPECT_EQ(getenv(name), nullptr) << name
+                                     << ": NVSHMEM and UCX may have initialised already; left to `nccl-roce env`";
   }
   EXPECT_EQ(countCapturedNcclLog(NCCL_LOG_INFO, "NCCL's own IB transport"), 1u);
   ASSERT_EQ(net->init(&ctx, 43, &config, captureNcclLog, nullptr), ncclSuccess);
@@ -101,7 +102,8 @@ TEST(NetAbi, SetsTheEnvironmentForNcclsIbTransportAndReportsNoDevices) {
   EXPECT_EQ(net->finalize(ctx), ncclSuccess);
   void* comm = nullptr;
   EXPECT_EQ(net->listen(ctx, 0, nullptr, &comm), ncclInternalError) << "never called by NCCL with zero devices";
-  for (const char* name : {"NCCL_IB_HCA", "NVSHMEM_HCA_LIST", "NVSHMEM_IB_GID_INDEX", "UCX_NET_DEVICES", "UCX_IB_GID_INDEX"}) {
+  for (const char* name :
+       {"NCCL_IB_HCA", "NVSHMEM_HCA_LIST", "NVSHMEM_IB_GID_INDEX", "UCX_NET_DEVICES", "UCX_IB_GID_INDEX"}) {
     ::unsetenv(name);
   }
 }

@@ -74,11 +74,12 @@ TEST(Exports, ExactlyTheTablesNcclReleasesDeclare) {
 TEST(Exports, RuntimeDependenciesAreOnlyTheCRuntime) {
   auto readelf = runCommand("readelf -d " + PluginLibrary::builtPath() + " | grep NEEDED");
   ASSERT_EQ(readelf.exitCode, 0) << readelf.err;
-  std::set<std::string> allowed{"[libc.so.6]", "[libm.so.6]", "[libdl.so.2]", "[libpthread.so.0]", "[librt.so.1]",
-                                "[ld-linux-x86-64.so.2]"};
+  std::set<std::string> allowed{"[libc.so.6]",       "[libm.so.6]",  "[libdl.so.2]",
+                                "[libpthread.so.0]", "[librt.so.1]", "[ld-linux-x86-64.so.2]"};
   std::set<std::string> needed = words(readelf.out, 4);
   ASSERT_FALSE(needed.empty());
-  for (const auto& library : needed) EXPECT_EQ(allowed.count(library), 1u) << library << " must be dlopen'd, not linked";
+  for (const auto& library : needed)
+    EXPECT_EQ(allowed.count(library), 1u) << library << " must be dlopen'd, not linked";
 }
 
 TEST(Exports, NoUndefinedSymbolBeyondTheCRuntime) {

@@ -19,14 +19,14 @@
 static int failures = 0;
 static int warnings = 0;
 
-#define CHECK(cond, ...)                     \
-  do {                                       \
-    if (!(cond)) {                           \
-      fprintf(stderr, "FAIL %s: ", #cond);   \
-      fprintf(stderr, __VA_ARGS__);          \
-      fputc('\n', stderr);                   \
-      ++failures;                            \
-    }                                        \
+#define CHECK(cond, ...)                   \
+  do {                                     \
+    if (!(cond)) {                         \
+      fprintf(stderr, "FAIL %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);        \
+      fputc('\n', stderr);                 \
+      ++failures;                          \
+    }                                      \
   } while (0)
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {

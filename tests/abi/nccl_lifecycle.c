@@ -207,7 +207,8 @@ static int unloadAndReload(const char* dir, int waitSeconds) {
     if (!create(&c, dir, ids[i])) return 1;
     for (int k = 0; k < 50; ++k) allReduce(&c);
     destroy(&c);
-    CHECK(threads() == 1, "%d threads after the last communicator's finalize and dlclose: ours must be gone", threads());
+    CHECK(threads() == 1, "%d threads after the last communicator's finalize and dlclose: ours must be gone",
+          threads());
     if (i == 0) sleep((unsigned)waitSeconds);  // past every writer's period: nothing of ours may wake up now
   }
   char path[4096];
@@ -221,7 +222,8 @@ static int unloadAndReload(const char* dir, int waitSeconds) {
   CHECK(occurrences(stats, "\"count\": 50") >= 4, "each timed 50 all-reduces (and decided 50)");
   const char* metrics = textfileIn(metricsDir, path, sizeof(path)) ? slurp(path) : NULL;
   CHECK(metrics != NULL, "no textfile nccl-roce.*.prom in %s", metricsDir);
-  CHECK(occurrences(metrics, "comm_id=\"0x00000000000000a1\"") > 0 && occurrences(metrics, "comm_id=\"0x00000000000000b2\"") > 0,
+  CHECK(occurrences(metrics, "comm_id=\"0x00000000000000a1\"") > 0 &&
+            occurrences(metrics, "comm_id=\"0x00000000000000b2\"") > 0,
         "the textfile lists both communicators");
   if (failures != 0 && stats != NULL) fprintf(stderr, "the statistics file:\n%s", stats);
   if (failures == 0) {
@@ -235,8 +237,8 @@ static int unloadAndReload(const char* dir, int waitSeconds) {
 
 static int runUntilKilled(const char* dir, const char* progressPath) {
   int fd = open(progressPath, O_RDWR);
-  struct LifecycleProgress* progress = fd < 0 ? MAP_FAILED
-                                              : mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  struct LifecycleProgress* progress =
+      fd < 0 ? MAP_FAILED : mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (progress == MAP_FAILED) {
     fprintf(stderr, "cannot map %s\n", progressPath);
     return 2;

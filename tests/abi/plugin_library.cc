@@ -6,7 +6,9 @@
 
 namespace nccl_roce::testing {
 
-std::string PluginLibrary::builtPath() { return NCCL_ROCE_PLUGIN_PATH; }
+std::string PluginLibrary::builtPath() {
+  return NCCL_ROCE_PLUGIN_PATH;
+}
 
 PluginLibrary::PluginLibrary(const std::string& path) {
   // RTLD_NODELETE: the plugin keeps process-wide singletons alive for the life of the process (NCCL may read

@@ -21,8 +21,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* kFitted = "[policy]\nname = \"fitted\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"ll\"\n";
-const char* kStale = "[policy]\nname = \"stale\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"simple\"\n";
+const char* kFitted =
+    "[policy]\nname = \"fitted\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"ll\"\n";
+const char* kStale =
+    "[policy]\nname = \"stale\"\n[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = \"simple\"\n";
 
 // The identity a pin names: the text's sha256 with the whitespace at its end dropped (docs/rollout.md).
 std::string digestOf(std::string text) {

@@ -276,7 +276,8 @@ TEST(ProfilerAbi, OddEventSequencesAreCountedAsDropped) {
   EXPECT_EQ(t->startEvent(ctx, &h, &unknown), ncclSuccess);
   EXPECT_EQ(h, nullptr);
   // A channel whose parent this profiler never gave out.
-  ncclProfilerEventDescr_v6_t orphan = kernelChannel<ncclProfilerEventDescr_v6_t>(reinterpret_cast<void*>(0x1234), 0, 5);
+  ncclProfilerEventDescr_v6_t orphan =
+      kernelChannel<ncclProfilerEventDescr_v6_t>(reinterpret_cast<void*>(0x1234), 0, 5);
   EXPECT_EQ(t->startEvent(ctx, &h, &orphan), ncclSuccess);
   // A stop stamp before the start.
   ncclProfilerEventDescr_v6_t c = allReduce<ncclProfilerEventDescr_v6_t>(nullptr, 1);
@@ -307,10 +308,11 @@ TEST(ProfilerAbi, OddEventSequencesAreCountedAsDropped) {
 TEST(ProfilerAbi, TimingsJoinTheTunersDecisionsAndRule) {
   TempDir dir;
   ScopedEnv stats("NCCL_ROCE_STATS", dir.join("stats"));
-  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("p.toml", "[policy]\nname = \"decode\"\n[[rule]]\n"
-                                                                "name = \"decode-ring-ll\"\ncollective = \"allreduce\"\n"
-                                                                "size = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
-                                                                "chunk_size = \"x2\"\n"));
+  ScopedEnv policy("NCCL_ROCE_POLICY", dir.writeFile("p.toml",
+                                                     "[policy]\nname = \"decode\"\n[[rule]]\n"
+                                                     "name = \"decode-ring-ll\"\ncollective = \"allreduce\"\n"
+                                                     "size = \"..1M\"\nalgorithm = \"ring\"\nprotocol = \"ll\"\n"
+                                                     "chunk_size = \"x2\"\n"));
   PluginLibrary lib = PluginLibrary::copy(dir.path(), "copy.so");
   const auto* tuner = lib.table<ncclTuner_v6_t>("ncclTunerPlugin_v6");
   const auto* t = lib.table<ncclProfiler_v6_t>("ncclProfiler_v6");

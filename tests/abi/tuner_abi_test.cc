@@ -233,7 +233,8 @@ TEST(TunerAbi, V5SaysOnceThatChunkSizesAreIgnored) {
 
 TEST(TunerAbi, OlderNcclSixAlgorithmTablesAreNeverOverrun) {
   TempDir dir;
-  std::string path = dir.writeFile("pat.toml", "[policy]\nname = \"p\"\n[[rule]]\nalgorithm = [\"pat\", \"tree\"]\nprotocol = \"simple\"\n");
+  std::string path = dir.writeFile(
+      "pat.toml", "[policy]\nname = \"p\"\n[[rule]]\nalgorithm = [\"pat\", \"tree\"]\nprotocol = \"simple\"\n");
   ScopedPolicy policy(path);
   PluginLibrary lib;
   const auto* v3 = lib.table<ncclTuner_v3_t>("ncclTunerPlugin_v3");
@@ -306,8 +307,8 @@ TEST(TunerAbi, ThirtyTwoConcurrentInitsAndCollectives) {
       for (int call = 0; call < 200; ++call) {
         GuardedTable t(7);
         int nChannels = 0;
-        ok &= v6->getCollInfo(ctx, ncclFuncAllReduce, 1u << (call % 24), 1, t.ptr(), 7, 3, 0, &nChannels) ==
-              ncclSuccess;
+        ok &=
+            v6->getCollInfo(ctx, ncclFuncAllReduce, 1u << (call % 24), 1, t.ptr(), 7, 3, 0, &nChannels) == ncclSuccess;
         ok &= t.guardIntact();
       }
       ok &= v6->finalize(ctx) == ncclSuccess;
@@ -325,18 +326,20 @@ TEST(TunerAbi, AnyTwoRanksDecideTheSameAndSafelyOverRandomInputs) {
   dir.writeFile("candidate.toml",
                 "[policy]\nname = \"cand\"\n"
                 "[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = [\"ll\", \"ll128\"]\n"
-                "[[rule]]\ncollective = \"allreduce\"\nsize = \"64K..8M\"\nnodes = \"2..\"\nalgorithm = [\"nvlstree\", \"tree\", \"ring\"]\nprotocol = \"ll128\"\nchannels = 16\n"
+                "[[rule]]\ncollective = \"allreduce\"\nsize = \"64K..8M\"\nnodes = \"2..\"\nalgorithm = [\"nvlstree\", "
+                "\"tree\", \"ring\"]\nprotocol = \"ll128\"\nchannels = 16\n"
                 "[[rule]]\nsize = \"8M..\"\npipe_ops = \"2..\"\nalgorithm = \"ring\"\nprotocol = \"simple\"\n");
   dir.writeFile("chunks.toml",
                 "[policy]\nname = \"chunks\"\n"
                 "[[rule]]\ncollective = \"allreduce\"\nsize = \"..64K\"\nprotocol = [\"ll\", \"ll128\"]\n"
                 "chunk_size = { ll = \"8K\", ll128 = \"x2\" }\n"
                 "[[rule]]\nsize = \"64K..\"\nchunk_size = { simple = \"1M\", ll128 = \"x0.25\" }\n");
-  std::string experiment = dir.writeFile("ab.toml",
-                                         "[experiment]\nname = \"prop\"\n"
-                                         "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 30\n"
-                                         "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 40\n"
-                                         "[[experiment.arm]]\nname = \"chunks\"\npolicy = \"chunks.toml\"\nweight = 30\n");
+  std::string experiment =
+      dir.writeFile("ab.toml",
+                    "[experiment]\nname = \"prop\"\n"
+                    "[[experiment.arm]]\nname = \"control\"\npolicy = \"nccl\"\nweight = 30\n"
+                    "[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight = 40\n"
+                    "[[experiment.arm]]\nname = \"chunks\"\npolicy = \"chunks.toml\"\nweight = 30\n");
   ScopedPolicy policy(experiment);
   PluginLibrary rankA = PluginLibrary::copy(dir.path(), "rank0.so");
   PluginLibrary rankB = PluginLibrary::copy(dir.path(), "rank1.so");

@@ -47,7 +47,9 @@ void resolveBusyNode(benchmark::State& state, const gid::IbvFunctions* verbs) {
     state.SkipWithError(("wrong GID index resolved: " + index).c_str());
 }
 
-void BM_ResolveBusyNode(benchmark::State& state) { resolveBusyNode(state, nullptr); }
+void BM_ResolveBusyNode(benchmark::State& state) {
+  resolveBusyNode(state, nullptr);
+}
 
 void BM_ResolveBusyNodeWithVerbs(benchmark::State& state) {
   gid::IbvFunctions table = busyNode().verbs.table(FakeVerbs::Query::kGidTable);

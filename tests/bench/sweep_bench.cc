@@ -38,7 +38,9 @@ struct Sweeps {
   size_t bytes = 0;
 };
 
-std::vector<uint64_t> typicalSizes() { return testing::powersOfTwo(8, uint64_t{16} << 30); }
+std::vector<uint64_t> typicalSizes() {
+  return testing::powersOfTwo(8, uint64_t{16} << 30);
+}
 
 std::vector<uint64_t> fineSizes() {
   std::vector<uint64_t> sizes;
@@ -49,8 +51,8 @@ std::vector<uint64_t> fineSizes() {
 void compareFromDisk(benchmark::State& state, const Sweeps& sweeps) {
   for (auto _ : state) {
     StatusOr<std::vector<PerfLog>> a = readPerfLogs(sweeps.a), b = readPerfLogs(sweeps.b);
-    Comparison c = compareSweeps(collectSamples(*a, Placement::kOutOfPlace),
-                                 collectSamples(*b, Placement::kOutOfPlace), CompareOptions{});
+    Comparison c = compareSweeps(collectSamples(*a, Placement::kOutOfPlace), collectSamples(*b, Placement::kOutOfPlace),
+                                 CompareOptions{});
     if (c.series.size() != 1) state.SkipWithError("the comparison found no common series");
     benchmark::DoNotOptimize(c);
   }

@@ -3,10 +3,9 @@
 // and 10% gains and the rate of false rules; and null fleets with straggling collectives, by collectives per
 // communicator (the minimum of collectives):
 //   ab_fit_report [--trials N]     (default 200 fleets per cell of the table; deterministic seeds)
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-
-#include <CLI/CLI.hpp>
 
 #include "tests/calibration/ab_fit_simulation.h"
 
@@ -65,10 +64,13 @@ void stragglersRow(int collectives, int trials) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Prints docs/ab-testing.md's table of the evidence ab fit needs: simulated exploration fleets with a "
-               "known best arm per bucket, fitted at each minimum number of communicators"};
+  CLI::App app{
+      "Prints docs/ab-testing.md's table of the evidence ab fit needs: simulated exploration fleets with a "
+      "known best arm per bucket, fitted at each minimum number of communicators"};
   int trials = 200;
-  app.add_option("--trials", trials, "Simulated fleets per gain and row")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.add_option("--trials", trials, "Simulated fleets per gain and row")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app.footer("Exit status 0; 2 on a usage error.");
   try {
     app.parse(argc, argv);

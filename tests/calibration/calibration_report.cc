@@ -3,18 +3,17 @@
 // what the chosen degrees of freedom cost in width and power; the power of the chosen method; and how `sweep
 // fit`'s control of false wins behaves. Deterministic (fixed seeds), so the tables reproduce.
 //   build/tests/calibration/calibration_report [--trials N]
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
-#include "verdicts/multiple_testing.h"
-#include "verdicts/verdict.h"
-#include "verdicts/winner_selection.h"
 #include "tests/calibration/bootstrap_methods.h"
 #include "tests/calibration/fit_simulation.h"
 #include "tests/calibration/simulation.h"
+#include "verdicts/multiple_testing.h"
+#include "verdicts/verdict.h"
+#include "verdicts/winner_selection.h"
 
 namespace nccl_roce::verdicts::calibration {
 namespace {
@@ -59,7 +58,8 @@ Tally run(Method method, int unitsA, int unitsB, double effect, const Noise& noi
       for (const CellComparison& z : c.cells) {
         if (z.interval) count(t, {z.ratio, z.interval->low, z.interval->high}, truth, false);
       }
-      if (c.range.interval) count(t, {c.range.interval->ratio, c.range.interval->low, c.range.interval->high}, truth, true);
+      if (c.range.interval)
+        count(t, {c.range.interval->ratio, c.range.interval->low, c.range.interval->high}, truth, true);
       continue;
     }
     MethodResult r = method == Method::kMedianBootstrap ? medianPercentileBootstrap(a, b, cells, 0.95, 1000, rng)
@@ -82,10 +82,13 @@ std::string pct(const Rate& r) {
 
 void methodsTable(int trials) {
   std::printf("### Interval methods, A/A (no difference) and a 5%% difference\n\n");
-  std::printf("Noise: %s; sizes 8K-64M (14); %d trials per row; verdicts need the 95%% interval to exclude 1 and a "
-              "1%% effect.\n\n", Noise{}.describe().c_str(), trials);
-  std::printf("| method | replicates per side | A/A: sizes with a verdict | A/A: summary verdicts | coverage per size "
-              "| coverage of the summary |\n|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "Noise: %s; sizes 8K-64M (14); %d trials per row; verdicts need the 95%% interval to exclude 1 and a "
+      "1%% effect.\n\n",
+      Noise{}.describe().c_str(), trials);
+  std::printf(
+      "| method | replicates per side | A/A: sizes with a verdict | A/A: summary verdicts | coverage per size "
+      "| coverage of the summary |\n|---|---:|---:|---:|---:|---:|\n");
   const char* names[] = {"Welch t on log times, smaller side's degrees of freedom (chosen)",
                          "Welch t on log times, Welch-Satterthwaite degrees of freedom (before)",
                          "percentile bootstrap of medians (earlier)", "cluster bootstrap of runs, percentile"};
@@ -171,8 +174,10 @@ void robustnessTable(int trials) {
 
 void powerTable(int trials) {
   std::printf("### Power: how often a real difference gets its verdict (chosen method)\n\n");
-  std::printf("B faster by the effect at every size; noise %s; 95%%, 1%% minimum effect.\n\n", Noise{}.describe().c_str());
-  std::printf("| effect | replicates per side | sizes called faster | summary called faster |\n|---:|---:|---:|---:|\n");
+  std::printf("B faster by the effect at every size; noise %s; 95%%, 1%% minimum effect.\n\n",
+              Noise{}.describe().c_str());
+  std::printf(
+      "| effect | replicates per side | sizes called faster | summary called faster |\n|---:|---:|---:|---:|\n");
   for (double effect : {0.02, 0.05, 0.10}) {
     for (int units : {3, 5, 10}) {
       Tally t = run(Method::kSmallerSide, units, effect, Noise{}, trials, 5000 + static_cast<uint64_t>(units));
@@ -219,10 +224,13 @@ FitTally fitTrials(const FitScenario& scenario, int units, FalseWinControl contr
 
 void fitTable(int trials) {
   std::printf("### Fit: false wins across 9 configurations x 20 sizes (180 comparisons)\n\n");
-  std::printf("Noise %s. Null: every configuration ties the default. Mixed: Tree/LL 15%% faster at 5 sizes, "
-              "Ring/Simple/16 channels 10%% faster at 6 sizes, the rest slower or tied.\n\n", Noise{}.describe().c_str());
-  std::printf("| control | replicates | null: fits with any rule | mixed: fits with a false rule | mixed: share of "
-              "rules that are false | mixed: winnable sizes won |\n|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "Noise %s. Null: every configuration ties the default. Mixed: Tree/LL 15%% faster at 5 sizes, "
+      "Ring/Simple/16 channels 10%% faster at 6 sizes, the rest slower or tied.\n\n",
+      Noise{}.describe().c_str());
+  std::printf(
+      "| control | replicates | null: fits with any rule | mixed: fits with a false rule | mixed: share of "
+      "rules that are false | mixed: winnable sizes won |\n|---|---:|---:|---:|---:|---:|\n");
   for (FalseWinControl control : {FalseWinControl::kFamilyWise, FalseWinControl::kFalseDiscoveryRate}) {
     for (int units : {3, 4, 5, 7, 10}) {
       FitTally null = fitTrials(nullScenario(), units, control, trials, 6000 + static_cast<uint64_t>(units));
@@ -240,10 +248,13 @@ void fitTable(int trials) {
 }  // namespace nccl_roce::verdicts::calibration
 
 int main(int argc, char** argv) {
-  CLI::App app{"Prints docs/statistics.md's tables: error rates, coverage and power of the verdicts of sweep compare "
-               "and sweep fit, from simulations with deterministic seeds"};
+  CLI::App app{
+      "Prints docs/statistics.md's tables: error rates, coverage and power of the verdicts of sweep compare "
+      "and sweep fit, from simulations with deterministic seeds"};
   int trials = 2000;
-  app.add_option("--trials", trials, "Simulated comparisons per row")->check(CLI::Range(4, 1000000))->capture_default_str();
+  app.add_option("--trials", trials, "Simulated comparisons per row")
+      ->check(CLI::Range(4, 1000000))
+      ->capture_default_str();
   app.footer("Exit status 0; 2 on a usage error.");
   try {
     app.parse(argc, argv);

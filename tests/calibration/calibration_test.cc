@@ -22,7 +22,9 @@ namespace {
 constexpr double kNominal = 0.05;  // 1 - the default 95% confidence
 constexpr int kTrials = 1000;
 
-Noise normalNoise() { return Noise{}; }
+Noise normalNoise() {
+  return Noise{};
+}
 Noise heavyTails() {
   Noise n;
   n.heavyTails = true;
@@ -84,7 +86,8 @@ class AaComparison : public ::testing::TestWithParam<std::tuple<Case, int>> {};
 
 TEST_P(AaComparison, FalseVerdictsStayAtOrBelowTheNominalRate) {
   auto [c, units] = GetParam();
-  CompareRates r = compareTrials(units, c.noise, [](uint64_t) { return 1.0; }, 100 + static_cast<uint64_t>(units));
+  CompareRates r = compareTrials(
+      units, c.noise, [](uint64_t) { return 1.0; }, 100 + static_cast<uint64_t>(units));
   EXPECT_LE(r.sizeVerdicts.value(), kNominal + perSizeSlack(kNominal, kTrials));
   EXPECT_LE(r.rangeVerdicts.value(), kNominal + r.rangeVerdicts.slack(kNominal));
 }
@@ -146,7 +149,9 @@ INSTANTIATE_TEST_SUITE_P(Splits, UnequalReplicates,
                          });
 
 // B is 10% faster up to 256K and 5% slower above: a truth that differs by size.
-double mixedTruth(uint64_t size) { return size <= (uint64_t{256} << 10) ? 0.90 : 1.05; }
+double mixedTruth(uint64_t size) {
+  return size <= (uint64_t{256} << 10) ? 0.90 : 1.05;
+}
 
 class Coverage : public ::testing::TestWithParam<int> {};
 
@@ -209,9 +214,9 @@ TEST(EndToEnd, AnAaComparisonOfLogsGivesFalseVerdictsAtOrBelowNominal) {
   Rate sizes, summaries;
   for (int t = 0; t < trials; ++t) {
     std::vector<sweep::PerfLog> a{replicate(), replicate(), replicate()}, b{replicate(), replicate(), replicate()};
-    sweep::Comparison c = sweep::compareSweeps(sweep::collectSamples(a, sweep::Placement::kOutOfPlace),
-                                               sweep::collectSamples(b, sweep::Placement::kOutOfPlace),
-                                               sweep::CompareOptions{});
+    sweep::Comparison c =
+        sweep::compareSweeps(sweep::collectSamples(a, sweep::Placement::kOutOfPlace),
+                             sweep::collectSamples(b, sweep::Placement::kOutOfPlace), sweep::CompareOptions{});
     ASSERT_EQ(c.series.size(), 1u);
     for (const CellComparison& z : c.series[0].result.cells) {
       sizes.add(z.verdict == Verdict::kFaster || z.verdict == Verdict::kSlower);

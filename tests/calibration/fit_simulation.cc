@@ -18,9 +18,9 @@ std::vector<sweep::ForcedConfig> nineConfigs() {
   int tree = *telemetry::parseAlgorithm("tree"), ring = *telemetry::parseAlgorithm("ring");
   int ll = *telemetry::parseProtocol("ll"), ll128 = *telemetry::parseProtocol("ll128"),
       simple = *telemetry::parseProtocol("simple");
-  return {{tree, ll, 0, {}},     {tree, ll128, 0, {}},    {tree, simple, 0, {}},
-          {ring, ll, 0, {}},      {ring, ll128, 0, {}},    {ring, simple, 0, {}},
-          {ring, simple, 16, {}}, {ring, simple, 8, {}},   {tree, simple, 16, {}}};
+  return {{tree, ll, 0, {}},      {tree, ll128, 0, {}},  {tree, simple, 0, {}},
+          {ring, ll, 0, {}},      {ring, ll128, 0, {}},  {ring, simple, 0, {}},
+          {ring, simple, 16, {}}, {ring, simple, 8, {}}, {tree, simple, 16, {}}};
 }
 
 std::map<std::string, std::string> environmentOf(const sweep::ForcedConfig& c) {
@@ -62,15 +62,21 @@ sweep::PerfLog logOf(const Unit& unit, const std::map<std::string, std::string>&
 
 }  // namespace
 
-FitScenario nullScenario() { return {fitSizes(), nineConfigs(), [](size_t, size_t) { return 1.0; }}; }
+FitScenario nullScenario() {
+  return {fitSizes(), nineConfigs(), [](size_t, size_t) { return 1.0; }};
+}
 
 FitScenario mixedScenario() {
   return {fitSizes(), nineConfigs(), [](size_t config, size_t size) {
             switch (config) {
-              case 0: return size < 5 ? 0.85 : 1.3;   // Tree/LL below 32K
-              case 6: return size >= 14 ? 0.9 : 1.2;  // Ring/Simple/16 channels from 16M
-              case 4: return 1.05;                    // Ring/LL128
-              default: return 1.0;
+              case 0:
+                return size < 5 ? 0.85 : 1.3;  // Tree/LL below 32K
+              case 6:
+                return size >= 14 ? 0.9 : 1.2;  // Ring/Simple/16 channels from 16M
+              case 4:
+                return 1.05;  // Ring/LL128
+              default:
+                return 1.0;
             }
           }};
 }
@@ -80,8 +86,8 @@ std::vector<std::vector<Unit>> simulateSides(const FitScenario& scenario, int re
   std::vector<std::vector<Unit>> sides{simulator.side(replicates, scenario.sizes, modelTimeUs, noise)};
   for (size_t c = 0; c < scenario.configs.size(); ++c) {
     auto truth = [&](uint64_t size) {
-      size_t i = static_cast<size_t>(std::find(scenario.sizes.begin(), scenario.sizes.end(), size) -
-                                     scenario.sizes.begin());
+      size_t i =
+          static_cast<size_t>(std::find(scenario.sizes.begin(), scenario.sizes.end(), size) - scenario.sizes.begin());
       return modelTimeUs(size) * scenario.trueRatio(c, i);
     };
     sides.push_back(simulator.side(replicates, scenario.sizes, truth, noise));
@@ -118,8 +124,8 @@ FitOutcome judgeFit(const sweep::FitResult& fit, const FitScenario& scenario) {
   std::vector<std::optional<size_t>> chosen(scenario.sizes.size());
   if (!fit.series.empty()) {
     for (const sweep::SizeDecision& d : fit.series[0].sizes) {
-      size_t i = static_cast<size_t>(std::find(scenario.sizes.begin(), scenario.sizes.end(), d.size) -
-                                     scenario.sizes.begin());
+      size_t i =
+          static_cast<size_t>(std::find(scenario.sizes.begin(), scenario.sizes.end(), d.size) - scenario.sizes.begin());
       if (!d.choice || i >= chosen.size()) continue;
       chosen[i] = static_cast<size_t>(std::find(scenario.configs.begin(), scenario.configs.end(), *d.choice) -
                                       scenario.configs.begin());

@@ -14,8 +14,8 @@
 namespace nccl_roce::verdicts::calibration {
 
 struct FitScenario {
-  std::vector<uint64_t> sizes;                   // 1 KiB .. 512 MiB
-  std::vector<sweep::ForcedConfig> configs;      // the nine forced configurations
+  std::vector<uint64_t> sizes;               // 1 KiB .. 512 MiB
+  std::vector<sweep::ForcedConfig> configs;  // the nine forced configurations
   // True time of configuration c at size index i, relative to the default.
   std::function<double(size_t config, size_t size)> trueRatio;
 };

@@ -17,7 +17,9 @@ namespace nccl_roce::fleet::calibration {
 namespace {
 
 // The most a rate observed over n trials may exceed p by before it is more than chance: 3 binomial sigmas.
-double slack(double p, int n) { return 3 * std::sqrt(p * (1 - p) / n); }
+double slack(double p, int n) {
+  return 3 * std::sqrt(p * (1 - p) / n);
+}
 
 struct Tally {
   int cells = 0, nullCells = 0, falseCells = 0, summaries = 0, falseSummaries = 0, covered = 0, intervals = 0;
@@ -50,7 +52,8 @@ Tally run(FleetSpec spec, int fleets, double minEffect) {
       }
       if (spec.effects.count(c.arm) != 0) continue;  // a summary over real effects has no false verdict to count
       ++t.summaries;
-      t.falseSummaries += c.summary.verdict == verdicts::Verdict::kFaster || c.summary.verdict == verdicts::Verdict::kSlower;
+      t.falseSummaries +=
+          c.summary.verdict == verdicts::Verdict::kFaster || c.summary.verdict == verdicts::Verdict::kSlower;
     }
   }
   return t;
@@ -58,9 +61,10 @@ Tally run(FleetSpec spec, int fleets, double minEffect) {
 
 // The measured rates, printed for docs/ab-testing.md.
 void print(const char* what, const Tally& t) {
-  std::printf("%s: false verdicts in %d of %d buckets without an effect (%.1f%%), false summaries %d of %d, coverage %.1f%%\n",
-              what, t.falseCells, t.nullCells, 100.0 * t.falseCells / t.nullCells, t.falseSummaries, t.summaries,
-              100.0 * t.covered / t.intervals);
+  std::printf(
+      "%s: false verdicts in %d of %d buckets without an effect (%.1f%%), false summaries %d of %d, coverage %.1f%%\n",
+      what, t.falseCells, t.nullCells, 100.0 * t.falseCells / t.nullCells, t.falseSummaries, t.summaries,
+      100.0 * t.covered / t.intervals);
 }
 
 TEST(FleetCalibration, AnAATestCriesWolfNoMoreThanTheConfidenceAllows) {

@@ -23,10 +23,13 @@ double FleetSpec::effect(const std::string& arm, int bucket) const {
   return b == a->second.end() ? 1.0 : b->second;
 }
 
-double baseMicroseconds(int bucket) { return 20.0 + std::ldexp(1.5, bucket) / 40e3; }
+double baseMicroseconds(int bucket) {
+  return 20.0 + std::ldexp(1.5, bucket) / 40e3;
+}
 
-void forEachMeasurement(const FleetSpec& spec,
-                        const std::function<void(uint64_t, const std::string&, int, int, const std::vector<uint64_t>&)>& f) {
+void forEachMeasurement(
+    const FleetSpec& spec,
+    const std::function<void(uint64_t, const std::string&, int, int, const std::vector<uint64_t>&)>& f) {
   std::mt19937_64 rng(spec.seed);
   uint64_t commId = spec.seed * 0x9e3779b97f4a7c15ull;
   std::vector<uint64_t> durations;
@@ -56,22 +59,22 @@ void forEachMeasurement(const FleetSpec& spec,
 
 std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec) {
   std::map<std::pair<uint64_t, int>, CommunicatorRecord> records;
-  forEachMeasurement(spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
-                               const std::vector<uint64_t>& durations) {
-    CommunicatorRecord& r = records[{commId, rank}];
-    r.file = "sim.rank" + std::to_string(rank);
-    r.commId = commId;
-    r.rank = rank;
-    r.nRanks = spec.ranks;
-    r.nNodes = spec.nodes;
-    r.fromStatistics = true;
-    r.experiment = "sim";
-    r.arm = arm;
-    r.policy = arm;
-    r.policyHash = arm == "control" ? "0x1" : "0x2";
-    CellTimings& t = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
-    for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(telemetry::LogHistogram::binOf(d))});
-  });
+  forEachMeasurement(
+      spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket, const std::vector<uint64_t>& durations) {
+        CommunicatorRecord& r = records[{commId, rank}];
+        r.file = "sim.rank" + std::to_string(rank);
+        r.commId = commId;
+        r.rank = rank;
+        r.nRanks = spec.ranks;
+        r.nNodes = spec.nodes;
+        r.fromStatistics = true;
+        r.experiment = "sim";
+        r.arm = arm;
+        r.policy = arm;
+        r.policyHash = arm == "control" ? "0x1" : "0x2";
+        CellTimings& t = r.timings[TimingClock::kGpu][cellOf(kAllReduce, bucket)];
+        for (uint64_t d : durations) t.add({1, static_cast<uint64_t>(telemetry::LogHistogram::binOf(d))});
+      });
   std::vector<CommunicatorRecord> out;
   for (auto& [key, r] : records) out.push_back(std::move(r));
   return out;

@@ -19,12 +19,12 @@ struct FleetSpec {
   std::map<std::string, int> communicatorsPerArm{{"control", 20}, {"candidate", 20}};
   std::vector<int> buckets{14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26};  // 16K .. 64M-128M
   int ranks = 2;
-  int nodes = 2;                           // every communicator's node count
-  int collectivesPerBucket = 100;          // per rank
-  double communicatorSigma = 0.05;         // log-scale spread of a communicator's factor
-  double bucketSigma = 0.02;               // ... of each of its buckets
-  double collectiveSigma = 0.10;           // ... of each collective
-  bool heavyTails = false;                 // Student t (3 dof) collectives instead of normal
+  int nodes = 2;                    // every communicator's node count
+  int collectivesPerBucket = 100;   // per rank
+  double communicatorSigma = 0.05;  // log-scale spread of a communicator's factor
+  double bucketSigma = 0.02;        // ... of each of its buckets
+  double collectiveSigma = 0.10;    // ... of each collective
+  bool heavyTails = false;          // Student t (3 dof) collectives instead of normal
   // Stragglers: this share of collectives is slowed by `slowFactor` (a page fault, a preempted proxy thread, a
   // congested link), which makes a communicator's mean right-skewed where it ran few collectives.
   double slowShare = 0;
@@ -46,7 +46,8 @@ std::vector<CommunicatorRecord> simulateFleet(const FleetSpec& spec);
 
 // Calls f(commId, arm, rank, bucket, durationsNs) for every communicator, rank and bucket of the fleet: what
 // simulateFleet records, for writers that need the raw durations (tests/calibration/synthetic_fleet.cc).
-void forEachMeasurement(const FleetSpec& spec,
-                        const std::function<void(uint64_t, const std::string&, int, int, const std::vector<uint64_t>&)>& f);
+void forEachMeasurement(
+    const FleetSpec& spec,
+    const std::function<void(uint64_t, const std::string&, int, int, const std::vector<uint64_t>&)>& f);
 
 }  // namespace nccl_roce::fleet::calibration

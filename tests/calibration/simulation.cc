@@ -18,8 +18,8 @@ double Simulator::draw(double sigma, bool heavyTails) {
   return sigma * std::student_t_distribution<double>(3)(rng_) / std::sqrt(3.0);
 }
 
-std::vector<Unit> Simulator::side(int units, const std::vector<uint64_t>& cells, const Truth& truth,
-                                  const Noise& noise, bool withOutlier) {
+std::vector<Unit> Simulator::side(int units, const std::vector<uint64_t>& cells, const Truth& truth, const Noise& noise,
+                                  bool withOutlier) {
   std::vector<Unit> out;
   for (int u = 0; u < units; ++u) {
     Unit unit;
@@ -40,6 +40,8 @@ std::vector<uint64_t> sweepSizes() {
   return sizes;
 }
 
-double modelTimeUs(uint64_t size) { return 20.0 + static_cast<double>(size) / 40e3; }
+double modelTimeUs(uint64_t size) {
+  return 20.0 + static_cast<double>(size) / 40e3;
+}
 
 }  // namespace nccl_roce::verdicts::calibration

@@ -248,16 +248,17 @@ Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, s
     ++*communicators;
     ranks.clear();
   };
-  fleet::calibration::forEachMeasurement(e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket,
-                                                     std::vector<uint64_t> durations) {
-    if (commId != current) flush();
-    if (zeros && *communicators == 0 && ranks.count(rank) == 0) std::fill_n(durations.begin(), 3, 0);
-    current = commId;
-    Process& p = ranks[rank];
-    if (!p.tracker) p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
-    p.arm = arm;
-    run(p, e.arms.at(arm), bucket, durations, e.decisions);
-  });
+  fleet::calibration::forEachMeasurement(
+      e.spec, [&](uint64_t commId, const std::string& arm, int rank, int bucket, std::vector<uint64_t> durations) {
+        if (commId != current) flush();
+        if (zeros && *communicators == 0 && ranks.count(rank) == 0) std::fill_n(durations.begin(), 3, 0);
+        current = commId;
+        Process& p = ranks[rank];
+        if (!p.tracker)
+          p.tracker = std::make_shared<profiler::CollectiveTracker>(profiler::CollectiveTracker::Config{});
+        p.arm = arm;
+        run(p, e.arms.at(arm), bucket, durations, e.decisions);
+      });
   flush();
   return status.isOk() ? out.metrics.flush() : status;
 }
@@ -299,8 +300,9 @@ int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, in
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Writes the statistics files of a simulated fleet with a known truth, through the plugin's own "
-               "writers (docs/ab-testing.md, \"Example: a synthetic fleet\")"};
+  CLI::App app{
+      "Writes the statistics files of a simulated fleet with a known truth, through the plugin's own "
+      "writers (docs/ab-testing.md, \"Example: a synthetic fleet\")"};
   bool explore = false;
   Output out;
   int perArm = 0, ranks = 0;

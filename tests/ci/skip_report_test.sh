@@ -17,7 +17,7 @@ out=$("$source_dir/scripts/ctest.sh" "$work" -L example 2>&1) || fail "a run wit
 $out"
 expected="3 tests: 1 passed, 2 skipped, 0 failed
 skipped: Example.SkipsWithItsReason
-    example_test.cc:5: Skipped
+    example_test.cc:8: Skipped
     no widget on this machine (set WIDGET to point at one)
 skipped: script.SkipsWithExit77
     SKIP: no widget here: checked on widget hosts only"

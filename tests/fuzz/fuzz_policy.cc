@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         float table[21];
         for (int i = 0; i < 21; ++i) table[i] = cells[i];
         CostTable view{table, 7, 3};
-        Decision d = decide(compiled, {coll, bytes, 1 + static_cast<int>(bytes & 3), static_cast<int>(bytes & 1)}, view);
+        Decision d =
+            decide(compiled, {coll, bytes, 1 + static_cast<int>(bytes & 3), static_cast<int>(bytes & 1)}, view);
         int channels = 0;
         applyDecision(d, view, &channels);
         for (int i = 0; i < 21; ++i) {

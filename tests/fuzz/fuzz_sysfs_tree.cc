@@ -53,8 +53,8 @@ std::string gidText(FuzzedDataProvider& in) {
   } else if (kind == 2) {
     for (auto& x : b) x = in.ConsumeIntegral<uint8_t>();
   }
-  std::snprintf(text, sizeof(text), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x\n",
-                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  std::snprintf(text, sizeof(text), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x\n", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return text;
 }
 
@@ -115,7 +115,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s.addresses) sources.addresses = &source;
   nccl_roce::MapEnvironment user;
   nccl_roce::gid::Resolution r = nccl_roce::gid::resolve(sources, user);
-  if (r.anySelected() == r.env.empty()) __builtin_trap();  // a selection always renders NCCL_IB_HCA, none renders nothing
+  if (r.anySelected() == r.env.empty())
+    __builtin_trap();  // a selection always renders NCCL_IB_HCA, none renders nothing
   (void)nccl_roce::gid::dumpJson(nccl_roce::gid::resolutionToJson(r));
   (void)nccl_roce::gid::resolutionToShell(r);
   return 0;

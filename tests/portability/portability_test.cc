@@ -4,7 +4,6 @@
 // stand-ins that hold it (plugin/glibc_floor.cc): the object lookup answers as glibc's own _dl_find_object does,
 // and exceptions still unwind inside a library linked that way.
 #include <dlfcn.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,7 +22,9 @@ namespace {
 constexpr int kFloorMajor = NCCL_ROCE_GLIBC_FLOOR_MAJOR;
 constexpr int kFloorMinor = NCCL_ROCE_GLIBC_FLOOR_MINOR;
 
-__attribute__((noinline)) int functionInThisExecutable(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int functionInThisExecutable(int x) {
+  return x * 3 + 1;
+}
 
 class UnwindProbe {
  public:

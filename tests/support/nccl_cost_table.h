@@ -5,7 +5,8 @@
 namespace nccl_roce::testing {
 
 struct NcclCostTable {
-  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  float cells[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                       {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
   float** ptr() { return reinterpret_cast<float**>(cells); }
 };
 

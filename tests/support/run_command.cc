@@ -32,9 +32,15 @@ CommandResult runCommand(const std::string& commandLine) {
   return result;
 }
 
-std::string cliPath() { return binaryPath("cli/nccl-roce"); }
-std::string binaryPath(const std::string& relative) { return std::string(NCCL_ROCE_BINARY_DIR) + "/" + relative; }
+std::string cliPath() {
+  return binaryPath("cli/nccl-roce");
+}
+std::string binaryPath(const std::string& relative) {
+  return std::string(NCCL_ROCE_BINARY_DIR) + "/" + relative;
+}
 
-std::string sourcePath(const std::string& relative) { return std::string(NCCL_ROCE_SOURCE_DIR) + "/" + relative; }
+std::string sourcePath(const std::string& relative) {
+  return std::string(NCCL_ROCE_SOURCE_DIR) + "/" + relative;
+}
 
 }  // namespace nccl_roce::testing

@@ -27,8 +27,8 @@ TempDir::~TempDir() {
            path_, std::filesystem::directory_options::skip_permission_denied, ignored);
        it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
     if (!it->is_symlink(ignored)) {
-      std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
-                                   std::filesystem::perm_options::add, ignored);
+      std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                   ignored);
     }
   }
   std::filesystem::remove_all(path_, ignored);

@@ -152,7 +152,8 @@ int printMemory() {
   size_t empty = heapInUse() - before;
   static const char* const kProtocols[] = {"LL", "SIMPLE"};
   for (int i = 0; i < 16; ++i) {
-    tracker->startCollective({"AllReduce", "ncclBfloat16", "RING", kProtocols[i / 8], size_t{1024} << (i % 8), 1, nullptr});
+    tracker->startCollective(
+        {"AllReduce", "ncclBfloat16", "RING", kProtocols[i / 8], size_t{1024} << (i % 8), 1, nullptr});
   }
   size_t keyed = heapInUse() - before;
   std::printf(

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   }
   void* context = nullptr;
   tuner->init(&context, 42, 16, 2, nullptr, nullptr, nullptr);
-  float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
+  float table[7][3] = {{20, 25, 30}, {18, 21, 26}, {-1, -1, -1}, {-1, -1, -1},
+                       {-1, -1, 40}, {-1, -1, 35}, {-1, -1, -1}};
   uint64_t state = 12345;
   uint64_t span = static_cast<uint64_t>(rules) * 4096 + 4096;
   long chosen = 0, chunked = 0;
