@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libboost-dev robin-map-dev
   libibverbs-dev libhwloc-dev
-  valgrind clang libclang-rt-dev clang-format ccache
+  valgrind clang libclang-rt-dev clang-format clang-tidy ccache
   python3-markdown-it python3-jsonschema python3-yaml
   python3-build python3-setuptools python3-wheel python3-venv
   libcurl4-openssl-dev prometheus prometheus-node-exporter
