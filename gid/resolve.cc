@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/settings.h"
 #include "common/strings.h"
 #include "gid/discovery.h"
 #include "gid/forced_index.h"
@@ -118,7 +119,7 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
 }
 
 std::string sysfsRootFor(const Environment& env, std::string* note) {
-  std::optional<std::string> root = env.get("NCCL_ROCE_SYSFS_ROOT");
+  std::optional<std::string> root = env.get(settings::kSysfsRoot.name);
   if (!root || root->empty()) return kDefaultSysfsRoot;
   if (env.isPrivileged()) {
     if (note != nullptr) *note = "NCCL_ROCE_SYSFS_ROOT ignored in a privileged (setuid) process";

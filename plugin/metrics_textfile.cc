@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "common/file.h"
+#include "common/settings.h"
 #include "plugin/textfile_identity.h"
 
 namespace nccl_roce::plugin {
@@ -36,7 +37,7 @@ void removeAtExit(const std::string& path) {
 
 MetricsTextfile::MetricsTextfile(std::chrono::milliseconds interval, Logger& logger,
                                  const WriteFailures* statisticsFailures)
-    : failures_("metrics textfile", "NCCL_ROCE_METRICS", logger),
+    : failures_("metrics textfile", settings::kMetrics.name, logger),
       statisticsFailures_(statisticsFailures),
       writer_(interval, [this] {
         (void)writeNow();
@@ -48,7 +49,7 @@ void MetricsTextfile::add(std::shared_ptr<const CommunicatorTelemetry> comm, con
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (fileName_.empty()) {
-      auto dir = env.get("NCCL_ROCE_METRICS");
+      auto dir = env.get(settings::kMetrics.name);
       if (!dir || dir->empty()) return;
       char host[256] = {0};
       TextfileIdentity id = textfileIdentity(env, ::gethostname(host, sizeof(host) - 1) == 0 ? host : "",

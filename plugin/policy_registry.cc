@@ -9,7 +9,7 @@ namespace nccl_roce::plugin {
 
 namespace {
 
-constexpr const char* kInlineName = policy::kInlinePolicyVariable;
+constexpr const char* kInlineName = settings::kPolicyInline.name;
 
 struct PinWait {
   std::chrono::seconds seconds{PolicyRegistry::kDefaultPinWaitSeconds};
@@ -18,7 +18,7 @@ struct PinWait {
 
 PinWait pinWait(const Environment& env) {
   PinWait wait;
-  std::optional<std::string> text = env.get("NCCL_ROCE_POLICY_PIN_WAIT");
+  std::optional<std::string> text = env.get(settings::kPolicyPinWait.name);
   if (!text) return wait;
   std::optional<uint64_t> seconds = parseUnsigned(*text);
   if (seconds && *seconds <= PolicyRegistry::kMaxPinWaitSeconds) {
@@ -35,7 +35,8 @@ PinWait pinWait(const Environment& env) {
 // loads is what its key names, whatever the process environment becomes meanwhile.
 MapEnvironment requestIn(const Environment& env) {
   MapEnvironment request({}, env.isPrivileged());
-  for (const char* name : {kInlineName, "NCCL_ROCE_POLICY", "NCCL_ROCE_POLICY_DIGEST", "NCCL_ROCE_POLICY_PIN_WAIT"}) {
+  for (const char* name :
+       {kInlineName, settings::kPolicy.name, settings::kPolicyDigest.name, settings::kPolicyPinWait.name}) {
     if (std::optional<std::string> value = env.get(name)) request.set(name, *value);
   }
   return request;
@@ -45,7 +46,7 @@ MapEnvironment requestIn(const Environment& env) {
 
 PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::chrono::seconds wait) {
   std::shared_ptr<const policy::ActivePolicy> policy = policy::loadRequestedPolicy(env);
-  std::string pinText = env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+  std::string pinText = env.get(settings::kPolicyDigest.name).value_or("");
   if (pinText.empty()) return {policy, false, "", ""};
   std::optional<std::string> pin = policy::parsePolicyDigest(pinText);
   if (!pin) {
@@ -81,8 +82,8 @@ PolicyRegistry::Loaded PolicyRegistry::loadPinned(const Environment& env, std::c
 }
 
 std::string PolicyRegistry::keyOf(const Environment& env) {
-  return env.get(kInlineName).value_or("") + '\0' + env.get("NCCL_ROCE_POLICY").value_or("") + '\0' +
-         env.get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+  return env.get(kInlineName).value_or("") + '\0' + env.get(settings::kPolicy.name).value_or("") + '\0' +
+         env.get(settings::kPolicyDigest.name).value_or("");
 }
 
 PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(std::unique_lock<std::mutex>& lock,
@@ -105,7 +106,7 @@ PolicyRegistry::Loaded& PolicyRegistry::loadForCommunicator(std::unique_lock<std
     try {
       PinWait wait = pinWait(request);
       result = loadPinned(request, first ? wait.seconds : std::chrono::seconds(0));
-      if (first && !request.get("NCCL_ROCE_POLICY_DIGEST").value_or("").empty()) result.warning = wait.warning;
+      if (first && !request.get(settings::kPolicyDigest.name).value_or("").empty()) result.warning = wait.warning;
     } catch (...) {
       lock.lock();
       loaded_.erase(key);  // nothing kept: the next communicator tries again

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/settings.h"
 #include "policy/policy_loader.h"
 #include "tuner/compiled_policy.h"
 
@@ -55,7 +56,7 @@ class PolicyRegistry {
   // How long the first communicator of a process waits for the pinned policy to appear (a ConfigMap update
   // reaches pods at different moments; the kubelet syncs mounted ConfigMaps about once a minute):
   // NCCL_ROCE_POLICY_PIN_WAIT seconds, at most kMaxPinWaitSeconds.
-  static constexpr int kDefaultPinWaitSeconds = 90;
+  static constexpr int kDefaultPinWaitSeconds = settings::wholeNumber(settings::kPolicyPinWait.unsetValue);
   static constexpr int kMaxPinWaitSeconds = 3600;
 
   // Beyond this many shapes (never seen in practice) lookups are built per communicator and not kept.

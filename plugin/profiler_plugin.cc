@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/settings.h"
 #include "common/strings.h"
 #include "plugin/metrics_textfile.h"
 #include "plugin/nccl_logger.h"
@@ -39,8 +40,8 @@ ProfilerComm* commOf(void* context) {
 }
 
 bool timingRequested(const Environment& env) {
-  auto stats = env.get("NCCL_ROCE_STATS");
-  auto profile = env.get("NCCL_ROCE_PROFILE");
+  auto stats = env.get(settings::kStats.name);
+  auto profile = env.get(settings::kProfile.name);
   return stats && !stats->empty() && !(profile && *profile == "0");
 }
 
@@ -76,7 +77,7 @@ ProfilerComm* newProfilerComm(ProcessContext& process, const ProfilerCommunicato
     c = std::make_unique<ProfilerComm>(process, tracker);
     const Environment& env = process.environment();
     c->shape = shapeOf(comm);
-    c->statsPath = TelemetryFiles::pathFor(*env.get("NCCL_ROCE_STATS"), static_cast<long>(::getpid()));
+    c->statsPath = TelemetryFiles::statsPathOf(env).value_or("");  // timingRequested: set
     c->statsEntry = files.claim(c->statsPath, comm.commId, Producer::kProfiler, {comm.nRanks, comm.nNodes});
     c->statsEntry.telemetry->attach(reportNow(*c));
     // A switchback experiment's plan comes with the tuner, which NCCL initialises after the profiler.

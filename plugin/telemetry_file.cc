@@ -37,14 +37,15 @@ telemetry::StatsFileHeader thisProcess() {
 TelemetryOptions telemetryOptionsFrom(const Environment& env) {
   TelemetryOptions options;
   options.interval = kDefaultCheckpointInterval;
-  std::optional<std::string> text = env.get("NCCL_ROCE_STATS_INTERVAL");
+  std::optional<std::string> text = env.get(settings::kStatsInterval.name);
   if (!text) return options;
   double seconds = -1;
   const char* end = text->data() + text->size();
   auto [stop, error] = std::from_chars(text->data(), end, seconds, std::chars_format::fixed);
   if (error != std::errc() || stop != end || !(seconds >= 0) || seconds > 86400) {
     options.problem = "NCCL_ROCE_STATS_INTERVAL '" + *text +
-                      "' is not a number of seconds from 0 to 86400; checkpointing the statistics file every 60 s";
+                      "' is not a number of seconds from 0 to 86400; checkpointing the statistics file every " +
+                      std::to_string(kDefaultCheckpointInterval.count()) + " s";
     return options;
   }
   options.interval = std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
@@ -54,7 +55,7 @@ TelemetryOptions telemetryOptionsFrom(const Environment& env) {
 
 TelemetryFiles::TelemetryFiles(TelemetryOptions options)
     : options_(std::move(options)),
-      failures_("statistics file", "NCCL_ROCE_STATS", options_.logger != nullptr ? *options_.logger : nullLogger()),
+      failures_("statistics file", settings::kStats.name, options_.logger != nullptr ? *options_.logger : nullLogger()),
       writer_(options_.interval, [this] { (void)writeAll(/*withLive=*/true, nullptr); }) {}
 
 TelemetryFiles::~TelemetryFiles() {
@@ -63,6 +64,12 @@ TelemetryFiles::~TelemetryFiles() {
 
 std::string TelemetryFiles::pathFor(const std::string& prefix, long pid) {
   return prefix + "." + std::to_string(pid) + ".json";
+}
+
+std::optional<std::string> TelemetryFiles::statsPathOf(const Environment& env) {
+  std::optional<std::string> prefix = env.get(settings::kStats.name);
+  if (!prefix || prefix->empty()) return std::nullopt;
+  return pathFor(*prefix, static_cast<long>(::getpid()));
 }
 
 std::string TelemetryFiles::partPathFor(const std::string& path, uint32_t part) {

@@ -35,12 +35,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/env.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "common/status.h"
 #include "plugin/communicator_telemetry.h"
 #include "plugin/periodic_writer.h"
@@ -51,7 +53,8 @@ namespace nccl_roce::plugin {
 // Final entries a file keeps in memory before they move to a part file (docs/environment.md).
 inline constexpr size_t kFinalsKept = 128;
 // NCCL_ROCE_STATS_INTERVAL unset.
-inline constexpr std::chrono::milliseconds kDefaultCheckpointInterval{60000};
+inline constexpr std::chrono::seconds kDefaultCheckpointInterval{
+    settings::wholeNumber(settings::kStatsInterval.unsetValue)};
 
 // A producer's handle on its entry.
 struct TelemetryEntry {
@@ -85,6 +88,9 @@ class TelemetryFiles {
 
   // NCCL_ROCE_STATS=/data/stats -> /data/stats.<pid>.json: processes never collide.
   static std::string pathFor(const std::string& prefix, long pid);
+  // This process's statistics file as NCCL_ROCE_STATS names it now (the pid is read at each call, so a forked
+  // child names its own); nullopt when it is unset or empty. What the tuner and the profiler both write to.
+  static std::optional<std::string> statsPathOf(const Environment& env);
   // /data/stats.<pid>.json -> /data/stats.<pid>.final-<part>.json
   static std::string partPathFor(const std::string& path, uint32_t part);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/settings.h"
 #include "common/strings.h"
 #include "plugin/communicator_tuner.h"
 #include "plugin/process_context.h"
@@ -95,7 +96,7 @@ std::optional<std::string> ncclVariable(ProcessContext& process, const char* nam
 // NCCL_ROCE_CHUNK_SIZE, where it is set, usable and asked for: what every getChunkSize serves.
 std::optional<telemetry::ChunkSize> forcedChunkSize(CommunicatorTuner& c, ProcessContext& process,
                                                     bool ncclAsksChunkSize, bool first) {
-  std::optional<std::string> text = process.environment().get("NCCL_ROCE_CHUNK_SIZE");
+  std::optional<std::string> text = process.environment().get(settings::kChunkSize.name);
   if (!text || text->empty()) return std::nullopt;
   StatusOr<telemetry::ChunkSize> forced = telemetry::parseChunkSize(*text);
   if (!forced.isOk()) {
@@ -212,11 +213,11 @@ std::shared_ptr<const telemetry::SwitchbackPlan> switchbackPlan(CommunicatorTune
 }
 
 void setUpStatistics(CommunicatorTuner& c, TelemetryFiles& files, const Environment& env) {
-  auto prefix = env.get("NCCL_ROCE_STATS");
-  if (!prefix || prefix->empty()) return;
+  std::optional<std::string> path = TelemetryFiles::statsPathOf(env);
+  if (!path) return;
   std::string problem = files.takeProblem();
   if (!problem.empty()) NCCL_ROCE_WARN(c.logger, kLogTuning | kLogInit, "tuner: %s", problem.c_str());
-  c.statsPath = TelemetryFiles::pathFor(*prefix, static_cast<long>(::getpid()));
+  c.statsPath = *path;
   c.decisions = std::make_shared<tuner::DecisionCounts>();
   c.files = &files;
   c.statsEntry =

@@ -7,7 +7,7 @@ namespace nccl_roce::policy {
 std::shared_ptr<const ActivePolicy> loadRequestedPolicy(const Environment& env) {
   std::string text = env.get(kInlinePolicyVariable).value_or("");
   if (!text.empty()) return loadPolicyText(text, kInlinePolicyVariable, nullptr);
-  return loadPolicySpec(env.get("NCCL_ROCE_POLICY").value_or(""), nullptr);
+  return loadPolicySpec(env.get(settings::kPolicy.name).value_or(""), nullptr);
 }
 
 std::optional<std::string> parsePolicyDigest(const std::string& text) {

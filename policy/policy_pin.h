@@ -9,11 +9,12 @@
 #include <string>
 
 #include "common/env.h"
+#include "common/settings.h"
 #include "policy/policy_loader.h"
 
 namespace nccl_roce::policy {
 
-inline constexpr const char* kInlinePolicyVariable = "NCCL_ROCE_POLICY_INLINE";
+inline constexpr const char* kInlinePolicyVariable = settings::kPolicyInline.name;
 
 // The policy `env` asks for: NCCL_ROCE_POLICY_INLINE's text when set (it wins: it travels atomically with the pod
 // template), else what NCCL_ROCE_POLICY names (default: the inference policy). What the plugin loads and what

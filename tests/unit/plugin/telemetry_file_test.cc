@@ -84,6 +84,16 @@ nlohmann::json waitFor(const std::string& path, Done done) {
   return doc;
 }
 
+// The one path the tuner and the profiler of a process both write to: NCCL_ROCE_STATS, then this process's pid.
+TEST(StatisticsFile, ItsPathIsTheStatsPrefixAndThisProcesssPid) {
+  EXPECT_FALSE(TelemetryFiles::statsPathOf(MapEnvironment()).has_value());
+  EXPECT_FALSE(TelemetryFiles::statsPathOf(MapEnvironment(std::map<std::string, std::string>{{"NCCL_ROCE_STATS", ""}}))
+                   .has_value());
+  EXPECT_EQ(TelemetryFiles::statsPathOf(MapEnvironment(
+                std::map<std::string, std::string>{{"NCCL_ROCE_STATS", "/var/lib/nccl-roce/vllm-0/stats"}})),
+            "/var/lib/nccl-roce/vllm-0/stats." + std::to_string(::getpid()) + ".json");
+}
+
 TEST(StatisticsFile, HoldsEveryFinalizedCommunicatorAfterEachFinalize) {
   testing::TempDir dir;
   std::string path = TelemetryFiles::pathFor(dir.join("stats"), 4242);
