@@ -243,7 +243,8 @@ TelemetryFiles::Rendered TelemetryFiles::render(File& file, const std::string& p
   for (const LiveText& l : live) {
     if (l.path == path) liveText[l.number] = &l.text;
   }
-  static const telemetry::StatsFileHeader header = thisProcess();
+  // Asked at each render, not cached: a child forked from this process names its entries with its own pid.
+  const telemetry::StatsFileHeader header = thisProcess();
   Rendered out;
   size_t partSize = std::max<size_t>(options_.finalsKept, 1);
   size_t toMove = file.finals / partSize * partSize;  // the oldest, in whole parts

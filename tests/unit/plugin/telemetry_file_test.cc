@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -92,6 +93,31 @@ TEST(StatisticsFile, ItsPathIsTheStatsPrefixAndThisProcesssPid) {
   EXPECT_EQ(TelemetryFiles::statsPathOf(MapEnvironment(
                 std::map<std::string, std::string>{{"NCCL_ROCE_STATS", "/var/lib/nccl-roce/vllm-0/stats"}})),
             "/var/lib/nccl-roce/vllm-0/stats." + std::to_string(::getpid()) + ".json");
+}
+
+// Readers tell entries apart by (host, pid, entry): a child forked after its parent wrote names its own pid.
+TEST(StatisticsFile, AForkedChildNamesItsOwnPid) {
+  testing::TempDir dir;
+  {
+    TelemetryFiles parent(onlyAtFinalize());
+    std::string path = TelemetryFiles::pathFor(dir.join("stats"), ::getpid());
+    ASSERT_TRUE(finishTuner(parent, path, parent.claim(path, 7, Producer::kTuner, eightRanks()), 1).isOk());
+    EXPECT_EQ(readDocument(path)["pid"], ::getpid());
+  }
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    TelemetryFiles files(onlyAtFinalize());
+    std::string path = TelemetryFiles::pathFor(dir.join("stats"), ::getpid());
+    bool written = finishTuner(files, path, files.claim(path, 7, Producer::kTuner, eightRanks()), 1).isOk();
+    auto text = readFileBounded(path, 1 << 20);
+    bool own = text.isOk() && nlohmann::json::parse(*text)["pid"] == ::getpid();
+    std::_Exit(written && own ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's statistics file names its parent's pid";
 }
 
 TEST(StatisticsFile, HoldsEveryFinalizedCommunicatorAfterEachFinalize) {
