@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 namespace nccl_roce::tuner {
@@ -48,11 +49,17 @@ telemetry::DecisionTotals DecisionCounts::totals() const {
 }
 
 std::vector<telemetry::DecisionCount> DecisionCounts::snapshot(const DecidingPolicies& deciding) const {
+  // Copied under the lock getCollInfo takes, into room made outside it: a copy that fits allocates nothing (a
+  // decision holds no heap data); if the map grew past the room meanwhile, make more and copy again.
+  static_assert(std::is_trivially_copyable_v<Decided>);
   std::vector<std::pair<Decided, uint64_t>> counted;
-  counted.reserve(64);  // what a communicator's few collectives and sizes make; more only allocates again
-  {
+  size_t room = 64;  // what a communicator's few collectives and sizes make
+  for (bool copied = false; !copied;) {
+    counted.reserve(room);
     std::lock_guard<SpinLock> lock(lock_);
-    counted.assign(counts_.begin(), counts_.end());
+    room = counts_.size();
+    copied = room <= counted.capacity();
+    if (copied) counted.assign(counts_.begin(), counts_.end());
   }
   std::vector<telemetry::DecisionCount> out;
   out.reserve(counted.size());
