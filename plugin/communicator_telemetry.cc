@@ -4,10 +4,6 @@
 
 namespace nccl_roce::plugin {
 
-const char* producerName(Producer producer) {
-  return producer == Producer::kTuner ? "tuner" : "profiler";
-}
-
 void CommunicatorTelemetry::attach(TunerNow now) {
   std::lock_guard<std::mutex> lock(mutex_);
   tunerNow_ = std::move(now);

@@ -23,7 +23,6 @@
 namespace nccl_roce::plugin {
 
 enum class Producer : uint8_t { kTuner = 0, kProfiler = 1 };
-const char* producerName(Producer producer);  // "tuner", "profiler"
 
 // The tuner's part: who decides for the communicator and what it decided.
 struct TunerReport {

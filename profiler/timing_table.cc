@@ -1,6 +1,5 @@
 #include "profiler/timing_table.h"
 
-#include <algorithm>
 #include <new>
 
 namespace nccl_roce::profiler {
@@ -29,15 +28,6 @@ int TimingTable::record(Entry* entry, uint64_t durationNs) {
     return -1;
   }
   return entry->histogram.record(durationNs);
-}
-
-std::vector<TimingTable::Entry> TimingTable::entries() const {
-  std::vector<Entry> out;
-  for (const auto& [key, entry] : entries_) {
-    if (entry->histogram.count() != 0) out.push_back(*entry);
-  }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
-  return out;
 }
 
 void TimingTable::collect(std::vector<const Entry*>* out) const {

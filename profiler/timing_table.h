@@ -33,14 +33,13 @@ class TimingTable {
     telemetry::LogHistogram histogram;
   };
   // The entry of `key`, made when the key first appears and kept as long as the table; nullptr once kMaxKeys
-  // keys exist (or memory ran out). Entries whose histogram stays empty are not listed by entries().
+  // keys exist (or memory ran out).
   Entry* entryFor(const telemetry::CellKey& key);
   // One duration for `entry` (nullptr: dropped as too many keys); past the histogram's range, dropped as a
   // wrapped timer. The histogram bin it was counted in; -1 when dropped.
   int record(Entry* entry, uint64_t durationNs);
   void drop(Drop why, uint64_t count = 1) { drops_[static_cast<size_t>(why)] += count; }
 
-  std::vector<Entry> entries() const;  // copies, in key order
   // Each entry's address, appended to *out up to its capacity (no allocation: the tracker copies the entries one
   // at a time, outside the lock that guards them all); they stay valid as long as the table.
   void collect(std::vector<const Entry*>* out) const;

@@ -35,12 +35,6 @@ class TrackerRegistry {
     return true;
   }
 
-  // Every live tracker (for the metrics textfile).
-  template <typename F>
-  void forEach(F&& f) {
-    for (uint32_t i = 0; i < kSlots; ++i) with(i, f);
-  }
-
   static constexpr uint32_t kSlots = EventHandle::kMaxTrackers;
   // Each tracker's generations start this far past the previous tracker's, so a stale handle of a slot's
   // previous tracker does not match a record of its next one before 2^28 / 2^20 = 256 trackers more.

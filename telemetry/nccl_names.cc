@@ -87,11 +87,7 @@ std::string protocolChoices() {
 
 size_t dataTypeSize(std::string_view name) {
   std::optional<int> code = find(kDataTypes, name);
-  return code ? dataTypeSizeOfCode(*code) : 0;
-}
-
-size_t dataTypeSizeOfCode(int code) {
-  return code >= 0 && code < kNumDataTypes ? kDataTypeSizes[code] : 0;
+  return code && *code >= 0 && *code < kNumDataTypes ? kDataTypeSizes[*code] : 0;
 }
 
 }  // namespace nccl_roce::telemetry

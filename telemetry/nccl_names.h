@@ -39,9 +39,7 @@ std::string collectiveChoices();
 std::string algorithmChoices();
 std::string protocolChoices();
 
-// Bytes per element of an NCCL data type, by name ("ncclFloat32", read as the names above) or by its
-// ncclDataType_t code (profiler v1); 0 when unknown.
+// Bytes per element of an NCCL data type, by name ("ncclFloat32", read as the names above); 0 when unknown.
 size_t dataTypeSize(std::string_view name);
-size_t dataTypeSizeOfCode(int code);
 
 }  // namespace nccl_roce::telemetry

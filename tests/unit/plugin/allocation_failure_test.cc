@@ -211,7 +211,8 @@ TEST(AllocationFailure, AProfilerInitThatFailsHalfWayLeavesNoTrackerBehind) {
     }
     EXPECT_EQ(init, ncclSuccess) << "allocation " << after;
     int live = 0;
-    process.trackers().forEach([&](profiler::CollectiveTracker&) { ++live; });
+    for (uint32_t i = 0; i < profiler::TrackerRegistry::kSlots; ++i)
+      live += process.trackers().with(i, [](profiler::CollectiveTracker&) {}) ? 1 : 0;
     EXPECT_EQ(live, context ? 1 : 0) << "allocation " << after;
     (context ? timed : untimed)++;
     if (context) profilerFinalize(context);

@@ -26,7 +26,6 @@ TEST(NcclNames, ProfilerEventsAsNcclWritesThem) {
   EXPECT_EQ(dataTypeSize("ncclBfloat16"), 2u);
   EXPECT_EQ(dataTypeSize("ncclUint64"), 8u);
   EXPECT_EQ(dataTypeSize("ncclFloat8e4m3"), 1u);
-  EXPECT_EQ(dataTypeSizeOfCode(7), 4u);  // ncclFloat32
 }
 
 TEST(NcclNames, PoliciesAndVariablesAsUsersWriteThem) {
@@ -51,8 +50,6 @@ TEST(NcclNames, WhatNoTableHoldsIsUnknown) {
   EXPECT_EQ(parseProtocol("LL12"), std::nullopt);
   EXPECT_EQ(dataTypeSize("ncclNotAType"), 0u);
   EXPECT_EQ(dataTypeSize(""), 0u);
-  EXPECT_EQ(dataTypeSizeOfCode(12), 0u);
-  EXPECT_EQ(dataTypeSizeOfCode(-1), 0u);
 }
 
 TEST(NcclNames, NamesAndChoicesAreWrittenOneWay) {
