@@ -29,7 +29,7 @@ struct TunerReport {
   int nRanks = 0, nNodes = 0;
   telemetry::PolicyIdentity identity;
   std::vector<telemetry::DecisionCount> decisions;
-  std::optional<telemetry::ChunkSizeServing> chunkSizes;
+  std::optional<telemetry::ChunkSizeCounts> chunkSizes;
 };
 
 // The profiler's part: the rank and its timings (not yet labelled with rules).

@@ -24,9 +24,10 @@ namespace nccl_roce::plugin {
 
 class ProcessContext;
 
-// How often getChunkSize served a chunk size, refused one NCCL could not use, or could not tell which applied.
+// How often getChunkSize served a chunk size, refused one NCCL could not use, or could not tell which applied, as
+// it counts them (telemetry::ChunkSizeCounts is their snapshot).
 // Shared with the statistics checkpoint, which may read them while the communicator finalizes.
-struct ChunkSizeCounts {
+struct ChunkSizeCounters {
   std::atomic<uint64_t> served{0}, refused{0}, ambiguous{0};
 };
 
@@ -35,9 +36,9 @@ struct ChunkSizeServing {
   bool serves = false;                         // NCCL asks, and the policy (or NCCL_ROCE_CHUNK_SIZE) sets some
   std::optional<telemetry::ChunkSize> forced;  // NCCL_ROCE_CHUNK_SIZE: every call, whatever the rules say
   bool fromRules = false;  // the communicator's policy sets some (and nothing forces one): getCollInfo keeps them
-  policy::ChunkCeilings ceilings;           // of the buffers this process's NCCL reads its variables as
-  tuner::GroupChunkDecisions group;         // getCollInfo's decisions for getChunkSize (NCCL serialises them)
-  std::shared_ptr<ChunkSizeCounts> counts;  // set when it serves
+  policy::ChunkCeilings ceilings;             // of the buffers this process's NCCL reads its variables as
+  tuner::GroupChunkDecisions group;           // getCollInfo's decisions for getChunkSize (NCCL serialises them)
+  std::shared_ptr<ChunkSizeCounters> counts;  // set when it serves
   bool refusalLogged = false;
 };
 

@@ -138,7 +138,7 @@ void setUpChunkSizes(CommunicatorTuner& c, ProcessContext& process, bool ncclAsk
   }
   c.chunks.serves = c.chunks.forced.has_value() || c.chunks.fromRules;
   if (c.chunks.serves) {
-    c.chunks.counts = std::make_shared<ChunkSizeCounts>();
+    c.chunks.counts = std::make_shared<ChunkSizeCounters>();
     c.chunks.ceilings =
         policy::ChunkCeilings(policy::NcclBuffers::from([&](const char* name) { return ncclVariable(process, name); }));
   }
@@ -189,9 +189,9 @@ TunerNow reportNow(const CommunicatorTuner& c) {
     TunerReport report = base;
     report.decisions = decisions->snapshot(deciding);
     if (chunks) {
-      report.chunkSizes = telemetry::ChunkSizeServing{chunks->served.load(std::memory_order_relaxed),
-                                                      chunks->refused.load(std::memory_order_relaxed),
-                                                      chunks->ambiguous.load(std::memory_order_relaxed)};
+      report.chunkSizes = telemetry::ChunkSizeCounts{chunks->served.load(std::memory_order_relaxed),
+                                                     chunks->refused.load(std::memory_order_relaxed),
+                                                     chunks->ambiguous.load(std::memory_order_relaxed)};
     }
     return report;
   };

@@ -31,9 +31,9 @@ struct PolicyIdentity {
 
 // How often the tuner's getChunkSize served a chunk size, refused one NCCL could not use, or could not tell which
 // of a group's decisions applied.
-struct ChunkSizeServing {
+struct ChunkSizeCounts {
   uint64_t served = 0, refused = 0, ambiguous = 0;
-  bool operator==(const ChunkSizeServing& o) const {
+  bool operator==(const ChunkSizeCounts& o) const {
     return served == o.served && refused == o.refused && ambiguous == o.ambiguous;
   }
 };
@@ -44,7 +44,7 @@ struct CommunicatorSnapshot {
   std::optional<int> rank;                 // the profiler's (NCCL 2.27+)
   std::optional<PolicyIdentity> identity;  // the tuner's part
   std::optional<std::vector<DecisionCount>> decisions;  // the tuner's part, sorted
-  std::optional<ChunkSizeServing> chunkSizes;           // where the tuner serves chunk sizes
+  std::optional<ChunkSizeCounts> chunkSizes;            // where the tuner serves chunk sizes
   std::optional<Timings> timings;                       // the profiler's part
 
   // Calls counted plus collectives timed: what only grows while the communicator lives, so of two states of one

@@ -504,10 +504,10 @@ Status readIdentity(const json& comm, const std::string& where, CommunicatorSnap
   return Status::ok();
 }
 
-Status readChunkSizeServing(const json& comm, const std::string& where, CommunicatorSnapshot& s) {
+Status readChunkSizeCounts(const json& comm, const std::string& where, CommunicatorSnapshot& s) {
   auto chunks = comm.find("chunk_sizes");
   if (chunks == comm.end()) return Status::ok();
-  ChunkSizeServing serving;
+  ChunkSizeCounts serving;
   if (!chunks->is_object() || !unsignedAtMost(*chunks, "served", UINT64_MAX, &serving.served) ||
       !unsignedAtMost(*chunks, "refused", UINT64_MAX, &serving.refused) ||
       !unsignedAtMost(*chunks, "ambiguous", UINT64_MAX, &serving.ambiguous)) {
@@ -536,7 +536,7 @@ StatusOr<StatsEntry> readEntry(const json& comm, const std::string& where, bool 
   if (!comm.is_object()) return invalid(where, "not an object");
   if (Status state = named ? readEntryState(comm, where, &e) : Status::ok(); !state.isOk()) return state;
   CommunicatorSnapshot& s = e.comm;
-  for (auto read : {readShape, readIdentity, readDecisions, readChunkSizeServing}) {
+  for (auto read : {readShape, readIdentity, readDecisions, readChunkSizeCounts}) {
     if (Status status = read(comm, where, s); !status.isOk()) return status;
   }
   if (auto timing = comm.find("timing"); timing != comm.end()) {

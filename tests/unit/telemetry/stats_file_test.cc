@@ -91,7 +91,7 @@ void expectSameSnapshot(const CommunicatorSnapshot& back, const CommunicatorSnap
 TEST(StatsFile, AnEntryReadsBackAsItWasWritten) {
   StatsEntry live{7, true, 1772368496789, abPodCommunicator()};
   StatsEntry final{8, false, 1772368500000, abPodCommunicator()};
-  final.comm.chunkSizes = ChunkSizeServing{10, 2, 1};
+  final.comm.chunkSizes = ChunkSizeCounts{10, 2, 1};
   StatsFile file = readBack({live, final});
   EXPECT_EQ(file.header.host, "node-a");
   EXPECT_EQ(file.header.pid, 1234);
