@@ -63,7 +63,7 @@ using telemetry::decisionSourceName;
 using telemetry::decisionSourceNamed;
 
 // One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
-// choice fields of its tuner::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
+// choice fields of its telemetry::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
 // did, to write it as a rule.
 struct TunerDecision {
   int algorithm = -1, protocol = -1;  // tuner indices; -1: unknown (NCCL's pick could not be read)

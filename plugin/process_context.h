@@ -1,6 +1,7 @@
 // Everything this library keeps for the life of a process, in one object: the loaded policies and their
 // per-shape lookups, the statistics files, and the env and net plugins with their resolution. The core
-// libraries (common/, gid/, tuner/) keep no caches of their own; this is the one place process-wide state
+// libraries (common/, gid/, tuner/) keep no caches of their own, but for the dlopened libibverbs table
+// (gid/verbs.cc, loaded once, as NCCL keeps its own handle); this is the one place other process-wide state
 // lives. The exported entry points reach it through processContext(); tests construct their own, with their
 // own environment and resolution.
 //

@@ -21,7 +21,7 @@ class SwitchbackTiming {
  public:
   // (bucket, arm) pairs a communicator can hold; past them collectives are counted as unattributed.
   static constexpr int kMaxPairs = 512;
-  // What a snapshot copies per hold of the tracker's lock (profiler/collective_tracker.h).
+  // Pairs CollectiveTracker::timings() copies per hold of the tracker's lock (profiler/collective_tracker.cc).
   static constexpr int kPairsPerCopy = 64;
 
   explicit SwitchbackTiming(std::shared_ptr<const telemetry::SwitchbackPlan> plan);

@@ -1,4 +1,4 @@
-// One communicator's collective durations: per key (tuner::CellKey, the decision counts' key with its timing
+// One communicator's collective durations: per key (telemetry::CellKey, the decision counts' key with its timing
 // source) a LogHistogram, made when the key first appears (its 8 KiB the only allocation), at most kMaxKeys
 // keys; and counts of events that could not be used. Not locked: the tracker that owns it locks for it.
 #pragma once

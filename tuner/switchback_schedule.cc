@@ -39,8 +39,8 @@ SwitchbackSchedule::SwitchbackSchedule(const policy::Experiment& experiment, uin
     generated_ = static_cast<uint32_t>(experiment.explore->arms.size());
   }
   if (slots_.empty()) slots_.push_back(0);  // weights that give no turn (the parser refuses them): the reference
-  order_ =
-      slots_;  // sized now: a round's shuffle, in NCCL's noexcept getCollInfo, copies into it and allocates nothing
+  // Sized now: a round's shuffle, in NCCL's noexcept getCollInfo, copies into it and allocates nothing.
+  order_ = slots_;
   seed_ = policy::fnv1a64(experiment.digest + experiment.name) ^ commId * 0x9e3779b97f4a7c15ull;
 }
 
