@@ -4,13 +4,14 @@
 #include "policy/policy_pin.h"
 
 #include "cli/doctor/checks.h"
+#include "common/settings.h"
 
 namespace nccl_roce::doctor {
 
 CheckResult checkPolicyPin(const DoctorInputs& in) {
   const char* id = "policy-pin";
   const char* title = "Tuner policy matches its pin";
-  std::string pinText = in.env->get("NCCL_ROCE_POLICY_DIGEST").value_or("");
+  std::string pinText = in.env->get(settings::kPolicyDigest.name).value_or("");
   if (pinText.empty()) return CheckResult::skip(id, title, "no pin (NCCL_ROCE_POLICY_DIGEST unset)");
   std::optional<std::string> pin = policy::parsePolicyDigest(pinText);
   if (!pin) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/doctor/python_probe.h"
+#include "common/settings.h"
 #include "common/strings.h"
 
 namespace nccl_roce::doctor {
@@ -56,7 +57,7 @@ std::string baseName(const std::string& path) {
 
 RoceWheel findRoceWheel(const Environment& env, int timeoutMs) {
   RoceWheel wheel;
-  PythonAnswer answer = askPython(env, kProbe, {"NCCL_ROCE_AUTO_ENABLE"}, timeoutMs);
+  PythonAnswer answer = askPython(env, kProbe, {settings::kAutoEnable.name}, timeoutMs);
   wheel.python = answer.python;
   if (!answer.answered) {
     wheel.why = answer.why;
