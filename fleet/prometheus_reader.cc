@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "fleet/telemetry_reader.h"
 #include "telemetry/json_fields.h"
 #include "telemetry/open_metrics.h"
 
@@ -97,6 +98,8 @@ CommunicatorRecord recordOf(const telemetry::RankSeries& r) {
   out.arm = r.identity.arm;
   out.policy = r.identity.policy;
   out.policyHash = r.identity.policyHash;
+  out.design = r.identity.design;
+  if (r.switchback) out.switchback = switchbackRecordOf(*r.switchback);
   for (const auto& [where, cell] : r.timings) {
     auto [collective, bucket, source] = where;
     if (cell.count > 0)
@@ -111,8 +114,11 @@ CommunicatorRecord recordOf(const telemetry::RankSeries& r) {
 }
 
 // The queries' metrics, in fleetQueries' order.
-const char* const kQueried[] = {telemetry::kAbLogDurationCount, telemetry::kAbLogDurationSum,
-                                telemetry::kTunerDecisions, telemetry::kAbOmittedCells, telemetry::kAbZeroDurations};
+const char* const kQueried[] = {
+    telemetry::kAbLogDurationCount,      telemetry::kAbLogDurationSum,        telemetry::kTunerDecisions,
+    telemetry::kAbOmittedCells,          telemetry::kAbZeroDurations,         telemetry::kSwitchbackArm,
+    telemetry::kSwitchbackUnattributed,  telemetry::kSwitchbackCaptured,      telemetry::kSwitchbackWashedOut,
+    telemetry::kSwitchbackPairedWindows, telemetry::kSwitchbackPairedDiffSum, telemetry::kSwitchbackPairedDiffSquares};
 
 }  // namespace
 
@@ -122,13 +128,23 @@ bool isPromDuration(const std::string& text) {
 }
 
 std::vector<std::string> fleetQueries(const PrometheusSelection& s) {
-  return {lastOf(kQueried[0], telemetry::abTimingLabels(), s), lastOf(kQueried[1], telemetry::abTimingLabels(), s),
-          lastOf(kQueried[2], telemetry::abDecisionLabels(), s), lastOf(kQueried[3], {}, s),
-          lastOf(kQueried[4], {}, s)};
+  const std::vector<std::string> cell = {"collective", "message_size"};
+  return {lastOf(kQueried[0], telemetry::abTimingLabels(), s),
+          lastOf(kQueried[1], telemetry::abTimingLabels(), s),
+          lastOf(kQueried[2], telemetry::abDecisionLabels(), s),
+          lastOf(kQueried[3], {}, s),
+          lastOf(kQueried[4], {}, s),
+          lastOf(kQueried[5], {"index", "block", "washout", "window", "turns_per_round", "captures_tracked"}, s),
+          lastOf(kQueried[6], {}, s),
+          lastOf(kQueried[7], {}, s),
+          lastOf(kQueried[8], cell, s),
+          lastOf(kQueried[9], cell, s),
+          lastOf(kQueried[10], cell, s),
+          lastOf(kQueried[11], cell, s)};
 }
 
 StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& answers) {
-  if (answers.size() != std::size(kQueried)) return invalid("five answers expected");
+  if (answers.size() != std::size(kQueried)) return invalid(std::to_string(std::size(kQueried)) + " answers expected");
   std::vector<telemetry::MetricSample> samples;
   for (size_t i = 0; i < answers.size(); ++i) {
     StatusOr<std::vector<telemetry::MetricSample>> answer = samplesOf(answers[i], kQueried[i]);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `nccl-roce ab --prometheus` and `ab fit --prometheus` against the real services a serving cluster runs: Debian's
 # prometheus-node-exporter serves, with its textfile collector, the NCCL_ROCE_METRICS textfiles that the plugin's
-# own writers produce for two synthetic fleets (tests/calibration/synthetic_fleet --metrics), Debian's Prometheus
-# scrapes them every second, and the verdicts and the fitted policy read from Prometheus must equal, byte for byte,
+# own writers produce for three synthetic fleets (tests/calibration/synthetic_fleet --metrics; one a switchback,
+# whose windows the textfile carries), Debian's Prometheus scrapes them every second, and the verdicts and the fitted policy read from Prometheus must equal, byte for byte,
 # those read from the same fleets' statistics files. Every textfile passes `promtool check metrics`.
 # Loopback and free ports only; every wait is bounded; both services are stopped on any exit. A missing service
 # is a failure, not a skip (scripts/install-deps.sh installs them).
@@ -21,12 +21,14 @@ source "$(dirname "$0")/services.sh"
 "$synthetic_fleet" --metrics "$work/textfiles" "$work/decode" 7 >/dev/null
 # The exploration fleet's first communicator timed 6 collectives at zero: dropped and counted on both paths.
 "$synthetic_fleet" --exploration --zeros --metrics "$work/textfiles" "$work/explore" 7 >/dev/null
+# A switchback (experiment "sim", candidate 4% slower): 2 communicators of 8 ranks, both arms in each, windows.
+"$synthetic_fleet" --switchback --per-arm 2 --metrics "$work/textfiles" "$work/switchback" 7 >/dev/null
 checked=0
 for f in "$work"/textfiles/*.prom; do
   promtool check metrics <"$f" >"$work/promtool.out" 2>&1 || { cat "$work/promtool.out" >&2; fail "promtool check metrics: $f"; }
   checked=$((checked + 1))
 done
-[ "$checked" -eq 14 ] || fail "expected 14 textfiles (24 communicator ranks each), found $checked"
+[ "$checked" -eq 15 ] || fail "expected 15 textfiles (24 communicator ranks each), found $checked"
 series=$(cat "$work"/textfiles/*.prom | grep -c '^nccl_roce_ab_log_duration_count{')
 
 start_node_exporter_and_prometheus "$work/textfiles" 5s
@@ -57,6 +59,13 @@ for format in json markdown; do
 done
 grep -q '| 16K-32K | 24 / 24 | 2400 / 2400 | 0.930 \[0.900, 0.962\] | faster |' "$work/prometheus.markdown" ||
   fail "ab --prometheus: not the synthetic fleet's known 16K verdict"
+# A switchback: each arm's collectives and the windows its verdicts pair, read back from Prometheus.
+for format in json markdown; do
+  "$cli" ab "$work/switchback" --format "$format" >"$work/files.$format"
+  "$cli" ab --prometheus "$url" --experiment sim --window 5m --format "$format" >"$work/prometheus.$format"
+  same "ab of a switchback --format $format" "$work/files.$format" "$work/prometheus.$format"
+done
+grep -q '| slower |' "$work/prometheus.markdown" || fail "ab --prometheus: the switchback's candidate is not slower"
 
 # ab fit: the same policy and the same challenges.
 "$cli" ab fit "$work/explore" -q -o "$work/files.toml" --json "$work/files.fit.json"
