@@ -100,17 +100,16 @@ struct Cell {
 using Cells = std::map<std::pair<int, int>, Cell>;
 
 // A switchback's cells per arm: its eager collectives (after the washout) with their paired windows, on the clock
-// of the cell's keys. The replays of captured collectives are judged by rounds of turns, which only the statistics
-// file holds (their number grows with the process's life); the histograms show them per arm.
+// of the cell's keys (the GPU's where no key says). The replays of captured collectives are judged by rounds of turns,
+// which only the statistics file holds (their number grows with the process's life); the histograms show them per arm.
 void switchbackCells(const SwitchbackTimings& t, const std::map<std::pair<int, int>, TimingSource>& sourceOf,
                      Cells& cells) {
   auto add = [&](int collective, int bucket, int arm, uint64_t count, uint64_t binSum) -> Cell* {
+    if (count == 0 || arm < 0 || static_cast<size_t>(arm) >= t.arms.size()) return nullptr;
     auto source = sourceOf.find({collective, bucket});
-    if (count == 0 || source == sourceOf.end() || arm < 0 || static_cast<size_t>(arm) >= t.arms.size()) {
-      return nullptr;
-    }
     Cell& cell = cells[{collective, bucket}];
-    auto& sums = cell.bySource[{t.arms[static_cast<size_t>(arm)], source->second}];
+    auto& sums = cell.bySource[{t.arms[static_cast<size_t>(arm)],
+                                source != sourceOf.end() ? source->second : TimingSource::kKernelGpu}];
     sums.first += count;
     sums.second += binSum;
     return &cell;
