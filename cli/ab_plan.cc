@@ -27,6 +27,7 @@ struct AbPlanCliOptions {
   std::string purpose = "ab";
   uint32_t block = policy::kAdvisedSwitchbackBlock, washout = policy::kDefaultWashout;
   double collectivesPerSecond = 0, timedPerSecond = 0;
+  int pods = 1, communicatorsPerPod = 1, communicators = 0;  // --communicators, when given, instead of the product
   verdicts::PlanInputs plan;
   GraphPlanOptions graphs;
 };
@@ -74,6 +75,17 @@ std::string duration(double seconds) {
   return format("%.1f days", seconds / 86400);
 }
 
+std::string plural(int n, const char* one) {
+  return format("%d %s%s", n, one, n == 1 ? "" : "s");
+}
+
+// The fleet as the operator gave it: the communicators the plan counts, and the pods they came from.
+std::string fleet(const AbPlanCliOptions& o) {
+  if (o.communicators > 0) return plural(o.communicators, "communicator");
+  return format("%s (%s x %d)", plural(o.plan.communicators, "communicator").c_str(), plural(o.pods, "pod").c_str(),
+                o.communicatorsPerPod);
+}
+
 std::string row(const std::string& design, const std::string& unit, const verdicts::DesignPlan& p,
                 const std::string& units) {
   if (!p.feasible) return "| " + design + " | " + unit + " | " + p.why + " | - |\n";
@@ -91,10 +103,11 @@ int runAbPlan(AbPlanCliOptions o) {
     std::fprintf(stderr, "nccl-roce ab plan: --weights needs the reference's and at least one arm's, such as 50,50\n");
     return 2;
   }
+  o.plan.communicators = o.communicators > 0 ? o.communicators : o.pods * o.communicatorsPerPod;
   if (!o.graphs.graphs.empty() || !o.graphs.stats.empty()) {
     int exitCode = 0;
-    std::string text = planGraphs(o.graphs, o.weights, o.block, o.washout, o.plan.pods * o.plan.communicatorsPerPod,
-                                  o.plan.effect, o.plan.confidence, o.plan.power, o.plan.noise, &exitCode);
+    std::string text = planGraphs(o.graphs, o.weights, o.block, o.washout, o.plan.communicators, o.plan.effect,
+                                  o.plan.confidence, o.plan.power, o.plan.noise, &exitCode);
     if (exitCode != 0) {
       std::fprintf(stderr, "nccl-roce ab plan: %s\n", text.c_str() + std::string("error: ").size());
       return exitCode;
@@ -120,11 +133,8 @@ int runAbPlan(AbPlanCliOptions o) {
 
   std::string out = format("# nccl-roce ab plan: %s verdict on a %.1f%% difference in one size bucket\n\n",
                            o.purpose == "fit" ? "an `ab fit`" : "an `ab`", o.plan.effect * 100);
-  out += format(
-      "%d pod%s x %d communicator%s; per communicator %.0f collectives/s in the bucket (%.0f timed in all); arm "
-      "shares",
-      o.plan.pods, o.plan.pods == 1 ? "" : "s", o.plan.communicatorsPerPod, o.plan.communicatorsPerPod == 1 ? "" : "s",
-      o.plan.collectivesPerSecond, o.plan.timedPerSecond);
+  out += format("%s; per communicator %.0f collectives/s in the bucket (%.0f timed in all); arm shares",
+                fleet(o).c_str(), o.plan.collectivesPerSecond, o.plan.timedPerSecond);
   for (double s : o.plan.shares) out += format(" %.0f%%", s * 100);
   out += format("; %.0f%% confidence, %.0f%% power; noise %.2f, between communicators %.2f (log-sd).\n\n",
                 o.plan.confidence * 100, o.plan.power * 100, o.plan.noise, o.plan.betweenCommunicators);
@@ -135,8 +145,12 @@ int runAbPlan(AbPlanCliOptions o) {
             format("a window of %.0f timed collectives", o.plan.window), verdicts::planSwitchback(o.plan), "windows");
   }
   if (o.design != "switchback") {
-    out += row("per communicator", "a communicator", verdicts::planPerCommunicator(o.plan),
-               "communicators in the smallest arm");
+    verdicts::DesignPlan p = verdicts::planPerCommunicator(o.plan);
+    if (p.communicatorsNeeded > 0 && o.communicators == 0) {
+      const int pods = (p.communicatorsNeeded + o.communicatorsPerPod - 1) / o.communicatorsPerPod;
+      p.why += format(" (%s of %d)", plural(pods, "pod").c_str(), o.communicatorsPerPod);
+    }
+    out += row("per communicator", "a communicator", p, "communicators in the smallest arm");
   }
   std::fputs(out.c_str(), stdout);
   return 0;
@@ -196,13 +210,21 @@ void addAbPlanCommand(CLI::App& ab, CommandContext& context) {
   plan->add_option("--weights", o->weights, "The arms' weights, the reference first")
       ->delimiter(',')
       ->capture_default_str();
-  plan->add_option("--pods", o->plan.pods, "Pods running the experiment")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 10000000));
-  plan->add_option("--communicators-per-pod", o->plan.communicatorsPerPod,
-                   "Communicators per pod that carry the bucket's collectives")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+  CLI::Option* pods = plan->add_option("--pods", o->pods, "Pods running the experiment")
+                          ->capture_default_str()
+                          ->check(CLI::Range(1, 10000000));
+  CLI::Option* perPod =
+      plan->add_option("--communicators-per-pod", o->communicatorsPerPod,
+                       "Communicators per pod that carry the bucket's collectives, each counted once: in the pod "
+                       "that holds its first rank")
+          ->capture_default_str()
+          ->check(CLI::Range(1, 100000));
+  plan->add_option("--communicators", o->communicators,
+                   "Instead of --pods and --communicators-per-pod: the communicators carrying the bucket's "
+                   "collectives, fleet-wide, each counted once however many pods its ranks span")
+      ->check(CLI::Range(1, 100000000))
+      ->excludes(pods)
+      ->excludes(perPod);
   plan->add_option("--block", o->block, "A switchback's turn, in tuner calls")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));

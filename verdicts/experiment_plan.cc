@@ -42,7 +42,7 @@ double perWindow(const PlanInputs& in, double share) {
 }
 
 int communicatorsOf(const PlanInputs& in, double share) {
-  return static_cast<int>(std::floor(in.pods * in.communicatorsPerPod * share + 1e-9));
+  return static_cast<int>(std::floor(in.communicators * share + 1e-9));
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ double powerOfT(double logEffect, double standardError, double df, double confid
 double switchbackPower(const PlanInputs& in, double seconds) {
   const double nReference = perWindow(in, in.shares[0]), nArm = perWindow(in, smallestShare(in));
   if (nReference < 1 || nArm < 1) return 0;
-  const double windows = std::floor(seconds * in.timedPerSecond * in.pods * in.communicatorsPerPod / in.window);
+  const double windows = std::floor(seconds * in.timedPerSecond * in.communicators / in.window);
   if (windows < std::max(in.minUnits, 2)) return 0;
   const double sd = in.noise * std::sqrt(1 / nArm + 1 / nReference);
   return powerOfT(std::log1p(in.effect), sd / std::sqrt(windows), windows - 1, in.confidence);
@@ -93,7 +93,7 @@ DesignPlan planSwitchback(const PlanInputs& in) {
     p.why = "not within a year at this traffic";
     return p;
   }
-  p.units = std::floor(p.seconds * in.timedPerSecond * in.pods * in.communicatorsPerPod / in.window);
+  p.units = std::floor(p.seconds * in.timedPerSecond * in.communicators / in.window);
   return p;
 }
 
@@ -104,18 +104,19 @@ DesignPlan planPerCommunicator(const PlanInputs& in) {
   p.seconds = secondsToPower(in, perCommunicatorPower);
   p.feasible = p.seconds >= 0;
   if (p.feasible) return p;
-  // However long it runs, the communicators' placement stays: only more pods help.
+  // However long it runs, the communicators' placement stays: only more communicators help.
   PlanInputs more = in;
-  while (more.pods < 1000000 && perCommunicatorPower(more, kYear) < in.power) more.pods *= 2;
-  int lo = more.pods / 2, hi = more.pods;
+  while (more.communicators < 100000000 && perCommunicatorPower(more, kYear) < in.power) more.communicators *= 2;
+  int lo = more.communicators / 2, hi = more.communicators;
   while (hi - lo > 1) {
-    more.pods = (lo + hi) / 2;
-    (perCommunicatorPower(more, kYear) >= in.power ? hi : lo) = more.pods;
+    more.communicators = lo + (hi - lo) / 2;
+    (perCommunicatorPower(more, kYear) >= in.power ? hi : lo) = more.communicators;
   }
+  p.communicatorsNeeded = hi;
   p.why = format(
-      "never with %d pod%s (%d communicator%s in the smallest arm): placement differs between "
-      "communicators and no amount of time averages it out; it needs %d pods",
-      in.pods, in.pods == 1 ? "" : "s", static_cast<int>(p.units), p.units == 1 ? "" : "s", hi);
+      "never with %d communicator%s (%d in the smallest arm): placement differs between communicators and no "
+      "amount of time averages it out; it needs %d communicators",
+      in.communicators, in.communicators == 1 ? "" : "s", static_cast<int>(p.units), hi);
   return p;
 }
 

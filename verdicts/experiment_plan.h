@@ -2,8 +2,8 @@
 // experiment"), for both designs, from the same t statistics the verdicts use: the chance that a two-sided t test
 // at the verdicts' confidence finds a true effect, as traffic accrues.
 // - Per-communicator design: the unit is a communicator; its value is the geometric mean of its collectives, whose
-//   log has variance between^2 + noise^2 / n after n collectives. Its arms' communicators are what pods create
-//   (each arm's share of them), so past some point more time helps no more: only more pods do.
+//   log has variance between^2 + noise^2 / n after n collectives. Its arms' communicators are what the fleet
+//   creates (each arm's share of them), so past some point more time helps no more: only more communicators do.
 // - Switchback: the unit is a window inside a communicator; its value is the difference of the arms' mean log
 //   durations in the window, variance noise^2 (1/n_arm + 1/n_reference) with n what each arm timed in the window
 //   (after the washout). Windows accrue with time in every communicator, and placement cancels inside each.
@@ -29,7 +29,10 @@ struct PlanInputs {
   double confidence = 0.95, power = 0.8;
   int minUnits = 2;  // units a side needs for an interval (ab: 2 communicators or windows; ab fit: 10)
   // The traffic of one size bucket.
-  int pods = 1, communicatorsPerPod = 1;
+  // Distinct communicators (commIds) carrying the bucket, fleet-wide: the per-communicator design's unit. One whose
+  // ranks span several pods (tensor parallel across nodes) counts once, so the answer does not depend on how a
+  // LeaderWorkerSet group's pods are counted.
+  int communicators = 1;
   double collectivesPerSecond = 100;   // per communicator, in the bucket, that the tuner can change
   double timedPerSecond = 100;         // per communicator, every timed collective (what windows count)
   double noise = 0.10;                 // log-sd of one collective's duration inside a communicator
@@ -41,9 +44,10 @@ struct PlanInputs {
 
 struct DesignPlan {
   bool feasible = false;
-  double seconds = 0;  // until a verdict with the asked power
-  double units = 0;    // the units by then: windows, or communicators of the smallest arm
-  std::string why;     // when not feasible: what would make it so
+  double seconds = 0;           // until a verdict with the asked power
+  double units = 0;             // the units by then: windows, or communicators of the smallest arm
+  std::string why;              // when not feasible: what would make it so
+  int communicatorsNeeded = 0;  // per communicator, when not feasible: the fewest communicators that would be
 };
 
 // The power each design has after `seconds` (the smallest arm against the reference).

@@ -73,6 +73,33 @@ struct Rank {
   // A collective called: its CollApi event (NCCL 2.28+ starts one whatever the profiler asks), then the tuner's
   // call for it; returns the CollApi handle and the choice the tuner marked.
   std::pair<void*, std::pair<int, int>> call(size_t bytes, bool captured) {
+    void* handle = startApi(bytes, captured);
+    return {handle, ask(bytes, captured)};
+  }
+
+  // The same collective as NCCL 2.31/2.32 treat one their symmetric kernels could run (ncclTuningCompute): a query
+  // with every entry -1, which nothing can steer, then the ordinary call, then, where NCCL falls back from the LL
+  // symmetric kernel, the ordinary call once more. Returns the handle and the choice that runs: the last call's.
+  struct AskedTwice {
+    void* handle;
+    std::pair<int, int> first, ran;
+  };
+  AskedTwice callAskedTwice(size_t bytes, bool captured) {
+    void* handle = startApi(bytes, captured);
+    float table[7][3];
+    for (auto& row : table) {
+      for (float& cost : row) cost = -1.0f;
+    }
+    int channels = 0;
+    tuner->getCollInfo(tunerCtx, ncclFuncAllReduce, bytes, 1, reinterpret_cast<float**>(table), 7, 3, 1, &channels);
+    for (auto& row : table) {
+      for (float cost : row) EXPECT_EQ(cost, -1.0f) << "nothing NCCL marked unavailable is chosen";
+    }
+    const std::pair<int, int> first = ask(bytes, captured);
+    return {handle, first, ask(bytes, captured)};
+  }
+
+  void* startApi(size_t bytes, bool captured) const {
     ncclProfilerEventDescr_v7_t api{};
     api.type = ncclProfileCollApi;
     api.collApi.func = "AllReduce";
@@ -82,6 +109,11 @@ struct Rank {
     void* handle = nullptr;
     profiler->startEvent(profilerCtx, &handle, &api);
     if (handle != nullptr) profiler->stopEvent(handle);
+    return handle;
+  }
+
+  // One ordinary tuner call: the choice it marked.
+  std::pair<int, int> ask(size_t bytes, bool captured) const {
     float table[7][3];
     for (int a = 0; a < 7; ++a) {
       for (int p = 0; p < 3; ++p) table[a][p] = 10.0f + static_cast<float>(a * 3 + p);
@@ -95,7 +127,7 @@ struct Rank {
         if (table[a][p] == 0.0f) chosen = {a, p};
       }
     }
-    return {handle, chosen};
+    return chosen;
   }
 
   // A kernel of one collective on two channels: the plan's Group and Coll events (the Coll's parent the CollApi
@@ -264,6 +296,64 @@ TEST(SwitchbackGraphsAbi, AnAaJudgedByCaptureRoundsCriesWolfNoMoreThanTheConfide
   const double sigma = std::sqrt(0.05 * 0.95 / buckets);
   EXPECT_LE(static_cast<double>(called) / buckets, 0.05 + 3 * sigma);
   EXPECT_LE(static_cast<double>(summariesCalled) / summaries, 0.05 + 3 * std::sqrt(0.05 * 0.95 / summaries));
+}
+
+// NCCL 2.31/2.32 ask about a collective their symmetric kernels could run up to three times (docs/statistics.md,
+// "What it assumes"): the query nothing can steer takes no turn's place, and a collective asked twice is filed under
+// the turn of its first ordinary call, timed for the arm whose choice ran (the second call's). Turns of two calls,
+// and the first capture asked once, so that every later capture's two calls straddle a turn's edge.
+TEST(SwitchbackGraphsAbi, ACollectiveAskedTwiceIsFiledUnderItsFirstCallsTurnForTheArmThatRan) {
+  TempDir dir;
+  dir.writeFile("control.toml",
+                "[policy]\nname = \"ll128\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                "\"ll128\"\n");
+  dir.writeFile("candidate.toml",
+                "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                "\"ll\"\n");
+  ScopedEnv policy("NCCL_ROCE_POLICY",
+                   dir.writeFile("experiment.toml",
+                                 "[experiment]\nname = \"twice\"\ndesign = \"switchback\"\nblock = 2\nwashout = "
+                                 "0\n[[experiment.arm]]\nname = \"control\"\npolicy = \"control.toml\"\nweight = "
+                                 "50\n[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight "
+                                 "= 50\n"));
+  ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
+  std::filesystem::create_directories(dir.join("stats"));
+  const size_t bytes = 8 * kBytesPerToken;
+  auto armOf = [](std::pair<int, int> choice) { return choice.second == kProtoLL ? 1 : 0; };
+  std::map<std::pair<uint64_t, int>, int> expected;  // (turn, arm that ran) -> captured collectives
+  int changedArm = 0;                                // whose second call's turn gave the other arm
+  {
+    Rank rank(dir, 0, kCommId);
+    std::vector<std::pair<void*, std::pair<int, int>>> captured = {rank.call(bytes, true)};  // call 0, turn 0
+    expected[{0, armOf(captured[0].second)}] += 1;
+    uint64_t calls = 1;  // ordinary tuner calls so far
+    for (int i = 0; i < 40; ++i) {
+      const Rank::AskedTwice c = rank.callAskedTwice(bytes, true);
+      expected[{calls / 2, armOf(c.ran)}] += 1;
+      changedArm += armOf(c.first) != armOf(c.ran);
+      captured.emplace_back(c.handle, c.ran);
+      calls += 2;
+    }
+    uint64_t clock = 1'000'000'000ull;
+    for (int replay = 0; replay < 3; ++replay) {
+      for (const auto& [handle, choice] : captured) {
+        rank.run(bytes, choice, handle, clock, 20'000);
+        clock += 100'000;
+      }
+    }
+  }
+  ASSERT_GT(changedArm, 0) << "some collective's two calls fell in turns of different arms";
+  std::map<std::pair<uint64_t, int>, int> filed;
+  for (const auto& file : std::filesystem::directory_iterator(dir.join("stats"))) {
+    nlohmann::json stats =
+        nlohmann::json::parse(runCommand("cat " + file.path().string()).out, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json& switchback = stats["communicators"][0]["timing"]["switchback"];
+    ASSERT_EQ(switchback["arms"], nlohmann::json({"control", "candidate"})) << stats.dump(1);
+    for (const nlohmann::json& t : switchback["capture"]["turns"]) {
+      filed[{t["turn"].get<uint64_t>(), t["arm"] == "candidate" ? 1 : 0}] += t["positions"].get<int>();
+    }
+  }
+  EXPECT_EQ(filed, expected) << "(turn, arm) -> captured collectives";
 }
 
 // `ab plan --stats` on an A/A run's files: per bucket the chance of a verdict on 5% (its table's fourth column).

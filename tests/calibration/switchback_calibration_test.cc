@@ -207,7 +207,7 @@ TEST_P(PlannedPower, IsWhatSimulatedFleetsShow) {
   spec.autocorrelation = spec.drift = spec.stragglerRate = spec.carryOver = 0;
   verdicts::PlanInputs plan;
   plan.effect = c.effect;
-  plan.pods = c.communicators;
+  plan.communicators = c.communicators;
   plan.collectivesPerSecond = 1;
   plan.timedPerSecond = spec.buckets;
   plan.noise = spec.noise;

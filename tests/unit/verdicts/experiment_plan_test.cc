@@ -1,6 +1,6 @@
 // What `nccl-roce ab plan` tells an operator (verdicts/experiment_plan.h): the t test's power as textbooks give it,
 // time to a verdict that shrinks with traffic, and a per-communicator design that no amount of time rescues when
-// its pods are too few, saying how many it needs.
+// its communicators are too few, saying how many it needs.
 #include "verdicts/experiment_plan.h"
 
 #include <gmock/gmock.h>
@@ -40,9 +40,9 @@ TEST(ExperimentPlan, ASwitchbackNeedsLessTimeWithMoreTrafficOrALargerEffect) {
   DesignPlan base = planSwitchback(in);
   ASSERT_TRUE(base.feasible) << base.why;
   EXPECT_GE(base.units, 2);
-  in.communicatorsPerPod = 4;
+  in.communicators = 4;
   EXPECT_LT(planSwitchback(in).seconds, base.seconds);
-  in.communicatorsPerPod = 1;
+  in.communicators = 1;
   in.effect = 0.05;
   EXPECT_LT(planSwitchback(in).seconds, base.seconds);
   in.effect = 0.02;
@@ -50,17 +50,18 @@ TEST(ExperimentPlan, ASwitchbackNeedsLessTimeWithMoreTrafficOrALargerEffect) {
   EXPECT_LT(switchbackPower(in, base.seconds / 2), 0.8) << "and half of it does not";
 }
 
-TEST(ExperimentPlan, TooFewPodsNeverGiveAPerCommunicatorVerdictAndTheMessageSaysHowMany) {
+TEST(ExperimentPlan, TooFewCommunicatorsNeverGiveAPerCommunicatorVerdictAndTheMessageSaysHowMany) {
   PlanInputs in = onePod();
-  in.pods = 4;
+  in.communicators = 4;
   DesignPlan p = planPerCommunicator(in);
   EXPECT_FALSE(p.feasible);
-  EXPECT_THAT(p.why, ::testing::HasSubstr("never with 4 pods (2 communicators in the smallest arm)"));
-  // The pods it names are enough, and one fewer is not.
-  int pods = std::stoi(p.why.substr(p.why.rfind("needs ") + 6));
-  in.pods = pods;
+  EXPECT_THAT(p.why, ::testing::HasSubstr("never with 4 communicators (2 in the smallest arm)"));
+  // The communicators it names are enough, and one fewer is not.
+  const int needed = std::stoi(p.why.substr(p.why.rfind("needs ") + 6));
+  EXPECT_EQ(needed, p.communicatorsNeeded);
+  in.communicators = needed;
   EXPECT_TRUE(planPerCommunicator(in).feasible);
-  in.pods = pods - 1;
+  in.communicators = needed - 1;
   EXPECT_FALSE(planPerCommunicator(in).feasible);
 }
 
