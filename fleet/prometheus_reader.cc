@@ -154,11 +154,13 @@ StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& an
   StatusOr<std::vector<telemetry::RankSeries>> ranks = telemetry::readAbSeries(samples);
   if (!ranks.isOk()) return invalid(ranks.status().message());
   PrometheusRecords out;
-  uint64_t omittedCells = 0;
-  int omittedRanks = 0;
+  uint64_t omittedCells = 0, captured = 0;
+  int omittedRanks = 0, capturingRanks = 0;
   for (const telemetry::RankSeries& r : *ranks) {
     omittedCells += r.omittedCells;
     omittedRanks += r.omittedCells > 0;
+    captured += r.switchback ? r.switchback->captured : 0;
+    capturingRanks += r.switchback && r.switchback->captured > 0;
     // A rank whose only series say what it left out holds nothing to read.
     if (!r.timings.empty() || !r.decisions.empty() || r.zeroDurations > 0) out.records.push_back(recordOf(r));
   }
@@ -166,6 +168,13 @@ StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& an
     out.notes.push_back(std::to_string(omittedRanks) + " communicator rank(s) left " + std::to_string(omittedCells) +
                         " timed cell(s) out of their textfile (its series budget): only their statistics files "
                         "hold those");
+  }
+  if (capturingRanks > 0) {
+    out.notes.push_back(std::to_string(capturingRanks) + " switchback communicator rank(s) captured " +
+                        std::to_string(captured) +
+                        " collective(s) into CUDA graphs: the capture rounds that judge their replays are in the "
+                        "statistics files only, so this report judges eager collectives; run `nccl-roce ab` on the "
+                        "pods' files for the replays");
   }
   return out;
 }

@@ -159,6 +159,40 @@ TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicates
                         "(last_over_time(nccl_roce_switchback_arm[1h])"));
 }
 
+// A switchback's replays of CUDA graphs are judged by capture rounds, which only the statistics files hold: the
+// series count the captured collectives, and the notes say where their verdicts are.
+TEST(PrometheusReader, ASwitchbacksCapturesSendTheReaderToTheFiles) {
+  std::vector<std::string> answers = twoRanks();
+  json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "control");
+  json arm = r0;
+  arm.update({{"index", "0"},
+              {"block", "4"},
+              {"washout", "2"},
+              {"window", "64"},
+              {"turns_per_round", "2"},
+              {"captures_tracked", "1"}});
+  json candidate = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate");
+  candidate.update({{"index", "1"},
+                    {"block", "4"},
+                    {"washout", "2"},
+                    {"window", "64"},
+                    {"turns_per_round", "2"},
+                    {"captures_tracked", "1"}});
+  answers[5] = answer({{{"metric", arm}, {"value", {1.0, "3"}}}, {{"metric", candidate}, {"value", {1.0, "3"}}}});
+  json none = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "");
+  for (json* labels : {&arm, &none}) {  // a switchback's series share one policy (twoRanks' rank 0 is its candidate)
+    (*labels)["policy"] = "candidate";
+    (*labels)["policy_hash"] = "0x2";
+  }
+  answers[5] = answer({{{"metric", arm}, {"value", {1.0, "3"}}}, {{"metric", candidate}, {"value", {1.0, "3"}}}});
+  answers[7] = answer({{{"metric", none}, {"value", {1.0, "640"}}}});
+  auto read = parseFleetAnswers(answers);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  ASSERT_FALSE(read->notes.empty());
+  EXPECT_THAT(read->notes.back(), HasSubstr("captured 640 collective(s) into CUDA graphs"));
+  EXPECT_THAT(read->notes.back(), HasSubstr("statistics files only"));
+}
+
 TEST(PrometheusReader, AWindowIsAPromQLDuration) {
   for (const char* good : {"30m", "1h", "2d", "1h30m", "90s", "1w"}) EXPECT_TRUE(isPromDuration(good)) << good;
   for (const char* bad : {"", "5minutes", "1.5h", "h", "-1h", "1h]) or vector(1"}) EXPECT_FALSE(isPromDuration(bad)) << bad;
