@@ -60,12 +60,13 @@ std::string whyNothingTimed(const ArmCensus& census) {
            "the pods' NCCL_ROCE_STATS files too";
   }
   if (census.withoutArm > 0 && !census.experiment.empty()) {
-    // Communicators of a named experiment with no arm ran every arm in turns: a switchback read without its
-    // windows (the metrics textfile carries none; statistics files do, and are judged by them).
+    // Communicators of a named experiment with no arm and no windows: a switchback read without them (the
+    // textfiles of plugins before its series carried each arm and window; statistics files always hold them).
     return "the communicators of experiment '" + census.experiment +
-           "' give no arm: a switchback runs every arm in each communicator, and is judged by the windows its "
-           "statistics files hold, which the metrics textfile does not carry: run `nccl-roce ab` on the pods' "
-           "statistics files (docs/ab-testing.md, \"Switchback experiments\")";
+           "' give no arm and no switchback windows: a switchback runs every arm in each communicator and is judged "
+           "by its windows, which its statistics files hold (and, from this version of the plugin on, its metrics "
+           "textfile): run `nccl-roce ab` on the pods' statistics files (docs/ab-testing.md, \"Switchback "
+           "experiments\")";
   }
   if (census.withoutArm > 0) {
     return "no communicator ran an experiment arm: the pods' NCCL_ROCE_POLICY names a policy, not an experiment "

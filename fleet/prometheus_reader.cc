@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "fleet/telemetry_reader.h"
 #include "telemetry/json_fields.h"
 #include "telemetry/open_metrics.h"
 
@@ -97,6 +98,8 @@ CommunicatorRecord recordOf(const telemetry::RankSeries& r) {
   out.arm = r.identity.arm;
   out.policy = r.identity.policy;
   out.policyHash = r.identity.policyHash;
+  out.design = r.identity.design;
+  if (r.switchback) out.switchback = switchbackRecordOf(*r.switchback);
   for (const auto& [where, cell] : r.timings) {
     auto [collective, bucket, source] = where;
     if (cell.count > 0)
@@ -111,8 +114,11 @@ CommunicatorRecord recordOf(const telemetry::RankSeries& r) {
 }
 
 // The queries' metrics, in fleetQueries' order.
-const char* const kQueried[] = {telemetry::kAbLogDurationCount, telemetry::kAbLogDurationSum,
-                                telemetry::kTunerDecisions, telemetry::kAbOmittedCells, telemetry::kAbZeroDurations};
+const char* const kQueried[] = {
+    telemetry::kAbLogDurationCount,      telemetry::kAbLogDurationSum,        telemetry::kTunerDecisions,
+    telemetry::kAbOmittedCells,          telemetry::kAbZeroDurations,         telemetry::kSwitchbackArm,
+    telemetry::kSwitchbackUnattributed,  telemetry::kSwitchbackCaptured,      telemetry::kSwitchbackWashedOut,
+    telemetry::kSwitchbackPairedWindows, telemetry::kSwitchbackPairedDiffSum, telemetry::kSwitchbackPairedDiffSquares};
 
 }  // namespace
 
@@ -122,13 +128,23 @@ bool isPromDuration(const std::string& text) {
 }
 
 std::vector<std::string> fleetQueries(const PrometheusSelection& s) {
-  return {lastOf(kQueried[0], telemetry::abTimingLabels(), s), lastOf(kQueried[1], telemetry::abTimingLabels(), s),
-          lastOf(kQueried[2], telemetry::abDecisionLabels(), s), lastOf(kQueried[3], {}, s),
-          lastOf(kQueried[4], {}, s)};
+  const std::vector<std::string> cell = {"collective", "message_size"};
+  return {lastOf(kQueried[0], telemetry::abTimingLabels(), s),
+          lastOf(kQueried[1], telemetry::abTimingLabels(), s),
+          lastOf(kQueried[2], telemetry::abDecisionLabels(), s),
+          lastOf(kQueried[3], {}, s),
+          lastOf(kQueried[4], {}, s),
+          lastOf(kQueried[5], {"index", "block", "washout", "window", "turns_per_round", "captures_tracked"}, s),
+          lastOf(kQueried[6], {}, s),
+          lastOf(kQueried[7], {}, s),
+          lastOf(kQueried[8], cell, s),
+          lastOf(kQueried[9], cell, s),
+          lastOf(kQueried[10], cell, s),
+          lastOf(kQueried[11], cell, s)};
 }
 
 StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& answers) {
-  if (answers.size() != std::size(kQueried)) return invalid("five answers expected");
+  if (answers.size() != std::size(kQueried)) return invalid(std::to_string(std::size(kQueried)) + " answers expected");
   std::vector<telemetry::MetricSample> samples;
   for (size_t i = 0; i < answers.size(); ++i) {
     StatusOr<std::vector<telemetry::MetricSample>> answer = samplesOf(answers[i], kQueried[i]);
@@ -138,11 +154,13 @@ StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& an
   StatusOr<std::vector<telemetry::RankSeries>> ranks = telemetry::readAbSeries(samples);
   if (!ranks.isOk()) return invalid(ranks.status().message());
   PrometheusRecords out;
-  uint64_t omittedCells = 0;
-  int omittedRanks = 0;
+  uint64_t omittedCells = 0, captured = 0;
+  int omittedRanks = 0, capturingRanks = 0;
   for (const telemetry::RankSeries& r : *ranks) {
     omittedCells += r.omittedCells;
     omittedRanks += r.omittedCells > 0;
+    captured += r.switchback ? r.switchback->captured : 0;
+    capturingRanks += r.switchback && r.switchback->captured > 0;
     // A rank whose only series say what it left out holds nothing to read.
     if (!r.timings.empty() || !r.decisions.empty() || r.zeroDurations > 0) out.records.push_back(recordOf(r));
   }
@@ -150,6 +168,13 @@ StatusOr<PrometheusRecords> parseFleetAnswers(const std::vector<std::string>& an
     out.notes.push_back(std::to_string(omittedRanks) + " communicator rank(s) left " + std::to_string(omittedCells) +
                         " timed cell(s) out of their textfile (its series budget): only their statistics files "
                         "hold those");
+  }
+  if (capturingRanks > 0) {
+    out.notes.push_back(std::to_string(capturingRanks) + " switchback communicator rank(s) captured " +
+                        std::to_string(captured) +
+                        " collective(s) into CUDA graphs: the capture rounds that judge their replays are in the "
+                        "statistics files only, so this report judges eager collectives; run `nccl-roce ab` on the "
+                        "pods' files for the replays");
   }
   return out;
 }

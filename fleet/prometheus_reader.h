@@ -31,7 +31,8 @@ using PrometheusQuery = std::function<StatusOr<std::string>(const std::string& p
 // Whether `text` is a PromQL duration such as 30m, 1h, 2d or 1h30m.
 bool isPromDuration(const std::string& text);
 
-// The queries the reader sends, in order: counts, bin sums, decisions, omitted cells, zero durations.
+// The queries the reader sends, in order: counts, bin sums, decisions, omitted cells, zero durations, then a
+// switchback's arms, unattributed and captured collectives, washouts and paired windows (three).
 std::vector<std::string> fleetQueries(const PrometheusSelection& selection);
 
 // The records of one answer of each query (in fleetQueries' order), and notes on what the series could not

@@ -24,7 +24,9 @@ void addDecision(const telemetry::DecisionCount& d, CommunicatorRecord& r) {
   r.decisions[cellOf(d.key.collective, d.key.bucket)][decision] += d.count;
 }
 
-SwitchbackRecord switchbackOf(const telemetry::SwitchbackTimings& t) {
+}  // namespace
+
+SwitchbackRecord switchbackRecordOf(const telemetry::SwitchbackTimings& t) {
   SwitchbackRecord out;
   out.arms = t.arms;
   out.block = t.block;
@@ -56,6 +58,8 @@ SwitchbackRecord switchbackOf(const telemetry::SwitchbackTimings& t) {
   return out;
 }
 
+namespace {
+
 // `process`: "host/pid" in schema /3, "" in /2 (whose entries are all final and never taken for one another).
 CommunicatorRecord recordOf(const telemetry::StatsEntry& e, const std::string& file, const std::string& process) {
   const telemetry::CommunicatorSnapshot& s = e.comm;
@@ -76,7 +80,7 @@ CommunicatorRecord recordOf(const telemetry::StatsEntry& e, const std::string& f
   }
   if (s.timings) {
     for (const telemetry::KeyTimings& k : s.timings->keys) addKey(k, r);
-    if (s.timings->switchback) r.switchback = switchbackOf(*s.timings->switchback);
+    if (s.timings->switchback) r.switchback = switchbackRecordOf(*s.timings->switchback);
   }
   if (s.decisions) {
     for (const telemetry::DecisionCount& d : *s.decisions) addDecision(d, r);

@@ -11,8 +11,12 @@
 
 #include "common/status.h"
 #include "fleet/fleet_records.h"
+#include "telemetry/switchback.h"
 
 namespace nccl_roce::fleet {
+
+// A switchback communicator rank's timings as its record holds them (also what its Prometheus series give).
+SwitchbackRecord switchbackRecordOf(const telemetry::SwitchbackTimings& timings);
 
 StatusOr<std::vector<CommunicatorRecord>> parseTelemetryFile(const std::string& text, const std::string& file);
 StatusOr<std::vector<CommunicatorRecord>> readTelemetryFile(const std::string& path);

@@ -1,5 +1,6 @@
 #include "telemetry/open_metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,13 @@ std::string quoted(const std::string& value) {
   return out + "\"";
 }
 
+// A double that reads back to the same value.
+std::string exact(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.9g", value);
@@ -55,27 +63,62 @@ std::string processLabels(const ProcessLabels& p) {
          ",pid=" + quoted(std::to_string(p.pid));
 }
 
-std::string communicatorLabels(const ProcessLabels& process, const CommunicatorSnapshot& c) {
+// A switchback's arms and windows; null for every other communicator.
+const SwitchbackTimings* switchbackOf(const CommunicatorSnapshot& c) {
+  return c.timings && c.timings->switchback ? &*c.timings->switchback : nullptr;
+}
+
+// `arm` names the switchback arm a series is of (every arm runs in a switchback's communicator); null: the
+// communicator's own arm.
+std::string communicatorLabels(const ProcessLabels& process, const CommunicatorSnapshot& c,
+                               const std::string* arm = nullptr) {
   PolicyIdentity id = identityOf(c);
   return processLabels(process) + ",experiment=" + quoted(id.experiment) +
-         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) +
-         ",policy_hash=" + quoted(id.policyHash) + ",comm_id=" + quoted(formatHexId(c.commId)) +
-         ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) + ",nranks=" + quoted(std::to_string(c.nRanks)) +
-         ",n_nodes=" + quoted(std::to_string(c.nNodes));
+         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(arm != nullptr ? *arm : id.arm) +
+         ",policy=" + quoted(id.policy) + ",policy_hash=" + quoted(id.policyHash) +
+         ",comm_id=" + quoted(formatHexId(c.commId)) + ",rank=" + quoted(std::to_string(c.rank.value_or(-1))) +
+         ",nranks=" + quoted(std::to_string(c.nRanks)) + ",n_nodes=" + quoted(std::to_string(c.nNodes));
 }
 
 std::string cellLabels(int collective, int bucket) {
   return ",collective=" + quoted(collectiveName(collective)) + ",message_size=" + quoted(bucketLabel(bucket));
 }
 
-// One communicator's (collective, size bucket) cell: its count and bin sum per timing source, and the tuner's
-// decisions there.
+// One communicator's (collective, size bucket) cell: its count and bin sum per arm and timing source, and the
+// tuner's decisions there. The arm is "" (the communicator's own) but in a switchback, where each arm's collectives
+// are counted apart (the eager ones after the washout, and the replays of those it captured) and each arm but the
+// reference adds its paired windows (four series: see switchbackSeries).
 struct Cell {
-  std::map<TimingSource, std::pair<uint64_t, uint64_t>> bySource;  // count, bin sum
+  std::map<std::pair<std::string, TimingSource>, std::pair<uint64_t, uint64_t>> bySource;  // count, bin sum
   std::vector<const DecisionCount*> decisions;
-  int series() const { return 2 * static_cast<int>(bySource.size()) + static_cast<int>(decisions.size()); }
+  std::vector<const SwitchbackCell*> paired;  // a switchback's, per arm
+  int series() const {
+    return 2 * static_cast<int>(bySource.size()) + static_cast<int>(decisions.size()) +
+           4 * static_cast<int>(paired.size());
+  }
 };
 using Cells = std::map<std::pair<int, int>, Cell>;
+
+// A switchback's cells per arm: its eager collectives (after the washout) with their paired windows, on the clock
+// of the cell's keys (the GPU's where no key says). The replays of captured collectives are judged by rounds of turns,
+// which only the statistics file holds (their number grows with the process's life); the histograms show them per arm.
+void switchbackCells(const SwitchbackTimings& t, const std::map<std::pair<int, int>, TimingSource>& sourceOf,
+                     Cells& cells) {
+  auto add = [&](int collective, int bucket, int arm, uint64_t count, uint64_t binSum) -> Cell* {
+    if (count == 0 || arm < 0 || static_cast<size_t>(arm) >= t.arms.size()) return nullptr;
+    auto source = sourceOf.find({collective, bucket});
+    Cell& cell = cells[{collective, bucket}];
+    auto& sums = cell.bySource[{t.arms[static_cast<size_t>(arm)],
+                                source != sourceOf.end() ? source->second : TimingSource::kKernelGpu}];
+    sums.first += count;
+    sums.second += binSum;
+    return &cell;
+  };
+  for (const SwitchbackCell& s : t.cells) {
+    Cell* cell = add(s.collective, s.bucket, s.arm, s.count, s.binSum);
+    if (cell != nullptr) cell->paired.push_back(&s);
+  }
+}
 
 // Every timed cell with its counts and bin sums. Durations in bin 0 (at or below 0.1 us: the clock could not
 // resolve them) are left out of the counts and sums and counted in *zeros, as `ab` drops and counts them when it
@@ -84,15 +127,20 @@ Cells timedCells(const CommunicatorSnapshot& c, uint64_t* zeros) {
   Cells cells;
   *zeros = 0;
   if (!c.timings) return cells;
+  const SwitchbackTimings* switchback = switchbackOf(c);
+  std::map<std::pair<int, int>, TimingSource> sourceOf;  // a switchback's cells: the clock of their keys
   for (const KeyTimings& k : c.timings->keys) {
     if (k.key.collective < 0) continue;
     uint64_t zero = k.histogram.binCount(0);
     *zeros += zero;
     if (k.histogram.count() == zero) continue;
-    auto& [count, binSum] = cells[{k.key.collective, k.key.bucket}].bySource[k.key.source];
+    sourceOf.try_emplace({k.key.collective, k.key.bucket}, k.key.source);
+    if (switchback != nullptr) continue;
+    auto& [count, binSum] = cells[{k.key.collective, k.key.bucket}].bySource[{"", k.key.source}];
     count += k.histogram.count() - zero;
     binSum += k.histogram.binSum();  // bin 0 adds nothing to it
   }
+  if (switchback != nullptr) switchbackCells(*switchback, sourceOf, cells);
   if (!c.decisions) return cells;
   for (const DecisionCount& d : *c.decisions) {
     auto cell = cells.find({d.key.collective, d.key.bucket});
@@ -134,6 +182,59 @@ std::string decisionLine(const std::string& comm, int collective, int bucket, co
          ",rule=" + quoted(d.rule) + "} " + std::to_string(d.count) + "\n";
 }
 
+// A switchback's series beside its `ab` series: per arm its index (0: the reference), the plan, whether replays of
+// captured collectives were told apart (NCCL 2.28+) and the windows closed; the communicator's unattributed and
+// captured collectives; per cell and arm the collectives washed out and, against the reference, the windows paired and
+// the sums of their differences of mean bins and of their squares. With the `ab` series' counts and bin sums they are
+// what the statistics file gives `ab` for eager collectives (telemetry/switchback.h); the rounds of captures are in the
+// statistics file only.
+void switchbackSeries(std::string& out, const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& comms,
+                      const std::vector<AbCells>& ab) {
+  family(out, kSwitchbackArm, "gauge",
+         "A switchback communicator's arms (index 0: the reference), its plan, and the analysis windows it closed");
+  family(out, kSwitchbackUnattributed, "counter",
+         "A switchback communicator's timed collectives whose choice no single arm decided");
+  family(out, kSwitchbackCaptured, "counter",
+         "A switchback communicator's collectives captured into CUDA graphs: their rounds are in the statistics file");
+  family(out, kSwitchbackWashedOut, "counter", "A switchback's collectives left out after a change of arm");
+  family(out, kSwitchbackPairedWindows, "counter", "Windows where this arm and the reference timed this cell");
+  family(out, kSwitchbackPairedDiffSum, "gauge",
+         "Sum over the paired windows of this arm's mean bin minus the reference's");
+  family(out, kSwitchbackPairedDiffSquares, "gauge", "Sum over the paired windows of the squared differences");
+  for (size_t i = 0; i < comms.size(); ++i) {
+    const SwitchbackTimings* t = switchbackOf(comms[i]);
+    if (t == nullptr) continue;
+    for (size_t arm = 0; arm < t->arms.size(); ++arm) {
+      out += std::string(kSwitchbackArm) + "{" + communicatorLabels(process, comms[i], &t->arms[arm]) +
+             ",index=" + quoted(std::to_string(arm)) + ",block=" + quoted(std::to_string(t->block)) +
+             ",washout=" + quoted(std::to_string(t->washout)) + ",window=" + quoted(std::to_string(t->window)) +
+             ",turns_per_round=" + quoted(std::to_string(t->turnsPerRound)) +
+             ",captures_tracked=" + quoted(t->capturesTracked ? "1" : "0") + "} " + std::to_string(t->windowsClosed) +
+             "\n";
+    }
+    std::string comm = communicatorLabels(process, comms[i]);
+    if (t->unattributed > 0) {
+      out += std::string(kSwitchbackUnattributed) + "{" + comm + "} " + std::to_string(t->unattributed) + "\n";
+    }
+    if (t->captured > 0) {
+      out += std::string(kSwitchbackCaptured) + "{" + comm + "} " + std::to_string(t->captured) + "\n";
+    }
+    for (const auto& [where, cell] : ab[i].cells) {
+      for (const SwitchbackCell* s : cell.paired) {
+        std::string labels = communicatorLabels(process, comms[i], &t->arms[static_cast<size_t>(s->arm)]) +
+                             cellLabels(where.first, where.second);
+        if (s->washedOut > 0) {
+          out += std::string(kSwitchbackWashedOut) + "{" + labels + "} " + std::to_string(s->washedOut) + "\n";
+        }
+        if (s->arm == 0) continue;
+        out += std::string(kSwitchbackPairedWindows) + "{" + labels + "} " + std::to_string(s->windows) + "\n";
+        out += std::string(kSwitchbackPairedDiffSum) + "{" + labels + "} " + exact(s->diffSum) + "\n";
+        out += std::string(kSwitchbackPairedDiffSquares) + "{" + labels + "} " + exact(s->diffSumSq) + "\n";
+      }
+    }
+  }
+}
+
 void abSeries(std::string& out, const ProcessLabels& process, const std::vector<CommunicatorSnapshot>& comms,
               const std::vector<AbCells>& ab) {
   family(out, kAbLogDuration, "summary",
@@ -141,11 +242,12 @@ void abSeries(std::string& out, const ProcessLabels& process, const std::vector<
          "of their log-histogram bins (_sum: each duration's log in steps of ln(1.01/0.99) above 100 ns, as the "
          "statistics file's bins): a geometric mean is 2e-7 s x gamma^(_sum/_count) / (gamma + 1), gamma = 1.01/0.99");
   for (size_t i = 0; i < comms.size(); ++i) {
-    std::string comm = communicatorLabels(process, comms[i]);
     for (const auto& [where, cell] : ab[i].cells) {
-      for (const auto& [source, sums] : cell.bySource) {
-        std::string labels =
-            comm + cellLabels(where.first, where.second) + ",timing_source=" + quoted(timingSourceName(source));
+      for (const auto& [armAndSource, sums] : cell.bySource) {
+        const auto& [arm, source] = armAndSource;
+        std::string labels = communicatorLabels(process, comms[i], switchbackOf(comms[i]) ? &arm : nullptr) +
+                             cellLabels(where.first, where.second) +
+                             ",timing_source=" + quoted(timingSourceName(source));
         out += std::string(kAbLogDurationCount) + "{" + labels + "} " + std::to_string(sums.first) + "\n";
         out += std::string(kAbLogDurationSum) + "{" + labels + "} " + std::to_string(sums.second) + "\n";
       }
@@ -154,9 +256,12 @@ void abSeries(std::string& out, const ProcessLabels& process, const std::vector<
   family(out, kTunerDecisions, "counter",
          "Tuner calls per communicator, rank, collective, size bucket and decision: what ran and who chose it");
   for (size_t i = 0; i < comms.size(); ++i) {
-    std::string comm = communicatorLabels(process, comms[i]);
+    const bool switchback = switchbackOf(comms[i]) != nullptr;
     for (const auto& [where, cell] : ab[i].cells) {
-      for (const DecisionCount* d : cell.decisions) out += decisionLine(comm, where.first, where.second, *d);
+      for (const DecisionCount* d : cell.decisions) {
+        std::string comm = communicatorLabels(process, comms[i], switchback ? &d->arm : nullptr);
+        out += decisionLine(comm, where.first, where.second, *d);
+      }
     }
   }
 }
@@ -181,11 +286,31 @@ void omittedSeries(std::string& out, const ProcessLabels& process, const std::ve
   }
 }
 
+// The switchback arm whose choice a timed key ran, as the profiler attributes it (telemetry::ArmMap, from the same
+// decisions): the one arm that decided its algorithm and protocol in its cell with its channel count or NCCL's;
+// "" where none or several did. Looked up when the textfile is written, never per collective.
+std::string switchbackArmOf(const CommunicatorSnapshot& c, const CellKey& key) {
+  std::string arm;
+  bool found = false;
+  for (const DecisionCount& d : c.decisions ? *c.decisions : std::vector<DecisionCount>()) {
+    const CellKey& dk = d.key;
+    if (dk.collective != key.collective || dk.bucket != key.bucket || dk.algorithm != key.algorithm ||
+        dk.protocol != key.protocol || (dk.channels != 0 && dk.channels != key.channels) || d.arm == arm) {
+      continue;
+    }
+    if (found) return "";  // several arms ran this choice: it belongs to none
+    arm = d.arm;
+    found = true;
+  }
+  return arm;
+}
+
 std::string histogramLabels(const ProcessLabels& process, const CommunicatorSnapshot& c, const KeyTimings& k) {
   PolicyIdentity id = identityOf(c);
   const CellKey& key = k.key;
+  std::string arm = switchbackOf(c) != nullptr ? switchbackArmOf(c, key) : id.arm;
   return processLabels(process) + ",experiment=" + quoted(id.experiment) +
-         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(id.arm) + ",policy=" + quoted(id.policy) +
+         ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(arm) + ",policy=" + quoted(id.policy) +
          ",policy_hash=" + quoted(id.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) +
          cellLabels(key.collective, key.bucket) +
          ",algo_proto=" + quoted(std::string(algorithmName(key.algorithm)) + "_" + protocolName(key.protocol)) +
@@ -290,10 +415,17 @@ std::optional<int> bucketOfLabel(const std::string& text) {
 
 using RankMap = std::map<std::string, RankSeries>;
 
+// What identifies a sample's communicator rank: its labels of abCommunicatorLabels, but for `arm` with `withArm`
+// false (the arms of a switchback are one communicator's).
+std::string rankKey(const MetricSample& s, bool withArm = true) {
+  std::string key;
+  for (const std::string& name : abCommunicatorLabels()) key += (withArm || name != "arm" ? label(s, name) : "") + '\0';
+  return key;
+}
+
 // The rank series a sample belongs to, made on first sight.
 StatusOr<RankSeries*> rankOf(const MetricSample& s, RankMap& ranks) {
-  std::string key;
-  for (const std::string& name : abCommunicatorLabels()) key += label(s, name) + '\0';
+  std::string key = rankKey(s);
   auto [it, added] = ranks.try_emplace(key);
   RankSeries& r = it->second;
   if (!added) return &r;
@@ -491,6 +623,7 @@ std::string renderTextfile(const ProcessLabels& process, const std::vector<Commu
   }
   std::string out;
   abSeries(out, process, communicators, ab);
+  switchbackSeries(out, process, communicators, ab);
   omittedSeries(out, process, communicators, ab);
   armHistograms(out, process, communicators);
   droppedSeries(out, process, communicators);
@@ -510,6 +643,141 @@ StatusOr<std::vector<MetricSample>> parseTextfile(std::string_view text) {
   }
   return samples;
 }
+
+namespace {
+
+// A switchback communicator rank's series as they are read: its arms by index, then per arm and cell.
+struct SwitchbackRead {
+  SwitchbackTimings timings;
+  std::map<uint32_t, std::string> arms;                               // index -> name
+  std::map<std::string, const MetricSample*> of;                      // an arm's first series, for its rank's labels
+  std::map<std::tuple<std::string, int, int>, SwitchbackCell> cells;  // (arm, collective, bucket)
+};
+
+StatusOr<double> exactValue(const MetricSample& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.value.c_str(), &end);
+  if (s.value.empty() || end != s.value.c_str() + s.value.size() || !std::isfinite(v)) {
+    return invalid(describe(s) + " is " + s.value + ", not a number");
+  }
+  return v;
+}
+
+// One sample of the switchback families into its communicator rank's reading.
+Status addSwitchbackSample(const MetricSample& s, std::map<std::string, SwitchbackRead>& read) {
+  SwitchbackRead& r = read[rankKey(s, false)];
+  if (s.name == kSwitchbackUnattributed || s.name == kSwitchbackCaptured) {
+    std::optional<uint64_t> v = exactCount(s.value);
+    if (!v) return invalid(describe(s) + " is " + s.value + ", not a count");
+    (s.name == kSwitchbackUnattributed ? r.timings.unattributed : r.timings.captured) = *v;
+    return Status::ok();
+  }
+  const std::string arm = label(s, "arm");
+  if (s.name == kSwitchbackArm) {
+    std::optional<int> index = intLabel(s, "index", ArmMap::kMaxArms - 1), block = intLabel(s, "block", INT32_MAX),
+                       washout = intLabel(s, "washout", INT32_MAX), window = intLabel(s, "window", INT32_MAX),
+                       turns = intLabel(s, "turns_per_round", INT32_MAX), tracked = intLabel(s, "captures_tracked", 1);
+    std::optional<uint64_t> closed = exactCount(s.value);
+    if (!index || !block || !washout || !window || !turns || !tracked || !closed ||
+        !r.arms.emplace(static_cast<uint32_t>(*index), arm).second) {
+      return invalid(describe(s) + ": not a switchback arm the plugin writes");
+    }
+    r.timings.block = static_cast<uint32_t>(*block);
+    r.timings.washout = static_cast<uint32_t>(*washout);
+    r.timings.window = static_cast<uint32_t>(*window);
+    r.timings.turnsPerRound = static_cast<uint32_t>(*turns);
+    r.timings.windowsClosed = *closed;
+    r.timings.capturesTracked = *tracked == 1;
+    r.of.try_emplace(arm, &s);
+    return Status::ok();
+  }
+  std::optional<int> collective = parseCollective(label(s, "collective"));
+  std::optional<int> bucket = bucketOfLabel(label(s, "message_size"));
+  if (!collective || !bucket)
+    return invalid(describe(s) + ": collective or message_size is not what the plugin writes");
+  SwitchbackCell& cell = r.cells[{arm, *collective, *bucket}];
+  if (s.name == kSwitchbackPairedDiffSum || s.name == kSwitchbackPairedDiffSquares) {
+    StatusOr<double> v = exactValue(s);
+    if (!v.isOk()) return v.status();
+    (s.name == kSwitchbackPairedDiffSum ? cell.diffSum : cell.diffSumSq) = *v;
+    return Status::ok();
+  }
+  std::optional<uint64_t> v = exactCount(s.value);
+  if (!v) return invalid(describe(s) + " is " + s.value + ", not a count");
+  (s.name == kSwitchbackWashedOut ? cell.washedOut : cell.windows) = *v;
+  return Status::ok();
+}
+
+bool isSwitchbackFamily(const std::string& name) {
+  for (const char* family : {kSwitchbackArm, kSwitchbackUnattributed, kSwitchbackCaptured, kSwitchbackWashedOut,
+                             kSwitchbackPairedWindows, kSwitchbackPairedDiffSum, kSwitchbackPairedDiffSquares}) {
+    if (name == family) return true;
+  }
+  return false;
+}
+
+// A switchback's arms, each read as a rank series of its own, into one: the communicator rank's series with no
+// arm, its timings and decisions over every arm, and its switchback timings (each arm's count and bin sum per cell,
+// with its windows).
+Status mergeSwitchback(SwitchbackRead& sb, RankMap& ranks) {
+  if (sb.arms.empty()) {
+    return invalid(std::string("switchback series without their communicator's ") + kSwitchbackArm +
+                   " (is the window cut through a scrape?)");
+  }
+  RankSeries merged;
+  bool first = true;
+  for (const auto& [index, arm] : sb.arms) {
+    if (index != sb.timings.arms.size()) return invalid(std::string(kSwitchbackArm) + ": the arms' indices have a gap");
+    sb.timings.arms.push_back(arm);
+    auto it = ranks.find(rankKey(*sb.of[arm]));
+    if (it == ranks.end()) continue;  // an arm that timed nothing yet
+    RankSeries& r = it->second;
+    if (first) {
+      merged.commId = r.commId;
+      merged.rank = r.rank;
+      merged.nRanks = r.nRanks;
+      merged.nNodes = r.nNodes;
+      merged.identity = r.identity;
+      merged.identity.arm.clear();
+      merged.identity.design = "switchback";
+      first = false;
+    }
+    for (const auto& [where, cell] : r.timings) {
+      RankSeries::Cell& to = merged.timings[where];
+      to.count += cell.count;
+      to.binSum += cell.binSum;
+      SwitchbackCell& sc = sb.cells[{arm, std::get<0>(where), std::get<1>(where)}];
+      sc.count += cell.count;
+      sc.binSum += cell.binSum;
+    }
+    for (DecisionCount& d : r.decisions) {
+      d.arm = arm;
+      merged.decisions.push_back(std::move(d));
+    }
+    merged.zeroDurations += r.zeroDurations;
+    merged.omittedCells += r.omittedCells;
+    ranks.erase(it);
+  }
+  if (first) return Status::ok();  // no arm timed anything yet
+  for (auto& [where, cell] : sb.cells) {
+    const auto& [arm, collective, bucket] = where;
+    for (uint32_t i = 0; i < sb.timings.arms.size(); ++i) {
+      if (sb.timings.arms[i] == arm) cell.arm = static_cast<int>(i);
+    }
+    cell.collective = collective;
+    cell.bucket = bucket;
+    if (cell.count > 0) sb.timings.cells.push_back(cell);
+  }
+  std::sort(sb.timings.cells.begin(), sb.timings.cells.end(), [](const SwitchbackCell& a, const SwitchbackCell& b) {
+    return std::tie(a.collective, a.bucket, a.arm) < std::tie(b.collective, b.bucket, b.arm);  // as the profiler
+  });
+  merged.switchback = std::move(sb.timings);
+  std::string key = rankKey(*sb.of.begin()->second, false);
+  ranks.emplace(key, std::move(merged));
+  return Status::ok();
+}
+
+}  // namespace
 
 StatusOr<std::vector<RankSeries>> readAbSeries(const std::vector<MetricSample>& samples) {
   std::vector<const MetricSample*> counts, sums;
@@ -532,6 +800,14 @@ StatusOr<std::vector<RankSeries>> readAbSeries(const std::vector<MetricSample>& 
     StatusOr<DecisionCount> d = decisionOf(s);
     if (!d.isOk()) return d.status();
     (*r)->decisions.push_back(std::move(*d));
+  }
+  std::map<std::string, SwitchbackRead> switchbacks;
+  for (const MetricSample& s : samples) {
+    if (!isSwitchbackFamily(s.name)) continue;
+    if (Status added = addSwitchbackSample(s, switchbacks); !added.isOk()) return added;
+  }
+  for (auto& [key, sb] : switchbacks) {
+    if (Status merged = mergeSwitchback(sb, ranks); !merged.isOk()) return merged;
   }
   std::vector<RankSeries> out;
   for (auto& [key, r] : ranks) out.push_back(std::move(r));

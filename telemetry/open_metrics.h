@@ -42,6 +42,14 @@ inline constexpr const char* kAbZeroDurations = "nccl_roce_ab_zero_durations_tot
 inline constexpr const char* kCollectiveDuration = "nccl_roce_collective_duration_seconds";
 inline constexpr const char* kDroppedEvents = "nccl_roce_profiler_dropped_events_total";
 inline constexpr const char* kWriteFailures = "nccl_roce_write_failures_total";
+// A switchback's (telemetry/switchback.h): its arms and plan, and per cell and arm its paired windows.
+inline constexpr const char* kSwitchbackArm = "nccl_roce_switchback_arm";
+inline constexpr const char* kSwitchbackUnattributed = "nccl_roce_switchback_unattributed_total";
+inline constexpr const char* kSwitchbackCaptured = "nccl_roce_switchback_captured_total";
+inline constexpr const char* kSwitchbackWashedOut = "nccl_roce_switchback_washed_out_total";
+inline constexpr const char* kSwitchbackPairedWindows = "nccl_roce_switchback_paired_windows_total";
+inline constexpr const char* kSwitchbackPairedDiffSum = "nccl_roce_switchback_paired_diff_bins";
+inline constexpr const char* kSwitchbackPairedDiffSquares = "nccl_roce_switchback_paired_diff_bins_squared";
 
 // The labels that identify a communicator's rank on every `ab` series, and those a series adds per cell.
 const std::vector<std::string>& abCommunicatorLabels();  // experiment ... n_nodes
@@ -101,6 +109,9 @@ struct RankSeries {
   std::vector<DecisionCount> decisions;
   uint64_t zeroDurations = 0;
   uint64_t omittedCells = 0;
+  // A switchback's (identity.design "switchback", no arm): its arms' series read as one communicator rank, each
+  // arm's eager collectives (count and bin sum) and windows in `switchback->cells`; no capture rounds.
+  std::optional<SwitchbackTimings> switchback;
 };
 
 // The `ab` series among `samples` (others are ignored), per communicator rank, in the order of their labels.

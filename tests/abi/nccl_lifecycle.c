@@ -13,9 +13,15 @@
 //   nccl_lifecycle PLUGIN_DIR run PROGRESS_FILE
 //     one communicator timing all-reduces until the process is killed, publishing how many it finished by each
 //     millisecond in PROGRESS_FILE (tests/abi/checkpoint_kill_test.cc kills it with SIGKILL).
-//   nccl_lifecycle PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE
-//     a serving process: COMMS communicators (ids FIRST_COMM_ID, +1, ...) that time 20 all-reduces each and stay
-//     live until STOP_FILE exists, then are destroyed before the process exits (tests/prometheus/pods_test.sh).
+//   nccl_lifecycle PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE [CALLS]
+//     a serving process: COMMS communicators (ids FIRST_COMM_ID, +1, ...) that time CALLS all-reduces each (20
+//     unless given) and stay live until STOP_FILE exists, then are destroyed before the process exits
+//     (tests/prometheus/pods_test.sh, journey_test.sh).
+//
+// Each all-reduce runs what the tuner left cheapest in NCCL's cost table (NCCL's own pick, Ring/Simple, unless a
+// policy prefers another), and its kernel takes that choice's time: LL is fastest at 16 KiB, Simple slowest, Tree
+// slower than Ring, each within +-3% per collective and +-1% per communicator (a fixed pseudo-random sequence per
+// communicator id), so policies differ as they do on a real fabric and no timing is flat.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -73,12 +79,32 @@ struct Communicator {
   void* profilerContext;
   void* tunerContext;
   uint64_t gpuClock;  // the stamps this communicator's "kernels" carry
+  uint64_t noise;     // xorshift64 state: this communicator's durations
+  double speed;       // this communicator's own factor (its GPUs and links)
 };
+
+// Uniform in [-1, 1).
+static double jitter(struct Communicator* c) {
+  c->noise ^= c->noise << 13;
+  c->noise ^= c->noise >> 7;
+  c->noise ^= c->noise << 17;
+  return (double)(c->noise >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+// A 16 KiB all-reduce's kernel time (ns) by algorithm and protocol: LL's latency wins at this size.
+static const double kChoiceNs[2][3] = {
+    {38000, 39000, 44000},  // Tree: LL, LL128, Simple
+    {34000, 36000, 40000},  // Ring: LL, LL128, Simple
+};
+static const char* const kAlgoNames[2] = {"TREE", "RING"};
+static const char* const kProtoNames[3] = {"LL", "LL128", "SIMPLE"};
 
 static int create(struct Communicator* c, const char* dir, uint64_t commId) {
   char path[4096];
   memset(c, 0, sizeof(*c));
   c->gpuClock = 1000000000ull;
+  c->noise = commId * 0x9e3779b97f4a7c15ull | 1u;
+  c->speed = 1.0 + 0.01 * jitter(c);
   snprintf(path, sizeof(path), "%s/libnccl-profiler-roce.so", dir);
   c->profilerLib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   snprintf(path, sizeof(path), "%s/libnccl-tuner-roce.so", dir);
@@ -99,18 +125,32 @@ static int create(struct Communicator* c, const char* dir, uint64_t commId) {
   return c->profilerContext != NULL && c->tunerContext != NULL;
 }
 
-// One all-reduce of 64 KiB: the tuner's decision, then its events, 40 us on the GPU on one channel.
+// One all-reduce of 16 KiB: the tuner's decision, then its events on the GPU on one channel, taking the time of
+// what ran.
 static void allReduce(struct Communicator* c) {
-  // NCCL's cost table: one contiguous float[algorithms][protocols], passed cast to float**.
+  // NCCL's cost table: one contiguous float[algorithms][protocols], passed cast to float**. Tree and Ring are
+  // offered; NCCL's own pick is Ring/Simple.
   float table[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
   for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; ++a) {
     for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; ++p) table[a][p] = (float)NCCL_ALGO_PROTO_IGNORE;
   }
-  table[NCCL_ALGO_RING][NCCL_PROTO_LL] = 30.0f;
-  table[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE] = 20.0f;
+  static const float kCost[2][3] = {{32.0f, 31.0f, 26.0f}, {30.0f, 25.0f, 20.0f}};
+  for (int a = 0; a < 2; ++a) {
+    for (int p = 0; p < 3; ++p) table[a][p] = kCost[a][p];
+  }
   int channels = 0;
-  c->tuner->getCollInfo(c->tunerContext, ncclFuncAllReduce, 65536, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5,
+  c->tuner->getCollInfo(c->tunerContext, ncclFuncAllReduce, 16384, 1, (float**)table, NCCL_NUM_ALGORITHMS_V5,
                         NCCL_NUM_PROTOCOLS_V5, 0, &channels);
+  int algo = NCCL_ALGO_RING, proto = NCCL_PROTO_SIMPLE;  // NCCL runs the cheapest entry left available
+  for (int a = 0; a < 2; ++a) {
+    for (int p = 0; p < 3; ++p) {
+      if (table[a][p] >= 0 && table[a][p] < table[algo][proto]) {
+        algo = a;
+        proto = p;
+      }
+    }
+  }
+  const uint64_t ns = (uint64_t)(kChoiceNs[algo][proto] * c->speed * (1.0 + 0.03 * jitter(c)));
 
   ncclProfilerEventDescr_v6_t group, coll, channel;
   memset(&group, 0, sizeof(group));
@@ -120,10 +160,10 @@ static void allReduce(struct Communicator* c) {
   memset(&coll, 0, sizeof(coll));
   coll.type = ncclProfileColl;
   coll.coll.func = "AllReduce";
-  coll.coll.count = 16384;
+  coll.coll.count = 4096;
   coll.coll.datatype = "ncclFloat32";
-  coll.coll.algo = "RING";
-  coll.coll.proto = "LL";
+  coll.coll.algo = kAlgoNames[algo];
+  coll.coll.proto = kProtoNames[proto];
   coll.coll.nChannels = 1;
   coll.coll.parentGroup = groupHandle;
   void* collHandle = NULL;
@@ -137,7 +177,7 @@ static void allReduce(struct Communicator* c) {
   c->profiler->startEvent(c->profilerContext, &channelHandle, &channel);
   ncclProfilerEventStateArgs_v6_t stop;
   memset(&stop, 0, sizeof(stop));
-  stop.kernelCh.pTimer = c->gpuClock + 40000;
+  stop.kernelCh.pTimer = c->gpuClock + ns;
   c->profiler->recordEventState(channelHandle, ncclProfilerKernelChStop, &stop);
   c->profiler->stopEvent(channelHandle);
   c->profiler->stopEvent(collHandle);
@@ -258,13 +298,13 @@ static int runUntilKilled(const char* dir, const char* progressPath) {
   return 0;
 }
 
-static int serveUntilStopped(const char* dir, uint64_t firstId, int comms, const char* stopFile) {
+static int serveUntilStopped(const char* dir, uint64_t firstId, int comms, const char* stopFile, int calls) {
   enum { kMaxComms = 16 };
   struct Communicator c[kMaxComms];
   if (comms < 1 || comms > kMaxComms) return 2;
   for (int i = 0; i < comms; ++i) {
     if (!create(&c[i], dir, firstId + (uint64_t)i)) return 1;
-    for (int k = 0; k < 20; ++k) allReduce(&c[i]);
+    for (int k = 0; k < calls; ++k) allReduce(&c[i]);
   }
   while (access(stopFile, F_OK) != 0) usleep(50000);
   for (int i = comms - 1; i >= 0; --i) destroy(&c[i]);
@@ -274,13 +314,14 @@ static int serveUntilStopped(const char* dir, uint64_t firstId, int comms, const
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[2], "unload") == 0) return unloadAndReload(argv[1], atoi(argv[3]));
   if (argc == 4 && strcmp(argv[2], "run") == 0) return runUntilKilled(argv[1], argv[3]);
-  if (argc == 6 && strcmp(argv[2], "serve") == 0) {
-    return serveUntilStopped(argv[1], strtoull(argv[3], NULL, 0), atoi(argv[4]), argv[5]);
+  if ((argc == 6 || argc == 7) && strcmp(argv[2], "serve") == 0) {
+    return serveUntilStopped(argv[1], strtoull(argv[3], NULL, 0), atoi(argv[4]), argv[5],
+                             argc == 7 ? atoi(argv[6]) : 20);
   }
   fprintf(stderr,
           "usage: %s PLUGIN_DIR unload WAIT_S\n"
           "       %s PLUGIN_DIR run PROGRESS_FILE\n"
-          "       %s PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE\n",
+          "       %s PLUGIN_DIR serve FIRST_COMM_ID COMMS STOP_FILE [CALLS]\n",
           argv[0], argv[0], argv[0]);
   return 2;
 }

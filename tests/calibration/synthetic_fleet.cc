@@ -45,6 +45,7 @@
 #include "profiler/collective_tracker.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/open_metrics.h"
+#include "telemetry/stats_file.h"
 #include "tests/calibration/ab_fit_simulation.h"
 #include "tests/calibration/capture_simulation.h"
 #include "tests/calibration/fleet_simulation.h"
@@ -264,8 +265,10 @@ Status writeFleet(const Experiment& e, bool zeros, Output& out, size_t* files, s
 }
 
 // --switchback: the files of `communicators` (default 1) communicators of `ranks` (default 8); --decode: vLLM's
-// decode (default 2 ranks).
-int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, int ranks, bool decode) {
+// decode (default 2 ranks). With `metrics.dir`, the textfiles of the same entries, as each process renders its
+// communicators' snapshots (the statistics file holds them whole).
+int writeSwitchback(const std::string& dir, Textfiles& metrics, uint64_t seed, int communicators, int ranks,
+                    bool decode) {
   std::vector<fleet::calibration::SimulatedFile> files;
   fleet::calibration::SwitchbackSpec spec;
   spec.communicators = communicators > 0 ? communicators : 1;
@@ -285,12 +288,22 @@ int writeSwitchback(const std::string& dir, uint64_t seed, int communicators, in
     spec.seed = seed;
     files = fleet::calibration::simulateSwitchbackFiles(spec);
   }
+  metrics.prefix = decode ? "vllm-decode" : "sim";
   for (const fleet::calibration::SimulatedFile& f : files) {
     Status written = writeFileAtomically(dir + "/" + f.name, f.text);
+    StatusOr<telemetry::StatsFile> parsed = telemetry::parseStatsFile(f.text, f.name);
+    if (written.isOk() && !parsed.isOk()) written = parsed.status();
+    for (size_t i = 0; written.isOk() && !metrics.dir.empty() && i < parsed->entries.size(); ++i) {
+      written = metrics.add(parsed->entries[i].comm);
+    }
     if (!written.isOk()) {
       std::fprintf(stderr, "synthetic_fleet: %s\n", written.toString().c_str());
       return 1;
     }
+  }
+  if (Status flushed = metrics.flush(); !flushed.isOk()) {
+    std::fprintf(stderr, "synthetic_fleet: %s\n", flushed.toString().c_str());
+    return 1;
   }
   std::printf("wrote %zu statistics files (%d communicator%s) to %s\n", files.size(), spec.communicators,
               spec.communicators == 1 ? "" : "s", dir.c_str());
@@ -339,7 +352,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (switchback || decode) return writeSwitchback(out.stats, seed, perArm, ranks, decode);
+  if (switchback || decode) return writeSwitchback(out.stats, out.metrics, seed, perArm, ranks, decode);
   Experiment e = explore ? exploration(seed) : decodeLl(seed);
   out.metrics.prefix = e.name;
   if (perArm > 0) {

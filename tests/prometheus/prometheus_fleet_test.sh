@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `nccl-roce ab --prometheus` and `ab fit --prometheus` against the real services a serving cluster runs: Debian's
 # prometheus-node-exporter serves, with its textfile collector, the NCCL_ROCE_METRICS textfiles that the plugin's
-# own writers produce for two synthetic fleets (tests/calibration/synthetic_fleet --metrics), Debian's Prometheus
-# scrapes them every second, and the verdicts and the fitted policy read from Prometheus must equal, byte for byte,
+# own writers produce for three synthetic fleets (tests/calibration/synthetic_fleet --metrics; one a switchback,
+# whose windows the textfile carries), Debian's Prometheus scrapes them every second, and the verdicts and the fitted policy read from Prometheus must equal, byte for byte,
 # those read from the same fleets' statistics files. Every textfile passes `promtool check metrics`.
 # Loopback and free ports only; every wait is bounded; both services are stopped on any exit. A missing service
 # is a failure, not a skip (scripts/install-deps.sh installs them).
@@ -97,4 +97,22 @@ expect_refusal "an experiment with no series" 3 "no nccl_roce_ab_log_duration_co
   "$cli" ab --prometheus "$url" --experiment nope
 closed=$(free_port)
 expect_refusal "nothing listening" 3 "Prometheus at http://127.0.0.1:$closed" "$cli" ab --prometheus "http://127.0.0.1:$closed"
+# A switchback (experiment "sim", candidate 4% slower: 2 communicators of 8 ranks, both arms in each): its textfiles
+# carry each arm's collectives and the windows its verdicts pair, and ab --prometheus reads them as ab reads the
+# files. (Its simulated files time no choice, so it has no histograms for the dashboard: it comes after it.)
+"$synthetic_fleet" --switchback --per-arm 2 --metrics "$work/textfiles" "$work/switchback" 7 >/dev/null
+promtool check metrics <"$work/textfiles/sim-pod-0.prom" >"$work/promtool.out" 2>&1 ||
+  { cat "$work/promtool.out" >&2; fail "promtool check metrics: the switchback's textfile"; }
+for _ in $(seq 1 120); do
+  [ "$(query_value 'count(nccl_roce_switchback_arm{experiment="sim"})')" = 32 ] && break
+  sleep 0.5
+done
+[ "$(query_value 'count(nccl_roce_switchback_arm{experiment="sim"})')" = 32 ] ||
+  fail "Prometheus holds $(query_value 'count(nccl_roce_switchback_arm{experiment="sim"})') of the 32 arm series"
+for format in json markdown; do
+  "$cli" ab "$work/switchback" --format "$format" >"$work/files.$format"
+  "$cli" ab --prometheus "$url" --experiment sim --window 5m --format "$format" >"$work/prometheus.$format"
+  same "ab of a switchback --format $format" "$work/files.$format" "$work/prometheus.$format"
+done
+grep -q '| slower |' "$work/prometheus.markdown" || fail "ab --prometheus: the switchback's candidate is not slower"
 echo "prometheus_fleet_test: all passed"

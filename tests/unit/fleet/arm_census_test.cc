@@ -47,9 +47,9 @@ TEST(NothingToCompare, ArmsWithoutTimingsSayTheProfilerWasNotLoadedAndHowToLoadI
   EXPECT_THAT(why, Not(HasSubstr("--control")));
 }
 
-// A switchback's communicators ran every arm: read without the windows its statistics files hold (as from
-// Prometheus, whose series name the experiment but no arm), the refusal says so and where the windows are, not
-// that the pods ran no experiment.
+// A switchback's communicators ran every arm: read without the windows its statistics files hold (as from the
+// textfiles of plugins whose series named the experiment but no arm), the refusal says so and where the windows
+// are, not that the pods ran no experiment.
 TEST(NothingToCompare, ASwitchbackReadWithoutItsWindowsSaysToReadItsStatisticsFiles) {
   Fleet fleet;
   fleet.experiment = "decode-ll";

@@ -53,7 +53,10 @@ std::vector<std::string> twoRanks() {
   json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", scaled}, {"value", {1.0, "3"}}},
                     {{"metric", nccl}, {"value", {1.0, "104"}}}};
   json zeros = {{{"metric", r1}, {"value", {1.0, "3"}}}};
-  return {answer(counts), answer(sums), answer(decisions), answer(json::array()), answer(zeros)};
+  std::vector<std::string> answers = {answer(counts), answer(sums), answer(decisions), answer(json::array()),
+                                      answer(zeros)};
+  answers.resize(fleetQueries({}).size(), answer(json::array()));  // no switchback's series
+  return answers;
 }
 
 TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndDecisions) {
@@ -142,7 +145,7 @@ TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
 TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicatesMerged) {
   PrometheusSelection selection{"2h", "decode \"ll\""};
   std::vector<std::string> queries = fleetQueries(selection);
-  ASSERT_EQ(queries.size(), 5u);
+  ASSERT_EQ(queries.size(), 12u);
   EXPECT_EQ(queries[0],
             "max by (experiment, experiment_hash, arm, policy, policy_hash, comm_id, rank, nranks, n_nodes, collective, "
             "message_size, timing_source) (last_over_time(nccl_roce_ab_log_duration_count{experiment=\"decode "
@@ -151,6 +154,43 @@ TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicates
                                     "nccl_roce_tuner_decisions_total{"));
   EXPECT_THAT(fleetQueries({"1h", ""})[3], HasSubstr("last_over_time(nccl_roce_ab_omitted_cells[1h])"));
   EXPECT_THAT(fleetQueries({"1h", ""})[4], HasSubstr("last_over_time(nccl_roce_ab_zero_durations_total[1h])"));
+  EXPECT_THAT(fleetQueries({"1h", ""})[5],
+              HasSubstr("index, block, washout, window, turns_per_round, captures_tracked) "
+                        "(last_over_time(nccl_roce_switchback_arm[1h])"));
+}
+
+// A switchback's replays of CUDA graphs are judged by capture rounds, which only the statistics files hold: the
+// series count the captured collectives, and the notes say where their verdicts are.
+TEST(PrometheusReader, ASwitchbacksCapturesSendTheReaderToTheFiles) {
+  std::vector<std::string> answers = twoRanks();
+  json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "control");
+  json arm = r0;
+  arm.update({{"index", "0"},
+              {"block", "4"},
+              {"washout", "2"},
+              {"window", "64"},
+              {"turns_per_round", "2"},
+              {"captures_tracked", "1"}});
+  json candidate = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate");
+  candidate.update({{"index", "1"},
+                    {"block", "4"},
+                    {"washout", "2"},
+                    {"window", "64"},
+                    {"turns_per_round", "2"},
+                    {"captures_tracked", "1"}});
+  answers[5] = answer({{{"metric", arm}, {"value", {1.0, "3"}}}, {{"metric", candidate}, {"value", {1.0, "3"}}}});
+  json none = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "");
+  for (json* labels : {&arm, &none}) {  // a switchback's series share one policy (twoRanks' rank 0 is its candidate)
+    (*labels)["policy"] = "candidate";
+    (*labels)["policy_hash"] = "0x2";
+  }
+  answers[5] = answer({{{"metric", arm}, {"value", {1.0, "3"}}}, {{"metric", candidate}, {"value", {1.0, "3"}}}});
+  answers[7] = answer({{{"metric", none}, {"value", {1.0, "640"}}}});
+  auto read = parseFleetAnswers(answers);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  ASSERT_FALSE(read->notes.empty());
+  EXPECT_THAT(read->notes.back(), HasSubstr("captured 640 collective(s) into CUDA graphs"));
+  EXPECT_THAT(read->notes.back(), HasSubstr("statistics files only"));
 }
 
 TEST(PrometheusReader, AWindowIsAPromQLDuration) {
@@ -166,7 +206,7 @@ TEST(PrometheusReader, ReadsAFleetThroughItsQueriesAndSaysWhatIsMissing) {
   PrometheusQuery query = [&](const std::string&) -> StatusOr<std::string> { return answers[static_cast<size_t>(asked++)]; };
   auto fleet = readPrometheusFleet(query, {});
   ASSERT_TRUE(fleet.isOk()) << fleet.status().toString();
-  EXPECT_EQ(asked, 5);
+  EXPECT_EQ(asked, 12);
   EXPECT_EQ(fleet->experiment, "decode-ll");
   ASSERT_EQ(fleet->notes.size(), 2u) << "the omitted cells, then the zeros";
   EXPECT_THAT(fleet->notes[0], HasSubstr("1 communicator rank(s) left 3 timed cell(s) out of their textfile"));

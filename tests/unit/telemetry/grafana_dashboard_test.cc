@@ -58,7 +58,10 @@ TEST(GrafanaDashboard, QueriesOnlyMetricsAndLabelsTheTextfileHas) {
   std::regex metric(R"(nccl_roce_[a-z_]+)");
   std::regex grouping(R"((?:by \(|label_values\([a-z_]+, )([a-z_, ]+)\))");
   std::regex matcher(R"(([a-z_]+)=~?")");
+  std::regex made(R"re(\), "([a-z_]+)", ")re");  // label_replace(SERIES, "made", ...) adds a label of its own
   for (const std::string& q : queries) {
+    std::set<std::string> known = labels;
+    for (std::sregex_iterator it(q.begin(), q.end(), made), end; it != end; ++it) known.insert((*it)[1]);
     for (std::sregex_iterator it(q.begin(), q.end(), metric), end; it != end; ++it) {
       EXPECT_TRUE(metrics.count(it->str())) << it->str() << " in " << q;
     }
@@ -66,7 +69,7 @@ TEST(GrafanaDashboard, QueriesOnlyMetricsAndLabelsTheTextfileHas) {
       std::istringstream names((*it)[1]);
       for (std::string name; std::getline(names, name, ',');) {
         name.erase(0, name.find_first_not_of(' '));
-        EXPECT_TRUE(name == "le" || labels.count(name)) << "label " << name << " in " << q;
+        EXPECT_TRUE(name == "le" || known.count(name)) << "label " << name << " in " << q;
       }
     }
     for (std::sregex_iterator it(q.begin(), q.end(), matcher), end; it != end; ++it) {
@@ -123,6 +126,65 @@ TEST(GrafanaDashboard, EveryTimingPanelFiltersOnEveryVariable) {
       }
     }
   }
+}
+
+// One fleet at a time, and every fleet selectable: an experiment by its name, and the pods that run a plain policy
+// (their series have no experiment label) by a value that matches only the empty label. Grafana inserts the value
+// of a variable with neither multi nor All as it is (its Prometheus datasource's interpolateQueryExpr: no regex
+// escaping), and takes an option's value and text from the named groups of the variable's regex; the test command
+// evaluates every query so for every fleet (tests/prometheus/journey_test.sh, dashboard_queries.py).
+TEST(GrafanaDashboard, EveryFleetIsSelectableAPlainPolicyToo) {
+  nlohmann::json d = dashboard();
+  int found = 0;
+  for (const auto& variable : d["templating"]["list"]) {
+    std::string name = variable["name"];
+    if (name != "experiment" && name != "experiment_hash") continue;
+    ++found;
+    EXPECT_TRUE(variable["includeAll"] == false && variable["multi"] == false) << name << ": one at a time";
+    std::string query = variable["query"]["query"];
+    EXPECT_EQ(query.rfind("query_result(", 0), 0u) << name;
+    EXPECT_NE(query.find("label_replace("), std::string::npos) << name;
+    EXPECT_NE(query.find(", \"" + name + "\", \"()\", \"" + name + "\", \"\")"), std::string::npos)
+        << name << ": an absent label becomes the value \"()\"";
+    EXPECT_NE(query.find("[$__range]"), std::string::npos) << name << ": finished fleets too";
+    std::string regex = variable["regex"];
+    EXPECT_NE(regex.find("(?<value>"), std::string::npos) << name;
+    EXPECT_NE(regex.find("(?<text>"), std::string::npos) << name;
+  }
+  EXPECT_EQ(found, 2);
+  // What Prometheus makes of `experiment=~"()"`: a fully anchored regex that only the empty value matches.
+  std::regex onlyEmpty("()");
+  EXPECT_TRUE(std::regex_match(std::string(), onlyEmpty));
+  EXPECT_FALSE(std::regex_match(std::string("inference-vs-nccl"), onlyEmpty));
+}
+
+// A switchback's communicators run every arm: their series carry each arm apart, so the arm variable and every
+// panel grouped by arm show them (telemetry/open_metrics.h).
+TEST(GrafanaDashboard, ASwitchbacksArmsAreItsSeriesArms) {
+  CommunicatorSnapshot c;
+  c.identity.emplace();
+  c.identity->experiment = "sb";
+  c.identity->design = "switchback";
+  c.timings.emplace();
+  KeyTimings k;
+  k.key = cellKey(4, 16384, 1, 0, 1);
+  k.key.source = TimingSource::kKernelGpu;
+  k.histogram.record(34000);
+  c.timings->keys.push_back(k);
+  c.decisions = std::vector<DecisionCount>{{cellKey(4, 16384, 1, 0, 0), DecisionSource::kRule, "ll", "inference", 1}};
+  SwitchbackTimings t;
+  t.arms = {"control", "inference"};
+  t.cells = {{4, 14, 1, 1, 1000}};
+  c.timings->switchback = t;
+  std::string text = renderTextfile({"decode", "decode-0", "node-1", 1}, {c});
+  EXPECT_NE(text.find("nccl_roce_ab_log_duration_count{namespace=\"decode\",pod=\"decode-0\",node=\"node-1\","
+                      "pid=\"1\",experiment=\"sb\",experiment_hash=\"\",arm=\"inference\""),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("_bucket{namespace=\"decode\",pod=\"decode-0\",node=\"node-1\",pid=\"1\",experiment=\"sb\","
+                      "experiment_hash=\"\",arm=\"\""),
+            std::string::npos)
+      << "no histogram of the switchback without its arm";
 }
 
 // Rates go blank when a job ends: the panels over the dashboard's range keep its figures (the test command runs

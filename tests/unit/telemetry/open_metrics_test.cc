@@ -216,6 +216,83 @@ TEST(OpenMetrics, TheAbSeriesReadBackAsTheyWereWritten) {
   EXPECT_EQ(b.timings.at({2, 20, TimingSource::kKernelGpu}).count, 1u);
 }
 
+// A switchback communicator (every arm in turns): control ran Ring/LL, candidate Ring/Simple in 64K-128K, and
+// Tree/LL was decided by both (its time belongs to neither).
+CommunicatorSnapshot switchbackComm() {
+  CommunicatorSnapshot c = decodeComm();
+  c.identity->arm.clear();
+  c.identity->design = "switchback";
+  c.timings->keys = {timed(cellKey(4, 65536, 1, 0, 4), {40000, 40000, 41000}),
+                     timed(cellKey(4, 65536, 1, 2, 4), {44000, 45000}), timed(cellKey(4, 65536, 0, 0, 4), {50000})};
+  c.decisions = std::vector<DecisionCount>{{cellKey(4, 65536, 1, 0, 0), DecisionSource::kNccl, "", "control", 3},
+                                           {cellKey(4, 65536, 1, 2, 0), DecisionSource::kRule, "r", "candidate", 2},
+                                           {cellKey(4, 65536, 0, 0, 0), DecisionSource::kNccl, "", "control", 1},
+                                           {cellKey(4, 65536, 0, 0, 0), DecisionSource::kRule, "t", "candidate", 1}};
+  SwitchbackTimings t;
+  t.arms = {"control", "candidate"};
+  t.block = 4;
+  t.washout = 2;
+  t.window = 64;
+  t.turnsPerRound = 2;
+  t.windowsClosed = 9;
+  t.unattributed = 1;
+  t.capturesTracked = true;
+  SwitchbackCell control{4, 16, 0, 3, 3 * 1200, 5};
+  SwitchbackCell candidate{4, 16, 1, 2, 2 * 1300, 4, 8, 0.1 + 0.2, 1.0 / 3};
+  t.cells = {control, candidate};
+  c.timings->switchback = t;
+  return c;
+}
+
+// The dashboard shows a switchback's arms: each key's histogram carries the arm that decided its choice, as the
+// profiler attributes it, and the `ab` series carry each arm's collectives apart.
+TEST(OpenMetrics, ASwitchbacksSeriesNameTheArmThatRanEachChoice) {
+  std::string text = renderTextfile(kPodA, {switchbackComm()});
+  EXPECT_THAT(text, HasSubstr(",arm=\"control\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\",n_nodes=\"2\","
+                              "collective=\"AllReduce\",message_size=\"64K-128K\",algo_proto=\"Ring_LL\""));
+  EXPECT_THAT(text, HasSubstr(",arm=\"candidate\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\",n_nodes=\"2\","
+                              "collective=\"AllReduce\",message_size=\"64K-128K\",algo_proto=\"Ring_Simple\""));
+  EXPECT_THAT(text, HasSubstr(",arm=\"\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\",n_nodes=\"2\","
+                              "collective=\"AllReduce\",message_size=\"64K-128K\",algo_proto=\"Tree_LL\""))
+      << "a choice both arms decided belongs to neither";
+  std::string cell =
+      ",comm_id=\"0x1f2e3d4c5b6a7980\",rank=\"3\",nranks=\"16\",n_nodes=\"2\",collective=\"AllReduce\","
+      "message_size=\"64K-128K\"";
+  EXPECT_THAT(text, HasSubstr("arm=\"control\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\"" + cell +
+                              ",timing_source=\"kernel_gpu\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("arm=\"candidate\",policy=\"fit \\\"v2\\\"\",policy_hash=\"0x9c1d\"" + cell +
+                              ",timing_source=\"kernel_gpu\"} 2\n"));
+  EXPECT_EQ(seriesOf(text, "nccl_roce_ab_log_duration_count"), 2u) << "one per arm, none with no arm";
+  EXPECT_EQ(seriesOf(text, "nccl_roce_switchback_arm"), 2u);
+  EXPECT_EQ(seriesOf(text, "nccl_roce_switchback_paired_windows_total"), 1u) << "the reference pairs with none";
+  EXPECT_EQ(seriesOf(renderTextfile(kPodA, {decodeComm()}), "nccl_roce_switchback_arm"), 0u);
+}
+
+// What `ab --prometheus` reads of a switchback is what the statistics file gives `ab` for its eager collectives:
+// one communicator rank with no arm, each arm's count and bin sum, its washout and windows, to the bit.
+TEST(OpenMetrics, ASwitchbacksSeriesReadBackAsOneCommunicatorWithItsWindows) {
+  CommunicatorSnapshot c = switchbackComm();
+  StatusOr<std::vector<RankSeries>> ranks = readAbSeries(*parseTextfile(renderTextfile(kPodA, {c})));
+  ASSERT_TRUE(ranks.isOk()) << ranks.status().toString();
+  ASSERT_EQ(ranks->size(), 1u);
+  const RankSeries& r = (*ranks)[0];
+  EXPECT_EQ(r.identity.arm, "");
+  EXPECT_EQ(r.identity.design, "switchback");
+  ASSERT_TRUE(r.switchback.has_value());
+  const SwitchbackTimings& want = *c.timings->switchback;
+  EXPECT_EQ(r.switchback->arms, want.arms);
+  EXPECT_EQ(r.switchback->block, 4u);
+  EXPECT_EQ(r.switchback->washout, 2u);
+  EXPECT_EQ(r.switchback->window, 64u);
+  EXPECT_EQ(r.switchback->turnsPerRound, 2u);
+  EXPECT_EQ(r.switchback->windowsClosed, 9u);
+  EXPECT_EQ(r.switchback->unattributed, 1u);
+  EXPECT_TRUE(r.switchback->capturesTracked);
+  EXPECT_EQ(r.switchback->cells, want.cells) << "0.1 + 0.2 and 1/3 read back to the bit";
+  EXPECT_EQ(r.decisions.size(), 4u);
+  EXPECT_EQ(r.timings.at({4, 16, TimingSource::kKernelGpu}).count, 5u);
+}
+
 TEST(OpenMetrics, WhatTheBudgetLeftOutIsReadBackAsACount) {
   CommunicatorSnapshot c = decodeComm();
   c.timings->keys.clear();
