@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <limits>
 
@@ -63,6 +64,28 @@ std::optional<uint64_t> parseUnsigned(std::string_view text) {
     value = value * 10 + digit;
   }
   return value;
+}
+
+std::optional<int64_t> parseSigned(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::string formatFixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
 }
 
 StatusOr<uint64_t> parseByteSize(std::string_view text) {

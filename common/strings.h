@@ -21,6 +21,13 @@ bool endsWith(std::string_view text, std::string_view suffix);
 
 // Decimal digits only (no sign, no spaces, no base prefix); nullopt on anything else or on overflow.
 std::optional<uint64_t> parseUnsigned(std::string_view text);
+// The same with an optional leading '-' (no '+'), within int64_t.
+std::optional<int64_t> parseSigned(std::string_view text);
+
+// `value` with `decimals` digits after the point, as printf's %.*f writes it in the C locale.
+std::string formatFixed(double value, int decimals);
+// The items with `separator` between them: {"a", "b"}, ", " -> "a, b".
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 // Reading a line left to right: each call takes what it names from the front of *text, or fails and leaves *text
 // as it was.

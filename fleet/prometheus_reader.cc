@@ -18,12 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // A PromQL string literal.
 std::string promString(const std::string& text) {
   std::string out = "\"";
@@ -42,7 +36,7 @@ std::string lastOf(const char* metric, const std::vector<std::string>& extra, co
   const char* label = startsWith(s.experiment, "sha256:") ? "experiment_hash" : "experiment";
   std::string selector = std::string(metric) +
                          (s.experiment.empty() ? "" : "{" + std::string(label) + "=" + promString(s.experiment) + "}");
-  return "max by (" + joined(by) + ") (last_over_time(" + selector + "[" + s.window + "]))";
+  return "max by (" + join(by, ", ") + ") (last_over_time(" + selector + "[" + s.window + "]))";
 }
 
 Status invalid(const std::string& what) { return Status(StatusCode::kParseError, "Prometheus: " + what); }

@@ -48,12 +48,6 @@ int severity(Outcome o) {
   return o == Outcome::kFail ? 2 : o == Outcome::kWarn ? 1 : 0;
 }
 
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
 // One short line of what was found, and the worst outcome with the remedies it calls for.
 class Findings {
  public:

@@ -3,17 +3,13 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/strings.h"
+
 namespace nccl_roce::driver {
 
 namespace {
 
 constexpr const char* kProgram = "all_reduce_perf";  // the nccl-tests program whose table this is
-
-std::string fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
 
 std::string exponent(double value, int decimals) {
   char buffer[64];
@@ -34,7 +30,7 @@ std::string half(const MeasuredHalf& h, uint64_t bytes, int nranks) {
 
 std::string fitFloat(double value, int width) {
   for (int decimals : {2, 1, 0}) {
-    std::string text = fixed(value, decimals);
+    std::string text = formatFixed(value, decimals);
     if (static_cast<int>(text.size()) <= width) return text;
   }
   return exponent(value, width >= 7 ? 1 : 0);

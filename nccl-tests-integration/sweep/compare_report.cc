@@ -13,23 +13,17 @@ namespace {
 
 using nlohmann::json;
 
-std::string fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
 // Times as nccl-tests shows them: 2 decimals below 1000 us, fewer above.
 std::string time(double us) {
-  return fixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 0);
+  return formatFixed(us, us < 1000 ? 2 : us < 10000 ? 1 : 0);
 }
 
 std::string percent(double fraction) {
-  return fixed(std::fabs(fraction) * 100, 1) + "%";
+  return formatFixed(std::fabs(fraction) * 100, 1) + "%";
 }
 
 std::string interval(const std::optional<verdicts::RatioInterval>& i) {
-  return i ? fixed(i->low, 3) + "-" + fixed(i->high, 3) : "-";
+  return i ? formatFixed(i->low, 3) + "-" + formatFixed(i->high, 3) : "-";
 }
 
 std::string summarySentence(const SeriesComparison& s, double confidence) {
@@ -39,9 +33,9 @@ std::string summarySentence(const SeriesComparison& s, double confidence) {
   if (!r.interval) return out + "no verdict: " + r.whyNoInterval + ".";
   out += r.verdict == Verdict::kInsufficient ? "no verdict: " + r.whyNoInterval
                                              : describeRatio(r.interval->ratio, r.verdict);
-  out += " (geometric mean of B/A " + fixed(r.interval->ratio, 3) + ", " + fixed(confidence * 100, 0) + "% CI " +
-         interval(r.interval) + "); faster at " + std::to_string(r.faster) + ", slower at " + std::to_string(r.slower) +
-         ", no difference at " + std::to_string(r.noDifference) + " sizes";
+  out += " (geometric mean of B/A " + formatFixed(r.interval->ratio, 3) + ", " + formatFixed(confidence * 100, 0) +
+         "% CI " + interval(r.interval) + "); faster at " + std::to_string(r.faster) + ", slower at " +
+         std::to_string(r.slower) + ", no difference at " + std::to_string(r.noDifference) + " sizes";
   if (r.insufficient > 0) out += ", " + std::to_string(r.insufficient) + " without a verdict";
   if (!r.unevenCells.empty()) {
     out += "; " + std::to_string(r.unevenCells.size()) + " sizes not measured by every replicate left out of the mean";
@@ -82,7 +76,8 @@ std::string sizeTable(const SeriesComparison& s, const CompareOptions& o, const 
     std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
     std::string verdict = verdictName(z.verdict);
     out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) + " | " +
-           std::to_string(z.nB) + " | " + fixed(z.ratio, 3) + " | " + interval(z.interval) + " | " + verdict + " |\n";
+           std::to_string(z.nB) + " | " + formatFixed(z.ratio, 3) + " | " + interval(z.interval) + " | " + verdict +
+           " |\n";
   }
   return out;
 }
@@ -137,7 +132,7 @@ std::string describeRatio(double ratio, Verdict verdict) {
 }
 
 std::string comparisonToMarkdown(const Comparison& c) {
-  std::string level = fixed(c.options.verdicts.confidence * 100, 0) + "%";
+  std::string level = formatFixed(c.options.verdicts.confidence * 100, 0) + "%";
   std::string out = "# nccl-tests A/B: " + c.labelA + " (A) vs " + c.labelB + " (B)\n\n";
   out += methodParagraph(c.options, level);
   for (const SeriesComparison& s : c.series) out += seriesSection(s, c.options, level);

@@ -11,12 +11,6 @@ namespace nccl_roce::sweep {
 
 namespace {
 
-std::string fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
 std::string sizeRange(uint64_t lo, uint64_t hi) {
   return policy::formatValueRange(policy::ValueRange{lo, hi}, policy::RangeUnit::kBytes);
 }
@@ -49,8 +43,8 @@ std::string evidence(const FitBucket& b) {
   std::string out =
       "measured at " + measured + " (" + std::to_string(b.sizes) + (b.sizes == 1 ? " size" : " sizes") + "): ";
   if (!b.choice) return out + "nothing beat NCCL's default beyond the noise, so NCCL decides";
-  out += fixed(b.bestRatio, 2) + "-" + fixed(b.worstRatio, 2) + "x NCCL's default time";
-  out += ", upper confidence bound at most " + fixed(b.widestCiHigh, 2) + "x";
+  out += formatFixed(b.bestRatio, 2) + "-" + formatFixed(b.worstRatio, 2) + "x NCCL's default time";
+  out += ", upper confidence bound at most " + formatFixed(b.widestCiHigh, 2) + "x";
   return out;
 }
 
@@ -62,9 +56,9 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
   out += "# Fitted by `nccl-roce sweep fit` from forced-configuration nccl-tests sweeps.\n";
   out += "# Per measured size, the fastest configuration (geometric mean " + std::string(placementName(o.placement)) +
          " time over replicates) that\n# beats NCCL's default beyond the noise and by at least " +
-         fixed(st.minEffect * 100, 1) + "%; where none does there is no rule and NCCL decides.\n";
+         formatFixed(st.minEffect * 100, 1) + "%; where none does there is no rule and NCCL decides.\n";
   out += "# Beyond the noise: Welch t on log times over replicate runs, false wins held to an expected " +
-         fixed((1 - st.confidence) * 100, 0) + "% of\n# the rules over all " + std::to_string(fit.challenges) +
+         formatFixed((1 - st.confidence) * 100, 0) + "% of\n# the rules over all " + std::to_string(fit.challenges) +
          " configuration x size comparisons of this fit (Benjamini-Hochberg).\n";
   out +=
       "# Sizes between measured ones take the nearer measured size's choice (boundaries half-way); sizes below\n"
@@ -107,18 +101,19 @@ std::string fitReportMarkdown(const FitResult& fit, const FitOptions& o) {
   for (const FitSeries& s : fit.series) {
     out += "\n## " + s.key.describe() + (s.nodes > 0 ? ", " + std::to_string(s.nodes) + " nodes" : "") + "\n\n";
     out += "| size | NCCL default (us) | n | choice | time (us) | n | ratio | " +
-           fixed(o.verdicts.confidence * 100, 0) + "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
+           formatFixed(o.verdicts.confidence * 100, 0) +
+           "% CI | note |\n|---:|---:|---:|:---|---:|---:|---:|:---:|:---|\n";
     for (const SizeDecision& d : s.sizes) {
-      out += "| " + formatByteSize(d.size) + " | " + fixed(d.defaultUs, 2) + " | " +
+      out += "| " + formatByteSize(d.size) + " | " + formatFixed(d.defaultUs, 2) + " | " +
              std::to_string(d.defaultReplicates) + " | ";
       if (d.choice) {
-        out += d.choice->describe() + " | " + fixed(d.timeUs, 2) + " | " + std::to_string(d.replicates) + " | " +
-               fixed(d.ratio, 3) + " | " + fixed(d.ciLow, 3) + "-" + fixed(d.ciHigh, 3) + " | |\n";
+        out += d.choice->describe() + " | " + formatFixed(d.timeUs, 2) + " | " + std::to_string(d.replicates) + " | " +
+               formatFixed(d.ratio, 3) + " | " + formatFixed(d.ciLow, 3) + "-" + formatFixed(d.ciHigh, 3) + " | |\n";
       } else {
         out += "NCCL default | | | | | ";
         if (!d.fastestOther.empty()) {
-          out +=
-              "fastest other: " + d.fastestOther + " at " + fixed(d.fastestOtherRatio, 3) + "x, not beyond the noise";
+          out += "fastest other: " + d.fastestOther + " at " + formatFixed(d.fastestOtherRatio, 3) +
+                 "x, not beyond the noise";
         }
         out += " |\n";
       }

@@ -101,13 +101,6 @@ std::optional<double> parseDecimal(std::string_view token) {
   return value;
 }
 
-std::optional<int64_t> parseSigned(std::string_view token) {
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (token.empty() || error != std::errc() || end != token.data() + token.size()) return std::nullopt;
-  return value;
-}
-
 std::string shorten(std::string_view text, size_t limit) {
   text = trim(text);
   if (text.size() <= limit) return std::string(text);

@@ -22,7 +22,6 @@ std::vector<std::string_view> splitFields(std::string_view text);
 // Numbers as nccl-tests prints them ("34.98", "105854", "1.2e+06", "0e+00"), locale-independent.
 // nullopt for anything else, including "N/A", "inf" and "nan".
 std::optional<double> parseDecimal(std::string_view token);
-std::optional<int64_t> parseSigned(std::string_view token);
 
 // Shortens a line for a message: at most `limit` characters, with "..." when cut.
 std::string shorten(std::string_view text, size_t limit = 100);

@@ -57,6 +57,27 @@ TEST(ParseUnsigned, IsStrictUnlikeAtoi) {
   EXPECT_FALSE(parseUnsigned("18446744073709551616"));
 }
 
+TEST(ParseSigned, TakesAMinusButNothingElseAroundTheDigits) {
+  EXPECT_EQ(parseSigned("-1"), -1);  // nccl-tests' "root -1" and out-of-bounds counts
+  EXPECT_EQ(parseSigned("22809"), 22809);
+  EXPECT_FALSE(parseSigned(""));
+  EXPECT_FALSE(parseSigned("+4"));
+  EXPECT_FALSE(parseSigned("4 "));
+  EXPECT_FALSE(parseSigned("9223372036854775808"));
+}
+
+TEST(FormatFixed, WritesTheDecimalsAskedFor) {
+  EXPECT_EQ(formatFixed(1.0 / 3, 3), "0.333");
+  EXPECT_EQ(formatFixed(2.5, 0), "2");  // round half to even, as printf does
+  EXPECT_EQ(formatFixed(-0.125, 2), "-0.12");
+}
+
+TEST(Join, PutsTheSeparatorOnlyBetweenItems) {
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"a"}, ", "), "a");
+  EXPECT_EQ(join({"a", "", "b"}, "; "), "a; ; b");
+}
+
 TEST(Split, KeepsEmptyFields) {
   std::vector<std::string_view> expected{"a", "", "b", ""};
   EXPECT_EQ(split("a,,b,", ','), expected);
