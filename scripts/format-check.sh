@@ -13,7 +13,7 @@ list=.ci/unformatted-files
 base=$(cat .ci/format-base)
 
 mapfile -t files < <(git ls-files -- '*.cc' '*.h' '*.c')
-listed=$(grep -v -e '^#' -e '^[[:space:]]*$' "$list" | sort -u)
+listed=$({ grep -v -e '^#' -e '^[[:space:]]*$' "$list" || true; } | sort -u)  # empty once every file is formatted
 # clang-format names every file that differs in its warnings: "path:line:col: warning: ... [-Wclang-format-violations]".
 unclean=$(clang-format --dry-run "${files[@]}" 2>&1 |
   sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: .*\[-Wclang-format-violations\]$/\1/p' | sort -u)
