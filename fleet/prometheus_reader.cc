@@ -39,7 +39,9 @@ std::string lastOf(const char* metric, const std::vector<std::string>& extra, co
   return "max by (" + join(by, ", ") + ") (last_over_time(" + selector + "[" + s.window + "]))";
 }
 
-Status invalid(const std::string& what) { return Status(StatusCode::kParseError, "Prometheus: " + what); }
+Status invalid(const std::string& what) {
+  return Status(StatusCode::kParseError, "Prometheus: " + what);
+}
 
 // The samples of one answer of the query API: {"status": "success", "data": {"resultType": "vector", "result":
 // [{"metric": {labels}, "value": [time, "value"]}...]}}, named after the series asked for (aggregation drops
@@ -66,7 +68,8 @@ StatusOr<std::vector<telemetry::MetricSample>> samplesOf(const std::string& body
     auto value = r.is_object() ? r.find("value") : r.end();
     if (labels == r.end() || !labels->is_object() || value == r.end() || !value->is_array() || value->size() != 2 ||
         !(*value)[1].is_string()) {
-      return invalid("a result for " + std::string(metric) + " is not {\"metric\": {...}, \"value\": [time, \"value\"]}");
+      return invalid("a result for " + std::string(metric) +
+                     " is not {\"metric\": {...}, \"value\": [time, \"value\"]}");
     }
     for (const auto& [name, text] : labels->items()) {
       if (!text.is_string()) return invalid("label " + name + " of " + metric + " is not a string");
@@ -201,8 +204,8 @@ StatusOr<Fleet> readPrometheusFleet(const PrometheusQuery& query, const Promethe
   if (experiments.size() > 1) {
     std::string names;
     for (const std::string& e : experiments) names += (names.empty() ? "" : ", ") + e;
-    return Status(StatusCode::kInvalidArgument, "series of several experiments in the last " + selection.window +
-                                                    " (" + names + "): name one with --experiment");
+    return Status(StatusCode::kInvalidArgument, "series of several experiments in the last " + selection.window + " (" +
+                                                    names + "): name one with --experiment");
   }
   StatusOr<Fleet> fleet = assembleFleet(read->records, {});
   if (!fleet.isOk()) return fleet;

@@ -3,7 +3,9 @@
 namespace nccl_roce::gid {
 
 namespace {
-bool bitAt(const GidValue& v, int bit) { return (v.bytes[static_cast<size_t>(bit / 8)] >> (7 - bit % 8)) & 1; }
+bool bitAt(const GidValue& v, int bit) {
+  return (v.bytes[static_cast<size_t>(bit / 8)] >> (7 - bit % 8)) & 1;
+}
 }  // namespace
 
 AddressRange AddressRange::covering(const std::vector<GidValue>& addresses) {

@@ -105,15 +105,15 @@ StatusOr<std::vector<InterfaceAddress>> parseAddressList(std::string_view text) 
     if (line.empty()) continue;
     size_t space = line.find_first_of(" \t");
     if (space == std::string_view::npos) {
-      return Status(StatusCode::kParseError,
-                    "line " + std::to_string(lineNumber) + ": expected 'IFNAME ADDRESS/PREFIXLEN', got '" +
-                        std::string(line) + "'");
+      return Status(StatusCode::kParseError, "line " + std::to_string(lineNumber) +
+                                                 ": expected 'IFNAME ADDRESS/PREFIXLEN', got '" + std::string(line) +
+                                                 "'");
     }
     std::string_view ifname = line.substr(0, space);
     std::string_view cidr = trim(line.substr(space + 1));
     if (cidr.find_first_of(" \t") != std::string_view::npos) {
-      return Status(StatusCode::kParseError,
-                    "line " + std::to_string(lineNumber) + ": expected one address after '" + std::string(ifname) + "'");
+      return Status(StatusCode::kParseError, "line " + std::to_string(lineNumber) + ": expected one address after '" +
+                                                 std::string(ifname) + "'");
     }
     auto entry = parseCidr(ifname, cidr);
     if (!entry.isOk()) {

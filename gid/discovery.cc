@@ -15,14 +15,18 @@ constexpr int kMaxPortNumber = 255;  // port numbers are u8 in the verbs ABI
 
 std::string describe(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kNotFound: return "missing";
+    case StatusCode::kNotFound:
+      return "missing";
     case StatusCode::kInvalidArgument:
       return status.message().size() >= 5 && status.message().compare(status.message().size() - 5, 5, "empty") == 0
                  ? "empty"
                  : "unreadable (EINVAL: entry not populated or not visible here)";
-    case StatusCode::kPermissionDenied: return "permission denied";
-    case StatusCode::kTooLarge: return "larger than a sysfs attribute can be";
-    default: return "unreadable (" + status.message() + ")";
+    case StatusCode::kPermissionDenied:
+      return "permission denied";
+    case StatusCode::kTooLarge:
+      return "larger than a sysfs attribute can be";
+    default:
+      return "unreadable (" + status.message() + ")";
   }
 }
 
@@ -105,7 +109,8 @@ class Discoverer {
       machine_.warnings.push_back(machine_.noDevicesReason);
       return;
     }
-    std::sort(names->begin(), names->end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
+    std::sort(names->begin(), names->end(),
+              [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
     for (const auto& name : *names) machine_.devices.push_back(readDevice(name));
     reportVerbsOnlyDevices();
   }
@@ -141,8 +146,8 @@ class Discoverer {
       // Only a PCI function is a PF or a VF; soft-RoCE, sub-functions and auxiliary devices stay unknown.
       if (isPciAddress(leaf)) {
         device.pciAddress = leaf;
-        device.role = sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction
-                                                             : FunctionRole::kPhysicalFunction;
+        device.role =
+            sysfs_.exists(base + "/device/physfn") ? FunctionRole::kVirtualFunction : FunctionRole::kPhysicalFunction;
       }
       auto numa = sysfs_.attribute(base + "/device/numa_node");
       if (numa.isOk()) {
@@ -250,8 +255,8 @@ class Discoverer {
 
   template <typename State>
   void readState(const SysfsReader::Directory& attributes, const char* what,
-                 std::optional<NumberedState<State>> (*parse)(std::string_view), std::optional<NumberedState<State>>& out,
-                 PortInfo& port) {
+                 std::optional<NumberedState<State>> (*parse)(std::string_view),
+                 std::optional<NumberedState<State>>& out, PortInfo& port) {
     auto text = attributes.attribute(what);
     if (!text.isOk()) {
       port.problems.push_back(std::string(what) + " " + describe(text.status()));
@@ -333,8 +338,8 @@ class Discoverer {
                                          const std::string& where) {
     auto found = views.inVerbs.find(index);
     const VerbsGid* fromVerbs = found == views.inVerbs.end() ? nullptr : found->second;
-    bool disagree = fromSysfs.has_value() != (fromVerbs != nullptr) ||
-                    (fromSysfs && fromVerbs && *fromSysfs != fromVerbs->value);
+    bool disagree =
+        fromSysfs.has_value() != (fromVerbs != nullptr) || (fromSysfs && fromVerbs && *fromSysfs != fromVerbs->value);
     if (disagree) {
       machine_.warnings.push_back(
           where + std::to_string(index) + ": " +

@@ -55,7 +55,8 @@ class RealDirectoryFiles final : public DirectoryFiles {
     int readErrno = errno;
     ::close(fd);
     if (n < 0) return statusFromErrno(readErrno, path_ + "/" + leaf);
-    if (static_cast<size_t>(n) > maxBytes) return Status(StatusCode::kTooLarge, path_ + "/" + leaf + ": more than a page");
+    if (static_cast<size_t>(n) > maxBytes)
+      return Status(StatusCode::kTooLarge, path_ + "/" + leaf + ": more than a page");
     return std::string(buffer, static_cast<size_t>(n));
   }
 

@@ -6,9 +6,9 @@ namespace nccl_roce::gid {
 
 namespace {
 
-constexpr StatusCode kRecordableCodes[] = {StatusCode::kNotFound, StatusCode::kInvalidArgument,
-                                           StatusCode::kPermissionDenied, StatusCode::kIoError, StatusCode::kTooLarge,
-                                           StatusCode::kUnavailable};
+constexpr StatusCode kRecordableCodes[] = {StatusCode::kNotFound,         StatusCode::kInvalidArgument,
+                                           StatusCode::kPermissionDenied, StatusCode::kIoError,
+                                           StatusCode::kTooLarge,         StatusCode::kUnavailable};
 
 // The message without the leading "<path>: " every file-access error starts with.
 std::string detailOf(const Status& status, const std::string& path) {
@@ -125,8 +125,8 @@ Status RecordedFileAccess::missing(const std::string& relativePath, const std::s
   auto error = record_.errors.find(relativePath);
   if (error == record_.errors.end()) return Status(StatusCode::kNotFound, fullPath + ": not in the snapshot");
   const RecordedError& recorded = error->second;
-  std::string detail = recorded.detail.empty() ? std::string(statusCodeName(recorded.code)) + " (recorded)"
-                                               : recorded.detail;
+  std::string detail =
+      recorded.detail.empty() ? std::string(statusCodeName(recorded.code)) + " (recorded)" : recorded.detail;
   return Status(recorded.code, fullPath + ": " + detail);
 }
 
@@ -160,8 +160,8 @@ StatusOr<std::string> RecordedFileAccess::readLink(const std::string& path) cons
 
 bool RecordedFileAccess::exists(const std::string& path) const {
   auto rel = relative(path);
-  return rel && (record_.existing.count(*rel) != 0 || record_.files.count(*rel) != 0 ||
-                 record_.directories.count(*rel) != 0);
+  return rel &&
+         (record_.existing.count(*rel) != 0 || record_.files.count(*rel) != 0 || record_.directories.count(*rel) != 0);
 }
 
 }  // namespace nccl_roce::gid

@@ -27,11 +27,11 @@ struct RecordedError {
 
 // Keys are paths relative to the root the record was made under ("class/infiniband/mlx5_0/ports/1/state").
 struct FileRecord {
-  std::map<std::string, std::string> files;  // content, verbatim
+  std::map<std::string, std::string> files;                     // content, verbatim
   std::map<std::string, std::vector<std::string>> directories;  // entries, in the order listed
-  std::map<std::string, std::string> links;  // link targets
-  std::set<std::string> existing;            // paths exists() found
-  std::map<std::string, RecordedError> errors;  // failed reads, listings and link reads
+  std::map<std::string, std::string> links;                     // link targets
+  std::set<std::string> existing;                               // paths exists() found
+  std::map<std::string, RecordedError> errors;                  // failed reads, listings and link reads
 
   bool operator==(const FileRecord& other) const;
 };

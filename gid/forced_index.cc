@@ -63,7 +63,8 @@ std::string whatItHolds(const Machine& machine, const ForcedGid& forced) {
   if (e.value.isIpv6LinkLocal()) return "the link-local " + gid;
   if (e.type && *e.type != GidType::kRoceV2) return "the RoCE v1 " + gid;
   if (!e.netdev) return gid + ", whose netdev cannot be read";
-  if (machine.visibleNetdevs.count(*e.netdev) == 0) return gid + " on " + *e.netdev + ", outside this network namespace";
+  if (machine.visibleNetdevs.count(*e.netdev) == 0)
+    return gid + " on " + *e.netdev + ", outside this network namespace";
   if (machine.addresses) {
     auto own = machine.addressesOf(*e.netdev);
     if (std::find(own.begin(), own.end(), e.value) == own.end()) {
@@ -88,7 +89,7 @@ std::vector<ForcedIndex> forcedIndicesOf(const Environment& user) {
     if (auto forced = ncclReading(*text)) out.push_back(*forced);
   }
   for (const auto& [variable, autoAllowed] : {std::pair<const char*, bool>{"NVSHMEM_IB_GID_INDEX", false},
-                                             std::pair<const char*, bool>{"UCX_IB_GID_INDEX", true}}) {
+                                              std::pair<const char*, bool>{"UCX_IB_GID_INDEX", true}}) {
     auto text = user.get(variable);
     if (!text) continue;
     std::string oddity;
@@ -115,8 +116,8 @@ std::vector<std::string> checkForcedIndices(const std::vector<ForcedIndex>& forc
         if (entry.entry.index != f.index) continue;
         std::string holds = whatItHolds(machine, entry);
         if (holds.empty()) continue;
-        warnings.push_back(f.variable + "=" + f.text + " (set by the user) makes " + consumerOf(f.variable) +
-                           " use " + holds + " on " + p.device + ":" + std::to_string(p.port) +
+        warnings.push_back(f.variable + "=" + f.text + " (set by the user) makes " + consumerOf(f.variable) + " use " +
+                           holds + " on " + p.device + ":" + std::to_string(p.port) +
                            "; this pod's RoCE v2 GID there is index " + std::to_string(*p.gidIndex) + " (" +
                            p.gid->toAddressString() + ")");
       }

@@ -14,9 +14,9 @@
 namespace nccl_roce::gid {
 
 struct ForcedIndex {
-  std::string variable;  // e.g. "NCCL_IB_GID_INDEX"
-  std::string text;      // as the user set it
-  int index = 0;         // what the consumer reads it as; -1 when it is no index at all (see readingNote)
+  std::string variable;     // e.g. "NCCL_IB_GID_INDEX"
+  std::string text;         // as the user set it
+  int index = 0;            // what the consumer reads it as; -1 when it is no index at all (see readingNote)
   std::string readingNote;  // non-empty when the consumer reads the text differently from how it looks
 };
 

@@ -6,7 +6,9 @@
 
 namespace nccl_roce::gid {
 
-const char* familyName(AddressFamily family) { return family == AddressFamily::kIpv4 ? "IPv4" : "IPv6"; }
+const char* familyName(AddressFamily family) {
+  return family == AddressFamily::kIpv4 ? "IPv4" : "IPv6";
+}
 
 namespace {
 int hexValue(char c) {
@@ -56,9 +58,13 @@ bool GidValue::isIpv4Mapped() const {
   return bytes[10] == 0xff && bytes[11] == 0xff;
 }
 
-bool GidValue::isIpv6LinkLocal() const { return bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80; }
+bool GidValue::isIpv6LinkLocal() const {
+  return bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80;
+}
 
-bool GidValue::isIpv4LinkLocal() const { return isIpv4Mapped() && bytes[12] == 169 && bytes[13] == 254; }
+bool GidValue::isIpv4LinkLocal() const {
+  return isIpv4Mapped() && bytes[12] == 169 && bytes[13] == 254;
+}
 
 std::string GidValue::toKernelString() const {
   char out[40];

@@ -30,7 +30,7 @@ struct GidValue {
   bool isIpv4LinkLocal() const;
   AddressFamily family() const { return isIpv4Mapped() ? AddressFamily::kIpv4 : AddressFamily::kIpv6; }
 
-  std::string toKernelString() const;  // eight groups of four hex digits
+  std::string toKernelString() const;   // eight groups of four hex digits
   std::string toAddressString() const;  // "10.156.129.132" for IPv4-mapped, inet_ntop text otherwise
 
   bool operator==(const GidValue& other) const { return bytes == other.bytes; }

@@ -1,6 +1,5 @@
 #include "gid/hca_list.h"
 
-
 #include "common/strings.h"
 
 namespace nccl_roce::gid {

@@ -4,18 +4,24 @@ namespace nccl_roce::gid {
 
 const char* linkLayerName(LinkLayer layer) {
   switch (layer) {
-    case LinkLayer::kInfiniBand: return "InfiniBand";
-    case LinkLayer::kEthernet: return "Ethernet";
-    case LinkLayer::kUnknown: return "Unknown";
+    case LinkLayer::kInfiniBand:
+      return "InfiniBand";
+    case LinkLayer::kEthernet:
+      return "Ethernet";
+    case LinkLayer::kUnknown:
+      return "Unknown";
   }
   return "Unknown";
 }
 
 const char* functionRoleName(FunctionRole role) {
   switch (role) {
-    case FunctionRole::kPhysicalFunction: return "PF";
-    case FunctionRole::kVirtualFunction: return "VF";
-    case FunctionRole::kUnknown: return "unknown";
+    case FunctionRole::kPhysicalFunction:
+      return "PF";
+    case FunctionRole::kVirtualFunction:
+      return "VF";
+    case FunctionRole::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }

@@ -24,7 +24,13 @@ enum class GidType { kRoceV2, kRoceV1, kOther };
 enum class PortState : int { kNop = 0, kDown = 1, kInit = 2, kArmed = 3, kActive = 4, kActiveDefer = 5 };
 // ib_port_phys_state, ports/<p>/phys_state ("5: LinkUp").
 enum class PhysState : int {
-  kSleep = 1, kPolling = 2, kDisabled = 3, kTraining = 4, kLinkUp = 5, kLinkErrorRecovery = 6, kPhyTest = 7
+  kSleep = 1,
+  kPolling = 2,
+  kDisabled = 3,
+  kTraining = 4,
+  kLinkUp = 5,
+  kLinkErrorRecovery = 6,
+  kPhyTest = 7
 };
 
 // A state as sysfs prints it, "4: ACTIVE": the number is what counts (ACTIVE_DEFER must not pass as ACTIVE),
@@ -44,7 +50,7 @@ enum class SkipReason { kNotSkipped, kIpv6LinkLocal, kAddressNotHere };
 struct GidEntry {
   int index = 0;
   GidValue value;
-  std::optional<GidType> type;       // nullopt: not read, or unreadable (see typeProblem)
+  std::optional<GidType> type;        // nullopt: not read, or unreadable (see typeProblem)
   std::optional<std::string> netdev;  // nullopt: not read, or unreadable (see netdevProblem)
   std::string typeProblem;
   std::string netdevProblem;
@@ -54,7 +60,7 @@ struct GidEntry {
 
 // One entry at an index the user forces: its value may be zero, unreadable or missing.
 struct ForcedGid {
-  GidEntry entry;           // value zero when the entry is empty
+  GidEntry entry;            // value zero when the entry is empty
   std::string valueProblem;  // non-empty when gids/<N> could not be read ("missing", "unreadable (...)")
 };
 
@@ -63,12 +69,12 @@ struct PortInfo {
   std::optional<PortStateReading> state;      // ports/<p>/state
   std::optional<PhysStateReading> physState;  // ports/<p>/phys_state
   LinkLayer linkLayer = LinkLayer::kUnknown;
-  std::optional<double> rateGbps;          // ports/<p>/rate, "100 Gb/sec (4X EDR)" -> 100
+  std::optional<double> rateGbps;  // ports/<p>/rate, "100 Gb/sec (4X EDR)" -> 100
   std::string rateText;
-  std::vector<GidEntry> gids;              // non-zero entries, ascending index
-  int emptyGidEntries = 0;                 // all-zero or unreadable gids/<N>
-  std::vector<std::string> problems;       // attributes that could not be read, in plain words
-  bool gidsScanned = false;                // whether the GID table was read at all
+  std::vector<GidEntry> gids;         // non-zero entries, ascending index
+  int emptyGidEntries = 0;            // all-zero or unreadable gids/<N>
+  std::vector<std::string> problems;  // attributes that could not be read, in plain words
+  bool gidsScanned = false;           // whether the GID table was read at all
   // Entries read in full, whatever they hold, because the user forces their index (NCCL_IB_GID_INDEX and
   // friends): what NCCL will use on this port. Ascending index.
   std::vector<ForcedGid> forced;
@@ -82,7 +88,7 @@ struct DeviceInfo {
   std::optional<std::string> pciAddress;  // basename of the device link, e.g. "0000:17:00.0"
   std::optional<int> numaNode;            // -1 on single-node machines is reported as nullopt
   FunctionRole role = FunctionRole::kUnknown;
-  std::vector<PortInfo> ports;            // ascending port number
+  std::vector<PortInfo> ports;  // ascending port number
   std::vector<std::string> problems;
   // Set when libibverbs is available and cannot open this device: sysfs lists every host HCA in shared
   // mode, but the pod can only use the ones whose /dev/infiniband entries it was given.
@@ -90,8 +96,8 @@ struct DeviceInfo {
 };
 
 struct Machine {
-  std::vector<DeviceInfo> devices;             // natural name order
-  std::set<std::string> visibleNetdevs;        // class/net/<ifname> of this namespace
+  std::vector<DeviceInfo> devices;                         // natural name order
+  std::set<std::string> visibleNetdevs;                    // class/net/<ifname> of this namespace
   std::optional<std::vector<InterfaceAddress>> addresses;  // nullopt: unknown (match by netdev alone)
   std::vector<std::string> warnings;
   std::string noDevicesReason;  // why `devices` is empty, when the listing itself failed

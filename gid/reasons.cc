@@ -19,7 +19,8 @@ std::string noQualifyingGidText(const excluded::NoQualifyingGid& none) {
   std::map<std::string, int> byWords;
   for (const auto& [rejection, count] : none.rejected) byWords[gidRejectionText(rejection)] += count;
   std::string counts;
-  for (const auto& [words, count] : byWords) counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + words;
+  for (const auto& [words, count] : byWords)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + words;
   return out + " (" + counts + ")";
 }
 
@@ -37,7 +38,9 @@ struct ExclusionWords {
   std::string operator()(const excluded::CannotOpen& r) const {
     return "listed in sysfs but this pod cannot open it (" + r.verbsError + ")";
   }
-  std::string operator()(const excluded::UnknownLinkLayer&) const { return "link layer is neither InfiniBand nor Ethernet"; }
+  std::string operator()(const excluded::UnknownLinkLayer&) const {
+    return "link layer is neither InfiniBand nor Ethernet";
+  }
   std::string operator()(const excluded::GidTableUnreadable&) const { return "GID table unreadable"; }
   std::string operator()(const excluded::NoQualifyingGid& r) const { return noQualifyingGidText(r); }
   std::string operator()(const excluded::NotAdmittedByUserList& r) const {
@@ -64,19 +67,29 @@ struct ExclusionWords {
 
 const char* gidRejectionText(GidRejection rejection) {
   switch (rejection) {
-    case GidRejection::kEmpty: return "empty";
-    case GidRejection::kIpv6LinkLocal: return "link-local";
-    case GidRejection::kAddressNotHere: return "with addresses not configured in this network namespace";
-    case GidRejection::kNetdevUnreadable: return "whose netdev is unreadable";
-    case GidRejection::kNetdevElsewhere: return "on netdevs outside this network namespace";
-    case GidRejection::kTypeUnreadable: return "whose type is unreadable";
-    case GidRejection::kNotRoceV2: return "RoCE v1";
-    case GidRejection::kAddressNotOnNetdev: return "whose address is not on their netdev";
+    case GidRejection::kEmpty:
+      return "empty";
+    case GidRejection::kIpv6LinkLocal:
+      return "link-local";
+    case GidRejection::kAddressNotHere:
+      return "with addresses not configured in this network namespace";
+    case GidRejection::kNetdevUnreadable:
+      return "whose netdev is unreadable";
+    case GidRejection::kNetdevElsewhere:
+      return "on netdevs outside this network namespace";
+    case GidRejection::kTypeUnreadable:
+      return "whose type is unreadable";
+    case GidRejection::kNotRoceV2:
+      return "RoCE v1";
+    case GidRejection::kAddressNotOnNetdev:
+      return "whose address is not on their netdev";
   }
   return "unknown";
 }
 
-std::string exclusionText(const ExclusionReason& reason) { return std::visit(ExclusionWords{}, reason); }
+std::string exclusionText(const ExclusionReason& reason) {
+  return std::visit(ExclusionWords{}, reason);
+}
 
 std::string reasonText(const PortDecision& p) {
   if (p.exclusion) return exclusionText(*p.exclusion);

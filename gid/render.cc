@@ -55,7 +55,8 @@ void set(Settings& settings, const std::string& name, const std::string& value, 
   settings[name] = EnvSetting{name, value, false, note};
 }
 
-void renderDeviceLists(const std::vector<const PortDecision*>& ports, Settings& out, std::vector<std::string>& warnings) {
+void renderDeviceLists(const std::vector<const PortDecision*>& ports, Settings& out,
+                       std::vector<std::string>& warnings) {
   set(out, "NCCL_IB_HCA", portList(ports, "="), "exact-match list of the selected device ports");
   set(out, "NVSHMEM_HCA_LIST", portList(ports, ""), "the selected device ports");
   set(out, "UCX_NET_DEVICES", portList(ports, ""), "the selected device ports");
@@ -65,8 +66,9 @@ void renderDeviceLists(const std::vector<const PortDecision*>& ports, Settings& 
   if (!allMlx5 && !prefix.empty()) {
     set(out, "NVSHMEM_HCA_PREFIX", prefix, "NVSHMEM skips devices whose name lacks its prefix (default mlx5)");
   } else if (!allMlx5) {
-    warnings.push_back("the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
-                       "skips those whose name does not contain 'mlx5'");
+    warnings.push_back(
+        "the selected devices' names share no prefix: NVSHMEM (NVSHMEM_HCA_PREFIX, default mlx5) "
+        "skips those whose name does not contain 'mlx5'");
   }
 }
 
@@ -81,9 +83,10 @@ void renderAddressRange(const std::vector<const PortDecision*>& ports, bool ipv6
   set(out, "NVSHMEM_IB_ADDR_RANGE", text, "smallest range holding every selected GID");
   set(out, "NCCL_IB_ROCE_VERSION_NUM", "2", "NCCL's per-device choice must take RoCE v2 GIDs");
   if (!ipv6) set(out, "UCX_IB_ROCE_SUBNETS", text, "UCX takes the first RoCE v2 GID in this subnet per device");
-  warnings.push_back("selected RoCE ports use different GID indices; no single NCCL_IB_GID_INDEX fits, so "
-                     "NCCL's per-device GID choice is steered with NCCL_IB_ADDR_RANGE=" + text +
-                     (ipv6 ? " and NCCL_IB_ADDR_FAMILY=AF_INET6" : ""));
+  warnings.push_back(
+      "selected RoCE ports use different GID indices; no single NCCL_IB_GID_INDEX fits, so "
+      "NCCL's per-device GID choice is steered with NCCL_IB_ADDR_RANGE=" +
+      text + (ipv6 ? " and NCCL_IB_ADDR_FAMILY=AF_INET6" : ""));
   for (const auto* p : ports) {
     auto earlier = entriesNcclMayPreferTo(machine, *p, range);
     if (earlier.empty()) continue;
@@ -144,9 +147,10 @@ std::vector<EnvSetting> withUserValues(const Settings& resolved, const Environme
 
 const std::vector<std::string>& resolvedVariableNames() {
   static const std::vector<std::string> names{
-      "NCCL_IB_HCA",         "NCCL_IB_GID_INDEX",      "NCCL_IB_ADDR_FAMILY",    "NCCL_IB_ADDR_RANGE",
-      "NCCL_IB_ROCE_VERSION_NUM", "NVSHMEM_HCA_LIST",  "NVSHMEM_HCA_PREFIX",     "NVSHMEM_IB_GID_INDEX",
-      "NVSHMEM_IB_ADDR_FAMILY", "NVSHMEM_IB_ADDR_RANGE", "UCX_NET_DEVICES",      "UCX_IB_GID_INDEX",
+      "NCCL_IB_HCA",           "NCCL_IB_GID_INDEX",        "NCCL_IB_ADDR_FAMILY",
+      "NCCL_IB_ADDR_RANGE",    "NCCL_IB_ROCE_VERSION_NUM", "NVSHMEM_HCA_LIST",
+      "NVSHMEM_HCA_PREFIX",    "NVSHMEM_IB_GID_INDEX",     "NVSHMEM_IB_ADDR_FAMILY",
+      "NVSHMEM_IB_ADDR_RANGE", "UCX_NET_DEVICES",          "UCX_IB_GID_INDEX",
       "UCX_IB_ROCE_SUBNETS"};
   return names;
 }

@@ -90,8 +90,8 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
   readAddressesAndVerbs(sources, inputs, verbsDevices, resolution);
   std::vector<ForcedIndex> forced = forcedIndicesOf(user);
   for (const auto& f : forced) {
-    if (f.index >= 0 && std::find(inputs.forcedIndices.begin(), inputs.forcedIndices.end(), f.index) ==
-                            inputs.forcedIndices.end()) {
+    if (f.index >= 0 &&
+        std::find(inputs.forcedIndices.begin(), inputs.forcedIndices.end(), f.index) == inputs.forcedIndices.end()) {
       inputs.forcedIndices.push_back(f.index);
     }
   }
@@ -108,7 +108,8 @@ Resolution resolve(const ResolverSources& sources, const Environment& user) {
 
   resolution.warnings.insert(resolution.warnings.end(), machine.warnings.begin(), machine.warnings.end());
   resolution.warnings.insert(resolution.warnings.end(), selection.warnings.begin(), selection.warnings.end());
-  for (auto& warning : checkForcedIndices(forced, selection, machine)) resolution.warnings.push_back(std::move(warning));
+  for (auto& warning : checkForcedIndices(forced, selection, machine))
+    resolution.warnings.push_back(std::move(warning));
   resolution.env = renderSettings(selection, machine, user, resolution.warnings);
   resolution.fabric = selection.fabric;
   resolution.family = selection.family;

@@ -22,14 +22,14 @@ struct Resolution {
   std::vector<PortDecision> ports;  // every device port found, selected or not, with its reason
   std::optional<LinkLayer> fabric;
   std::optional<AddressFamily> family;
-  std::vector<EnvSetting> env;      // resolved settings, and the user's own values reported as kept
+  std::vector<EnvSetting> env;  // resolved settings, and the user's own values reported as kept
   std::vector<std::string> warnings;
-  std::string error;                // one line; non-empty exactly when no port was selected
+  std::string error;  // one line; non-empty exactly when no port was selected
 
   // Where the facts came from, for logs and `detect`.
   std::string sysfsRoot;
-  std::string addressSource;        // "getifaddrs", a file name, or "none (matched by netdev)"
-  std::string verbsSource;          // "libibverbs.so.1", or why verbs was not used
+  std::string addressSource;  // "getifaddrs", a file name, or "none (matched by netdev)"
+  std::string verbsSource;    // "libibverbs.so.1", or why verbs was not used
   size_t filesRead = 0;
   // What discovery read (every device, port and examined GID entry), for tools such as `nccl-roce doctor`.
   std::shared_ptr<const Machine> machine;
@@ -46,7 +46,7 @@ struct ResolverSources {
   const SysfsReader* sysfs = nullptr;
   const AddressSource* addresses = nullptr;  // nullptr: addresses unknown, GIDs matched by netdev alone
   std::string addressSourceName;
-  const IbvFunctions* verbs = nullptr;       // nullptr: sysfs alone
+  const IbvFunctions* verbs = nullptr;  // nullptr: sysfs alone
   std::string verbsSourceName;
 };
 

@@ -17,19 +17,42 @@ namespace nccl_roce::gid {
 
 // Why a port is not selected, one type per rule, each with what its words need.
 namespace excluded {
-struct DeviceUnusable { std::string problem; };  // the device's ports could not be listed; empty: it has none
-struct StateUnreadable { std::string problem; };  // e.g. "state missing"; empty: no detail
-struct NotActive { PortStateReading state; };
-struct PhysicalLinkDown { PhysStateReading physState; };
-struct CannotOpen { std::string verbsError; };  // sysfs lists it, ibv_open_device fails in this pod
+struct DeviceUnusable {
+  std::string problem;
+};  // the device's ports could not be listed; empty: it has none
+struct StateUnreadable {
+  std::string problem;
+};  // e.g. "state missing"; empty: no detail
+struct NotActive {
+  PortStateReading state;
+};
+struct PhysicalLinkDown {
+  PhysStateReading physState;
+};
+struct CannotOpen {
+  std::string verbsError;
+};  // sysfs lists it, ibv_open_device fails in this pod
 struct UnknownLinkLayer {};
 struct GidTableUnreadable {};
-struct NoQualifyingGid { std::map<GidRejection, int> rejected; };  // entries per cause
-struct NotAdmittedByUserList { std::string userList; };  // the user's NCCL_IB_HCA
-struct OtherFabric { size_t activeInfinibandPorts; };  // InfiniBand chosen, this port is Ethernet
-struct OtherFamily { AddressFamily selected; };  // qualifies only in the other address family
-struct SlowerThanRails { double gbps; double fastestGbps; };
-struct PastDeviceLimit { size_t limit; };  // NCCL's MAX_IB_DEVS
+struct NoQualifyingGid {
+  std::map<GidRejection, int> rejected;
+};  // entries per cause
+struct NotAdmittedByUserList {
+  std::string userList;
+};  // the user's NCCL_IB_HCA
+struct OtherFabric {
+  size_t activeInfinibandPorts;
+};  // InfiniBand chosen, this port is Ethernet
+struct OtherFamily {
+  AddressFamily selected;
+};  // qualifies only in the other address family
+struct SlowerThanRails {
+  double gbps;
+  double fastestGbps;
+};
+struct PastDeviceLimit {
+  size_t limit;
+};  // NCCL's MAX_IB_DEVS
 }  // namespace excluded
 
 using ExclusionReason =
@@ -46,7 +69,7 @@ struct PortDecision {
   std::optional<double> rateGbps;
   bool selected = false;
   std::optional<ExclusionReason> exclusion;  // set exactly when not selected
-  std::optional<int> gidIndex;  // RoCE ports that qualified
+  std::optional<int> gidIndex;               // RoCE ports that qualified
   std::optional<GidValue> gid;
   std::optional<std::string> netdev;
   // Where the device sits, as sysfs shows it (for locality and for telling SR-IOV VFs from PFs).
@@ -58,8 +81,8 @@ struct PortDecision {
 };
 
 struct Selection {
-  std::vector<PortDecision> ports;  // every port found, natural device order then port
-  std::optional<LinkLayer> fabric;  // the fabric of the selected ports
+  std::vector<PortDecision> ports;      // every port found, natural device order then port
+  std::optional<LinkLayer> fabric;      // the fabric of the selected ports
   std::optional<AddressFamily> family;  // RoCE: the one address family of the selected GIDs
   std::vector<std::string> warnings;
 

@@ -84,7 +84,9 @@ ResolverSources SnapshotRecorder::sources() const {
   return sources;
 }
 
-const Environment& SnapshotRecorder::environment() const { return *variables_; }
+const Environment& SnapshotRecorder::environment() const {
+  return *variables_;
+}
 
 Snapshot SnapshotRecorder::snapshot() const {
   Snapshot snapshot;

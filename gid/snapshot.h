@@ -22,9 +22,9 @@
 namespace nccl_roce::gid {
 
 struct Snapshot {
-  FileRecord sysfs;  // paths relative to the sysfs root
+  FileRecord sysfs;                                        // paths relative to the sysfs root
   std::optional<std::vector<InterfaceAddress>> addresses;  // nullopt: not known when captured
-  std::map<std::string, std::string> environment;  // the variables the resolver read that the user had set
+  std::map<std::string, std::string> environment;          // the variables the resolver read that the user had set
   std::string hostname;
   std::string capturedAt;  // UTC, ISO 8601
 };

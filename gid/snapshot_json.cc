@@ -21,7 +21,8 @@ OrderedJson addressesToJson(const std::optional<std::vector<InterfaceAddress>>& 
   if (!addresses) return nullptr;
   OrderedJson list = OrderedJson::array();
   for (const auto& a : *addresses) {
-    list.push_back({{"ifname", a.ifname}, {"address", a.address.toAddressString() + "/" + std::to_string(a.prefixLength)}});
+    list.push_back(
+        {{"ifname", a.ifname}, {"address", a.address.toAddressString() + "/" + std::to_string(a.prefixLength)}});
   }
   return list;
 }

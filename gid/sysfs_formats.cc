@@ -21,9 +21,13 @@ std::optional<NumberedState<State>> parseNumbered(std::string_view text) {
 
 }  // namespace
 
-std::optional<PortStateReading> parsePortState(std::string_view text) { return parseNumbered<PortState>(text); }
+std::optional<PortStateReading> parsePortState(std::string_view text) {
+  return parseNumbered<PortState>(text);
+}
 
-std::optional<PhysStateReading> parsePhysState(std::string_view text) { return parseNumbered<PhysState>(text); }
+std::optional<PhysStateReading> parsePhysState(std::string_view text) {
+  return parseNumbered<PhysState>(text);
+}
 
 std::optional<double> parseRateGbps(std::string_view text) {
   size_t unit = text.find(" Gb/sec");
@@ -74,8 +78,8 @@ bool isPciAddress(std::string_view text) {
 bool isListableDeviceName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!ok) return false;
   }
   return true;

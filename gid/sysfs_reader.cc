@@ -44,6 +44,8 @@ StatusOr<std::string> SysfsReader::linkTarget(const std::string& relative) const
   return files_.readLink(path(relative));
 }
 
-bool SysfsReader::exists(const std::string& relative) const { return files_.exists(path(relative)); }
+bool SysfsReader::exists(const std::string& relative) const {
+  return files_.exists(path(relative));
+}
 
 }  // namespace nccl_roce::gid

@@ -28,19 +28,22 @@ constexpr const char* kVerbs111 = "IBVERBS_1.11";  // rdma-core v31: GID entries
 
 std::optional<GidType> typeFromVerbs(uint32_t type) {
   switch (type) {
-    case IBV_GID_TYPE_ROCE_V2: return GidType::kRoceV2;
+    case IBV_GID_TYPE_ROCE_V2:
+      return GidType::kRoceV2;
     case IBV_GID_TYPE_IB:
-    case IBV_GID_TYPE_ROCE_V1: return GidType::kRoceV1;
-    default: return std::nullopt;
+    case IBV_GID_TYPE_ROCE_V1:
+      return GidType::kRoceV1;
+    default:
+      return std::nullopt;
   }
 }
 
-void collectGidsFromTable(const IbvFunctions& ibv, struct ibv_context* context, VerbsDevice& device,
-                          int totalEntries) {
+void collectGidsFromTable(const IbvFunctions& ibv, struct ibv_context* context, VerbsDevice& device, int totalEntries) {
   std::vector<struct ibv_gid_entry> entries(static_cast<size_t>(std::max(totalEntries, 1)));
   ssize_t n = ibv.queryGidTable(context, entries.data(), entries.size(), 0, sizeof(struct ibv_gid_entry));
   if (n < 0) {
-    for (auto& port : device.ports) port.gidError = std::string("ibv_query_gid_table failed: ") + std::strerror(static_cast<int>(-n));
+    for (auto& port : device.ports)
+      port.gidError = std::string("ibv_query_gid_table failed: ") + std::strerror(static_cast<int>(-n));
     return;
   }
   for (ssize_t i = 0; i < n && static_cast<size_t>(i) < entries.size(); ++i) {
@@ -127,8 +130,8 @@ VerbsDevice queryDevice(const IbvFunctions& ibv, struct ibv_device* handle) {
 }  // namespace
 
 bool IbvFunctions::complete() const {
-  return getDeviceList && freeDeviceList && getDeviceName && openDevice && closeDevice && queryDevice &&
-         queryPort && queryGid;
+  return getDeviceList && freeDeviceList && getDeviceName && openDevice && closeDevice && queryDevice && queryPort &&
+         queryGid;
 }
 
 const IbvFunctions* loadSystemVerbs(std::string* whyNot) {

@@ -47,8 +47,8 @@ struct VerbsGid {
 
 struct VerbsPort {
   int number = 0;
-  int state = 0;           // enum ibv_port_state
-  int linkLayer = 0;       // IBV_LINK_LAYER_*
+  int state = 0;      // enum ibv_port_state
+  int linkLayer = 0;  // IBV_LINK_LAYER_*
   int gidTableLength = 0;
   std::vector<VerbsGid> gids;  // non-zero entries, ascending index
   std::string gidError;        // non-empty: the GID table could not be read, so `gids` says nothing

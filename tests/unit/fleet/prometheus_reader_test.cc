@@ -13,13 +13,19 @@
 namespace nccl_roce::fleet {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 json communicatorLabels(const std::string& comm, int rank, const std::string& arm) {
-  return {{"experiment", "decode-ll"}, {"experiment_hash", "0x51a7"}, {"arm", arm}, {"policy", arm},
-          {"policy_hash", arm == "control" ? "0x1" : "0x2"}, {"comm_id", comm}, {"rank", std::to_string(rank)},
-          {"nranks", "2"}, {"n_nodes", "2"}};
+  return {{"experiment", "decode-ll"},
+          {"experiment_hash", "0x51a7"},
+          {"arm", arm},
+          {"policy", arm},
+          {"policy_hash", arm == "control" ? "0x1" : "0x2"},
+          {"comm_id", comm},
+          {"rank", std::to_string(rank)},
+          {"nranks", "2"},
+          {"n_nodes", "2"}};
 }
 
 json cellSeries(json labels, const std::string& size, const std::string& source, const std::string& value) {
@@ -38,19 +44,28 @@ std::string answer(json result) {
 // Two ranks of one candidate communicator: rank 0 timed 64K-128K on the GPU and, in a batched kernel, too; rank 1
 // timed 3 of its collectives at zero.
 std::vector<std::string> twoRanks() {
-  json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate"), r1 = communicatorLabels("0x1f2e3d4c5b6a7980", 1, "candidate");
+  json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate"),
+       r1 = communicatorLabels("0x1f2e3d4c5b6a7980", 1, "candidate");
   json counts = {cellSeries(r0, "64K-128K", "kernel_gpu", "100"), cellSeries(r0, "64K-128K", "kernel_gpu_batch", "4"),
                  cellSeries(r1, "64K-128K", "kernel_gpu", "104")};
-  json sums = {cellSeries(r0, "64K-128K", "kernel_gpu", "61200"), cellSeries(r0, "64K-128K", "kernel_gpu_batch", "2460"),
+  json sums = {cellSeries(r0, "64K-128K", "kernel_gpu", "61200"),
+               cellSeries(r0, "64K-128K", "kernel_gpu_batch", "2460"),
                cellSeries(r1, "64K-128K", "kernel_gpu", "63650")};
   json decision = r0;
-  decision.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"algorithm", "Ring"}, {"protocol", "LL"},
-                   {"channels", "0"}, {"chunk_size", "524288"}, {"source", "rule"}, {"rule", "decode-ll"}});
+  decision.update({{"collective", "AllReduce"},
+                   {"message_size", "64K-128K"},
+                   {"algorithm", "Ring"},
+                   {"protocol", "LL"},
+                   {"channels", "0"},
+                   {"chunk_size", "524288"},
+                   {"source", "rule"},
+                   {"rule", "decode-ll"}});
   json scaled = decision;
   scaled.update({{"chunk_size", "x2"}, {"rule", "decode-x2"}});
   json nccl = r1;
   nccl.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"}, {"source", "nccl"}});
-  json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}}, {{"metric", scaled}, {"value", {1.0, "3"}}},
+  json decisions = {{{"metric", decision}, {"value", {1.0, "104"}}},
+                    {{"metric", scaled}, {"value", {1.0, "3"}}},
                     {{"metric", nccl}, {"value", {1.0, "104"}}}};
   json zeros = {{{"metric", r1}, {"value", {1.0, "3"}}}};
   std::vector<std::string> answers = {answer(counts), answer(sums), answer(decisions), answer(json::array()),
@@ -94,8 +109,10 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
 TEST(PrometheusReader, KeepsEachClockApart) {
   std::vector<std::string> answers = twoRanks();
   json r0 = communicatorLabels("0x1f2e3d4c5b6a7980", 0, "candidate");
-  answers[0] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "100"), cellSeries(r0, "64K-128K", "kernel_host", "7")});
-  answers[1] = answer({cellSeries(r0, "64K-128K", "kernel_gpu", "61200"), cellSeries(r0, "64K-128K", "kernel_host", "4400")});
+  answers[0] =
+      answer({cellSeries(r0, "64K-128K", "kernel_gpu", "100"), cellSeries(r0, "64K-128K", "kernel_host", "7")});
+  answers[1] =
+      answer({cellSeries(r0, "64K-128K", "kernel_gpu", "61200"), cellSeries(r0, "64K-128K", "kernel_host", "4400")});
   auto read = parseFleetAnswers(answers);
   ASSERT_TRUE(read.isOk()) << read.status().toString();
   EXPECT_EQ(read->records[0].timings.at(TimingClock::kGpu).at(cellOf(4, 16)).count, 100u);
@@ -132,8 +149,12 @@ TEST(PrometheusReader, RefusesAnswersThePluginCouldNotHaveWritten) {
   cases[5].answers[1] = answer({cellSeries(r0, "64K-100K", "kernel_gpu", "1")});
   cases[6].answers[1] = answer({cellSeries(communicatorLabels("1f", 0, "x"), "64K-128K", "kernel_gpu", "1")});
   json chunkIn256K = r0;  // chunk sizes are written as bytes or a factor, never "256K"
-  chunkIn256K.update({{"collective", "AllReduce"}, {"message_size", "64K-128K"}, {"channels", "0"},
-                      {"chunk_size", "256K"}, {"source", "rule"}, {"rule", "r"}});
+  chunkIn256K.update({{"collective", "AllReduce"},
+                      {"message_size", "64K-128K"},
+                      {"channels", "0"},
+                      {"chunk_size", "256K"},
+                      {"source", "rule"},
+                      {"rule", "r"}});
   cases[9].answers[2] = answer({{{"metric", chunkIn256K}, {"value", {1.0, "1"}}}});
   for (const Case& c : cases) {
     auto read = parseFleetAnswers(c.answers);
@@ -146,10 +167,11 @@ TEST(PrometheusReader, QueriesEachSeriesAtItsLastSampleInTheWindowWithDuplicates
   PrometheusSelection selection{"2h", "decode \"ll\""};
   std::vector<std::string> queries = fleetQueries(selection);
   ASSERT_EQ(queries.size(), 12u);
-  EXPECT_EQ(queries[0],
-            "max by (experiment, experiment_hash, arm, policy, policy_hash, comm_id, rank, nranks, n_nodes, collective, "
-            "message_size, timing_source) (last_over_time(nccl_roce_ab_log_duration_count{experiment=\"decode "
-            "\\\"ll\\\"\"}[2h]))");
+  EXPECT_EQ(
+      queries[0],
+      "max by (experiment, experiment_hash, arm, policy, policy_hash, comm_id, rank, nranks, n_nodes, collective, "
+      "message_size, timing_source) (last_over_time(nccl_roce_ab_log_duration_count{experiment=\"decode "
+      "\\\"ll\\\"\"}[2h]))");
   EXPECT_THAT(queries[2], HasSubstr("algorithm, protocol, channels, chunk_size, source, rule) (last_over_time("
                                     "nccl_roce_tuner_decisions_total{"));
   EXPECT_THAT(fleetQueries({"1h", ""})[3], HasSubstr("last_over_time(nccl_roce_ab_omitted_cells[1h])"));
@@ -195,7 +217,8 @@ TEST(PrometheusReader, ASwitchbacksCapturesSendTheReaderToTheFiles) {
 
 TEST(PrometheusReader, AWindowIsAPromQLDuration) {
   for (const char* good : {"30m", "1h", "2d", "1h30m", "90s", "1w"}) EXPECT_TRUE(isPromDuration(good)) << good;
-  for (const char* bad : {"", "5minutes", "1.5h", "h", "-1h", "1h]) or vector(1"}) EXPECT_FALSE(isPromDuration(bad)) << bad;
+  for (const char* bad : {"", "5minutes", "1.5h", "h", "-1h", "1h]) or vector(1"})
+    EXPECT_FALSE(isPromDuration(bad)) << bad;
 }
 
 TEST(PrometheusReader, ReadsAFleetThroughItsQueriesAndSaysWhatIsMissing) {
@@ -203,7 +226,9 @@ TEST(PrometheusReader, ReadsAFleetThroughItsQueriesAndSaysWhatIsMissing) {
   json omitted = communicatorLabels("0x1f2e3d4c5b6a7980", 1, "candidate");
   answers[3] = answer({{{"metric", omitted}, {"value", {1.0, "3"}}}});
   int asked = 0;
-  PrometheusQuery query = [&](const std::string&) -> StatusOr<std::string> { return answers[static_cast<size_t>(asked++)]; };
+  PrometheusQuery query = [&](const std::string&) -> StatusOr<std::string> {
+    return answers[static_cast<size_t>(asked++)];
+  };
   auto fleet = readPrometheusFleet(query, {});
   ASSERT_TRUE(fleet.isOk()) << fleet.status().toString();
   EXPECT_EQ(asked, 12);

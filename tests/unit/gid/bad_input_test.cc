@@ -1,9 +1,8 @@
 // Odd sysfs never crashes, hangs or aborts the scan: each bad entry becomes a reason and is skipped.
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/fixtures/resolver_world.h"
 
@@ -79,7 +78,12 @@ TEST(BadInput, PermissionDeniedAndIoErrorsOnGidAttributes) {
   ResolverWorld w;
   w.sys.netdev("net1");
   w.address("net1", "10.0.0.1/24");
-  w.sys.device("mlx5_0").port(1).roce(400).tableLength(6).ipv4Pair(2, "10.0.0.1", "net1").ipv4Pair(4, "10.0.0.1", "net1");
+  w.sys.device("mlx5_0")
+      .port(1)
+      .roce(400)
+      .tableLength(6)
+      .ipv4Pair(2, "10.0.0.1", "net1")
+      .ipv4Pair(4, "10.0.0.1", "net1");
   FaultyFileAccess files;
   files.fail("ports/1/gid_attrs/ndevs/3", EACCES);
   files.fail("ports/1/gid_attrs/types/5", EIO);

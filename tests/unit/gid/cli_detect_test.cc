@@ -16,9 +16,9 @@
 namespace nccl_roce::testing {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 // Two rails of a pod plus a down port, with the pod's addresses in a --ifaddrs file.
 struct PodTree {
@@ -27,7 +27,12 @@ struct PodTree {
       std::string net = "net" + std::to_string(i + 1);
       std::string ip = "10.156." + std::to_string(129 + i) + ".132";
       sys.netdev(net);
-      sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(8).linkLocalGids(net, 4).ipv4Pair(6, ip, net);
+      sys.device("mlx5_" + std::to_string(i))
+          .port(1)
+          .roce(400)
+          .tableLength(8)
+          .linkLocalGids(net, 4)
+          .ipv4Pair(6, ip, net);
       ifaddrs += net + " " + ip + "/16\n";
     }
     sys.device("mlx5_2").port(1).roce(400).state("1: DOWN").physState("3: Disabled");
@@ -87,7 +92,8 @@ TEST(DetectCli, NothingUsableExitsNonZeroWithOneLineOnStderrAndStillPrintsJson) 
   sys.device("mlx5_0").port(1).roce(100).state("1: DOWN");
   auto result = runCommand(cliPath() + " detect --sysfs-root " + sys.root() + " --format json");
   EXPECT_EQ(result.exitCode, 1);
-  EXPECT_EQ(result.err, "nccl-roce: no usable RDMA port: none of 1 device port(s) qualified (see each port's reason)\n");
+  EXPECT_EQ(result.err,
+            "nccl-roce: no usable RDMA port: none of 1 device port(s) qualified (see each port's reason)\n");
   json doc = json::parse(result.out);
   expectDesignContract(doc);
   EXPECT_TRUE(doc["env"].empty());
@@ -149,9 +155,11 @@ TEST(SnapshotCli, HoldsExactlyWhatTheResolverAndTheDoctorRead) {
   EXPECT_EQ(snapshot["files"]["class/infiniband/mlx5_0/ports/1/gids/7"], "0000:0000:0000:0000:0000:ffff:0a9c:8184\n");
   EXPECT_EQ(snapshot["files"]["class/net/net1/mtu"], "9000\n");
   EXPECT_FALSE(snapshot["files"].contains("class/net/net1/operstate")) << "never read";
-  EXPECT_FALSE(snapshot["files"].contains("class/infiniband/mlx5_2/ports/1/gids/0")) << "a down port's table is not read";
+  EXPECT_FALSE(snapshot["files"].contains("class/infiniband/mlx5_2/ports/1/gids/0"))
+      << "a down port's table is not read";
   EXPECT_EQ(snapshot["errors"]["class/infiniband/mlx5_0/device"], "not found: No such file or directory");
-  auto doctor = runCommand("env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " doctor --format json --snapshot " + file);
+  auto doctor =
+      runCommand("env -u NCCL_IB_HCA -u NCCL_IB_GID_INDEX " + cliPath() + " doctor --format json --snapshot " + file);
   json checks = json::parse(doctor.out)["checks"];
   auto mtu = std::find_if(checks.begin(), checks.end(), [](const json& c) { return c["id"] == "mtu"; });
   ASSERT_NE(mtu, checks.end()) << doctor.out;
@@ -164,7 +172,8 @@ TEST(SnapshotCli, TheBundledExampleMachineResolves) {
   ASSERT_EQ(result.exitCode, 0) << result.err;
   json doc = json::parse(result.out);
   expectDesignContract(doc);
-  EXPECT_EQ(doc["env"]["NCCL_IB_HCA"], "=mlx5_10:1,mlx5_11:1,mlx5_12:1,mlx5_13:1,mlx5_14:1,mlx5_15:1,mlx5_16:1,mlx5_17:1");
+  EXPECT_EQ(doc["env"]["NCCL_IB_HCA"],
+            "=mlx5_10:1,mlx5_11:1,mlx5_12:1,mlx5_13:1,mlx5_14:1,mlx5_15:1,mlx5_16:1,mlx5_17:1");
   EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "7");
   EXPECT_EQ(doc["devices"][0]["function"], "PF") << "the host's management NIC";
   EXPECT_EQ(doc["devices"][1]["name"], "mlx5_10");
@@ -213,8 +222,8 @@ TEST(DetectCli, BadOptionFilesAreReportedNotCrashedOn) {
 // caller set is kept and reported, over whatever the snapshot recorded.
 TEST(DetectCli, AReplayKeepsTheCallersVariablesAsALiveMachineDoes) {
   std::string example = sourcePath("share/nccl-roce/examples/sriov-pod-8rail.json");
-  auto detect = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " detect --format json --snapshot " +
-                           example);
+  auto detect =
+      runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " detect --format json --snapshot " + example);
   ASSERT_EQ(detect.exitCode, 0) << detect.err;
   json doc = json::parse(detect.out);
   EXPECT_EQ(doc["env"]["NCCL_IB_GID_INDEX"], "3");
@@ -223,8 +232,8 @@ TEST(DetectCli, AReplayKeepsTheCallersVariablesAsALiveMachineDoes) {
   auto env = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " env --snapshot " + example);
   EXPECT_THAT(env.out, Not(HasSubstr("export NCCL_IB_GID_INDEX='7'")));
   EXPECT_THAT(env.out, HasSubstr("NCCL_IB_GID_INDEX"));
-  auto doctor = runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " doctor --format json --snapshot " +
-                           example);
+  auto doctor =
+      runCommand("env -u NCCL_IB_HCA NCCL_IB_GID_INDEX=3 " + cliPath() + " doctor --format json --snapshot " + example);
   json checks = json::parse(doctor.out)["checks"];
   for (const auto& c : checks) {
     if (c["id"] != "user-settings") continue;

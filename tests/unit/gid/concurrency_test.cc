@@ -15,8 +15,12 @@ TEST(Concurrency, ResolvingFromManyThreadsAtOnceGivesOneAnswer) {
   for (int i = 0; i < 4; ++i) {
     std::string net = "net" + std::to_string(i);
     w.sys.netdev(net);
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(8).linkLocalGids(net).ipv4Pair(
-        2 + 2 * (i % 2), "10.0." + std::to_string(i) + ".1", net);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(8)
+        .linkLocalGids(net)
+        .ipv4Pair(2 + 2 * (i % 2), "10.0." + std::to_string(i) + ".1", net);
   }
   w.env.set("NCCL_ROCE_SYSFS_ROOT", w.sys.root());
   gid::Resolution reference = gid::resolveThisProcess(w.env, nullLogger());
@@ -29,7 +33,8 @@ TEST(Concurrency, ResolvingFromManyThreadsAtOnceGivesOneAnswer) {
       for (int i = 0; i < 20; ++i) {
         gid::Resolution r = gid::resolveThisProcess(w.env, nullLogger());
         ok &= r.error == reference.error && r.env.size() == reference.env.size();
-        for (size_t k = 0; k < r.env.size() && k < reference.env.size(); ++k) ok &= r.env[k].value == reference.env[k].value;
+        for (size_t k = 0; k < r.env.size() && k < reference.env.size(); ++k)
+          ok &= r.env[k].value == reference.env[k].value;
       }
       same[static_cast<size_t>(t)] = ok;
     });

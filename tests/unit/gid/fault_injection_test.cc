@@ -31,8 +31,12 @@ void twoRails(ResolverWorld& w) {
     w.sys.netdev(net);
     w.address(net, "10.0." + std::to_string(i) + ".5/24");
     w.sys.device("mlx5_" + std::to_string(i)).pci("0000:1" + std::to_string(i) + ":00.1", 0, true);
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(8).linkLocalGids(net).ipv4Pair(
-        2, "10.0." + std::to_string(i) + ".5", net);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(8)
+        .linkLocalGids(net)
+        .ipv4Pair(2, "10.0." + std::to_string(i) + ".5", net);
   }
 }
 

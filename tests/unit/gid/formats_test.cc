@@ -47,7 +47,8 @@ TEST(SysfsFormats, PortStatesAreReadByNumber) {
   ASSERT_TRUE(active);
   EXPECT_EQ(active->code, PortState::kActive);
   EXPECT_EQ(active->text, "ACTIVE");
-  EXPECT_EQ(parsePortState("5: ACTIVE_DEFER")->code, PortState::kActiveDefer) << "not ACTIVE, whatever the substring says";
+  EXPECT_EQ(parsePortState("5: ACTIVE_DEFER")->code, PortState::kActiveDefer)
+      << "not ACTIVE, whatever the substring says";
   EXPECT_EQ(parsePortState("9: ACTIVE")->number(), 9) << "a number the kernel may add later is kept, not ACTIVE";
   EXPECT_NE(parsePortState("9: ACTIVE")->code, PortState::kActive);
   EXPECT_EQ(parsePhysState("7: Phy Test")->code, PhysState::kPhyTest);
@@ -123,7 +124,8 @@ TEST(AddressRange, SmallestRangeHoldingEveryAddress) {
   EXPECT_TRUE(range.contains(parseCidr("x", "10.156.3.200/24")->address));
   EXPECT_FALSE(range.contains(parseCidr("x", "10.156.4.1/24")->address));
   EXPECT_EQ(AddressRange::covering({a}).toString(), "10.156.1.7/32");
-  auto v6 = AddressRange::covering({parseCidr("x", "fd00:10:0::21/64")->address, parseCidr("x", "fd00:10:1::21/64")->address});
+  auto v6 = AddressRange::covering(
+      {parseCidr("x", "fd00:10:0::21/64")->address, parseCidr("x", "fd00:10:1::21/64")->address});
   EXPECT_EQ(v6.toString(), "fd00:10::/47");
 }
 
@@ -141,7 +143,8 @@ TEST(KernelAddressSource, ListsThisMachinesLoopback) {
   auto list = KernelAddressSource().list();
   ASSERT_TRUE(list.isOk());
   bool loopback = false;
-  for (const auto& a : *list) loopback |= a.ifname == "lo" && a.address.toAddressString() == "127.0.0.1" && a.prefixLength == 8;
+  for (const auto& a : *list)
+    loopback |= a.ifname == "lo" && a.address.toAddressString() == "127.0.0.1" && a.prefixLength == 8;
   EXPECT_TRUE(loopback);
 }
 

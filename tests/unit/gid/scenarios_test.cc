@@ -20,8 +20,12 @@ TEST(Scenario, BareMetalEightRailRoceSelectsIndexThreeOnEveryRail) {
     w.sys.netdev(netdev);
     w.address(netdev, ip + "/24");
     w.sys.device("mlx5_" + std::to_string(i)).pci("0000:" + std::to_string(17 + i) + ":00.0", i / 4);
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(16).linkLocalGids(netdev).ipv4Pair(2, ip,
-                                                                                                           netdev);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(16)
+        .linkLocalGids(netdev)
+        .ipv4Pair(2, ip, netdev);
   }
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
@@ -52,7 +56,8 @@ TEST(Scenario, SriovVfPodTableStartingAtFourSelectsItsOwnIpv4Entry) {
   w.address("net1", "10.156.129.132/16");
   w.address("eth0", "10.244.3.17/24");
   w.sys.device("mlx5_3").pci("0000:3b:00.2", 0, /*vf=*/true);
-  w.sys.device("mlx5_3").port(1).roce(200).tableLength(8).linkLocalGids("net1", 4).ipv4Pair(6, "10.156.129.132", "net1");
+  w.sys.device("mlx5_3").port(1).roce(200).tableLength(8).linkLocalGids("net1", 4).ipv4Pair(6, "10.156.129.132",
+                                                                                            "net1");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(portOf(r, "mlx5_3", 1).gidIndex, 7);
@@ -69,8 +74,12 @@ TEST(Scenario, ScalableFunctionDeviceHasNoPciRole) {
   w.sys.netdev("enp193s0f0s88");
   w.address("enp193s0f0s88", "10.50.0.2/24");
   w.sys.device("rocep193s0f0S88").pci("mlx5_core.sf.2", 1);
-  w.sys.device("rocep193s0f0S88").port(1).roce(200).tableLength(4).linkLocalGids("enp193s0f0s88").ipv4Pair(
-      2, "10.50.0.2", "enp193s0f0s88");
+  w.sys.device("rocep193s0f0S88")
+      .port(1)
+      .roce(200)
+      .tableLength(4)
+      .linkLocalGids("enp193s0f0s88")
+      .ipv4Pair(2, "10.50.0.2", "enp193s0f0s88");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   const auto& sf = portOf(r, "rocep193s0f0S88", 1);
@@ -113,7 +122,12 @@ TEST(Scenario, BondDeviceWithAHighStartIndex) {
   w.sys.netdev("bond0");
   w.address("bond0", "10.10.0.8/24");
   w.sys.device("mlx5_bond_0").pci("0000:99:00.0", 1);
-  w.sys.device("mlx5_bond_0").port(1).roce(200).tableLength(16).linkLocalGids("bond0").ipv4Pair(12, "10.10.0.8", "bond0");
+  w.sys.device("mlx5_bond_0")
+      .port(1)
+      .roce(200)
+      .tableLength(16)
+      .linkLocalGids("bond0")
+      .ipv4Pair(12, "10.10.0.8", "bond0");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_bond_0:1");
@@ -182,8 +196,12 @@ TEST(Scenario, RoceV1OnlyDeviceIsNotMixedWithV2Rails) {
   w.sys.netdev("eth1");
   w.address("eth0", "10.2.0.4/24");
   w.address("eth1", "10.3.0.4/24");
-  w.sys.device("mlx4_0").port(1).roce(100).tableLength(2).gid(0, linkLocalGid(1), "IB/RoCE v1", "eth0").gid(
-      1, ipv4Gid("10.2.0.4"), "IB/RoCE v1", "eth0");
+  w.sys.device("mlx4_0")
+      .port(1)
+      .roce(100)
+      .tableLength(2)
+      .gid(0, linkLocalGid(1), "IB/RoCE v1", "eth0")
+      .gid(1, ipv4Gid("10.2.0.4"), "IB/RoCE v1", "eth0");
   w.sys.device("mlx5_0").port(1).roce(100).tableLength(4).linkLocalGids("eth1").ipv4Pair(2, "10.3.0.4", "eth1");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
@@ -215,8 +233,12 @@ TEST(Scenario, DevicesOfDifferentDriversShareNoNvshmemPrefix) {
   w.sys.netdev("ens2f0");
   w.address("ens1f0np0", "10.70.0.2/24");
   w.address("ens2f0", "10.70.1.2/24");
-  w.sys.device("bnxt_re0").port(1).roce(200).tableLength(4).linkLocalGids("ens1f0np0").ipv4Pair(2, "10.70.0.2",
-                                                                                                "ens1f0np0");
+  w.sys.device("bnxt_re0")
+      .port(1)
+      .roce(200)
+      .tableLength(4)
+      .linkLocalGids("ens1f0np0")
+      .ipv4Pair(2, "10.70.0.2", "ens1f0np0");
   w.sys.device("irdma0").port(1).roce(200).tableLength(4).linkLocalGids("ens2f0").ipv4Pair(2, "10.70.1.2", "ens2f0");
   auto r = w.resolve();
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=bnxt_re0:1,irdma0:1");
@@ -231,8 +253,12 @@ TEST(Scenario, SlowerManagementNicBesideFourHundredGigRails) {
     std::string netdev = "rail" + std::to_string(i);
     w.sys.netdev(netdev);
     w.address(netdev, "10.9." + std::to_string(i) + ".1/24");
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(4).linkLocalGids(netdev).ipv4Pair(
-        2, "10.9." + std::to_string(i) + ".1", netdev);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(4)
+        .linkLocalGids(netdev)
+        .ipv4Pair(2, "10.9." + std::to_string(i) + ".1", netdev);
   }
   w.sys.netdev("mgmt0");
   w.address("mgmt0", "10.99.0.1/24");
@@ -240,7 +266,8 @@ TEST(Scenario, SlowerManagementNicBesideFourHundredGigRails) {
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
-  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)), "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)),
+            "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
 }
 
 TEST(Scenario, ExactlyHalfTheFastestRateIsKept) {
@@ -294,7 +321,8 @@ TEST(Scenario, MultiPlaneDeviceWithDataOnPortsThreeSixNineTwelve) {
 
 // One port of a DGX Spark's ConnectX-7 as rdma-core names it (200 Gb/s): the default link-local pair, then the
 // IPv4 pair of `ip` at `first`.
-void sparkPort(ResolverWorld& w, const std::string& device, const std::string& netdev, const std::string& ip, int first) {
+void sparkPort(ResolverWorld& w, const std::string& device, const std::string& netdev, const std::string& ip,
+               int first) {
   w.sys.netdev(netdev);
   w.sys.device(device).port(1).roce(200).tableLength(8).linkLocalGids(netdev).ipv4Pair(first, ip, netdev);
 }
@@ -350,7 +378,12 @@ TEST(Scenario, PortWithRoutableAndLinkLocalIpv4GidsPicksTheRoutableOne) {
       w.address("net1", "169.254.10.5/16");
       w.address("net1", "10.0.0.5/24");
     }
-    w.sys.device("mlx5_0").port(1).roce(400).tableLength(8).linkLocalGids("net1").ipv4Pair(2, "169.254.10.5", "net1")
+    w.sys.device("mlx5_0")
+        .port(1)
+        .roce(400)
+        .tableLength(8)
+        .linkLocalGids("net1")
+        .ipv4Pair(2, "169.254.10.5", "net1")
         .ipv4Pair(4, "10.0.0.5", "net1");
     auto r = w.resolve();
     ASSERT_TRUE(r.anySelected()) << r.error;
@@ -369,7 +402,12 @@ TEST(Scenario, DhcpFallbackLinkLocalOnASlowManagementNicIsStillNotARail) {
     std::string ip = "10.9." + std::to_string(i) + ".1";
     w.sys.netdev(netdev);
     w.address(netdev, ip + "/24");
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(4).linkLocalGids(netdev).ipv4Pair(2, ip, netdev);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(4)
+        .linkLocalGids(netdev)
+        .ipv4Pair(2, ip, netdev);
   }
   w.sys.netdev("mgmt0");
   w.address("mgmt0", "169.254.77.3/16");
@@ -378,7 +416,8 @@ TEST(Scenario, DhcpFallbackLinkLocalOnASlowManagementNicIsStillNotARail) {
   ASSERT_TRUE(r.anySelected()) << r.error;
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
   EXPECT_EQ(envOf(r, "NCCL_IB_GID_INDEX"), "3");
-  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)), "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
+  EXPECT_EQ(reasonText(portOf(r, "mlx5_2", 1)),
+            "25 Gb/s is below half of the fastest candidate (400 Gb/s): not a rail");
 }
 
 // A 169.254 GID qualifies only with its address configured here, like any other; IPv6 link-local never does.
@@ -399,8 +438,8 @@ TEST(Scenario, UnreadableAndEmptyGidAttributesAreSkippedWithReasons) {
   w.sys.netdev("net1");
   w.address("net1", "10.5.0.9/24");
   auto port = w.sys.device("mlx5_0").port(1).roce(200).tableLength(8);
-  port.gid(0, ipv4Gid("10.5.0.9"), "", "net1");        // types/0 will fail with EINVAL
-  port.gid(1, ipv4Gid("10.5.0.9"), "RoCE v2", "");     // ndevs/1 missing
+  port.gid(0, ipv4Gid("10.5.0.9"), "", "net1");                                       // types/0 will fail with EINVAL
+  port.gid(1, ipv4Gid("10.5.0.9"), "RoCE v2", "");                                    // ndevs/1 missing
   port.gid(2, ipv4Gid("10.5.0.9"), "RoCE v2", "net1").file("gid_attrs/types/2", "");  // empty type
   port.gid(3, ipv4Gid("10.5.0.9"), "RoCE v2", "net1");
   FaultyFileAccess files;

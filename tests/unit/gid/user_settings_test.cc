@@ -70,8 +70,12 @@ void addFourRails(ResolverWorld& w) {
     std::string ip = "10.40." + std::to_string(i) + ".7";
     w.sys.netdev(net);
     w.address(net, ip + "/24");
-    w.sys.device("mlx5_" + std::to_string(i)).port(1).roce(400).tableLength(12).linkLocalGids(net).ipv4Pair(
-        firstIndex[i], ip, net);
+    w.sys.device("mlx5_" + std::to_string(i))
+        .port(1)
+        .roce(400)
+        .tableLength(12)
+        .linkLocalGids(net)
+        .ipv4Pair(firstIndex[i], ip, net);
   }
 }
 
@@ -124,7 +128,8 @@ TEST(UserGidIndex, ForcedIndexPointingAtAnEmptyEntryIsNamedPerPort) {
   ResolverWorld w;
   w.sys.netdev("net1");
   w.address("net1", "10.156.129.132/16");
-  w.sys.device("mlx5_3").port(1).roce(200).tableLength(8).linkLocalGids("net1", 4).ipv4Pair(6, "10.156.129.132", "net1");
+  w.sys.device("mlx5_3").port(1).roce(200).tableLength(8).linkLocalGids("net1", 4).ipv4Pair(6, "10.156.129.132",
+                                                                                            "net1");
   w.env.set("NCCL_IB_GID_INDEX", "3");
   auto r = w.resolve();
   ASSERT_TRUE(r.anySelected()) << r.error;
@@ -185,7 +190,8 @@ TEST(UserGidIndex, TheRightIndexOrAnotherOfThisPodsGidsIsNotWarnedAbout) {
   w.sys.netdev("net1");
   w.address("net1", "10.6.0.3/24");
   w.address("net1", "fd00:6::3/64");
-  auto port = w.sys.device("mlx5_0").port(1).roce(200).tableLength(8).linkLocalGids("net1").ipv4Pair(2, "10.6.0.3", "net1");
+  auto port =
+      w.sys.device("mlx5_0").port(1).roce(200).tableLength(8).linkLocalGids("net1").ipv4Pair(2, "10.6.0.3", "net1");
   port.gid(5, ipv6Gid("fd00:6::3"), "RoCE v2", "net1");
   w.env.set("NCCL_IB_GID_INDEX", "3");
   w.env.set("UCX_IB_GID_INDEX", "5");

@@ -116,7 +116,8 @@ TEST_F(VerbsTest, PortStatesAreTakenFromVerbsWhenTheViewsDisagree) {
   auto r = w.resolve(gid::realFileAccess(), &table);
   EXPECT_EQ(envOf(r, "NCCL_IB_HCA"), "=mlx5_1:1");
   EXPECT_EQ(reasonText(portOf(r, "mlx5_0", 1)), "port is DOWN (state 1)");
-  EXPECT_THAT(joinedWarnings(r), HasSubstr("mlx5_0 port 1: sysfs state is 4: ACTIVE, verbs state is 1: DOWN; using verbs"));
+  EXPECT_THAT(joinedWarnings(r),
+              HasSubstr("mlx5_0 port 1: sysfs state is 4: ACTIVE, verbs state is 1: DOWN; using verbs"));
 }
 
 // Fault injection: libibverbs loads but one of its calls fails every time.
