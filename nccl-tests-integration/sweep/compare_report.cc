@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/log.h"
 #include "common/strings.h"
 #include "policy/value_range_text.h"
 
@@ -75,9 +76,9 @@ std::string sizeTable(const SeriesComparison& s, const CompareOptions& o, const 
     bool inRange = z.cell >= o.rangeLo && z.cell <= o.rangeHi;
     std::string size = inRange ? "**" + formatByteSize(z.cell) + "**" : formatByteSize(z.cell);
     std::string verdict = verdictName(z.verdict);
-    out += "| " + size + " | " + time(z.geomeanA) + " | " + std::to_string(z.nA) + " | " + time(z.geomeanB) + " | " +
-           std::to_string(z.nB) + " | " + formatFixed(z.ratio, 3) + " | " + interval(z.interval) + " | " + verdict +
-           " |\n";
+    out += format("| %s | %s | %d | %s | %d | %s | %s | %s |\n", size.c_str(), time(z.geomeanA).c_str(), z.nA,
+                  time(z.geomeanB).c_str(), z.nB, formatFixed(z.ratio, 3).c_str(), interval(z.interval).c_str(),
+                  verdict.c_str());
   }
   return out;
 }

@@ -237,8 +237,8 @@ CommunicatorSnapshot switchbackComm() {
   t.windowsClosed = 9;
   t.unattributed = 1;
   t.capturesTracked = true;
-  SwitchbackCell control{4, 16, 0, 3, 3 * 1200, 5};
-  SwitchbackCell candidate{4, 16, 1, 2, 2 * 1300, 4, 8, 0.1 + 0.2, 1.0 / 3};
+  SwitchbackCell control{4, 16, 0, 3, 3 * uint64_t{1200}, 5};
+  SwitchbackCell candidate{4, 16, 1, 2, 2 * uint64_t{1300}, 4, 8, 0.1 + 0.2, 1.0 / 3};
   t.cells = {control, candidate};
   c.timings->switchback = t;
   return c;
