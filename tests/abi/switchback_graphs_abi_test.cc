@@ -184,21 +184,28 @@ double positionFactor(int p) {
   return (p % 3 == 2 ? 1.06 : 1.0) * (p == kPerGraph - 1 ? 1.3 : 1.0) * (1 + 0.04 * p / kPerGraph);
 }
 
+// A switchback of Ring/LL128 (the control) against Ring/LL (the candidate) for all-reduces, half the turns each,
+// written into `dir` with its `design` lines (block, washout); returns the experiment's path.
+std::string writeLlSwitchback(const TempDir& dir, const std::string& name, const std::string& design) {
+  dir.writeFile("control.toml",
+                "[policy]\nname = \"ll128\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                "\"ll128\"\n");
+  dir.writeFile("candidate.toml",
+                "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
+                "\"ll\"\n");
+  std::string experiment = "[experiment]\nname = \"" + name + "\"\ndesign = \"switchback\"\n";
+  experiment += design;
+  experiment +=
+      "[[experiment.arm]]\nname = \"control\"\npolicy = \"control.toml\"\nweight = 50\n[[experiment.arm]]\nname = "
+      "\"candidate\"\npolicy = \"candidate.toml\"\nweight = 50\n";
+  return dir.writeFile("experiment.toml", experiment);
+}
+
 // One run: its `ab --json` report and whether every decision agreed across the ranks; with `plan`, also what
 // `nccl-roce ab plan --stats` makes of its statistics files for a 5% effect.
 nlohmann::json decode(double slowdown, uint64_t seed, bool* agreed, std::string* plan = nullptr) {
   TempDir dir;
-  dir.writeFile("control.toml",
-                "[policy]\nname = \"ll128\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = "
-                "\"ring\"\nprotocol = \"ll128\"\n");
-  dir.writeFile("candidate.toml",
-                "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = "
-                "\"ring\"\nprotocol = \"ll\"\n");
-  const std::string experiment = dir.writeFile(
-      "experiment.toml",
-      "[experiment]\nname = \"vllm-decode\"\ndesign = \"switchback\"\nblock = 4\n[[experiment.arm]]\nname = "
-      "\"control\"\npolicy = \"control.toml\"\nweight = 50\n[[experiment.arm]]\nname = \"candidate\"\npolicy = "
-      "\"candidate.toml\"\nweight = 50\n");
+  const std::string experiment = writeLlSwitchback(dir, "vllm-decode", "block = 4\n");
   std::filesystem::create_directories(dir.join("stats"));
   ScopedEnv policy("NCCL_ROCE_POLICY", experiment);
   ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
@@ -304,18 +311,7 @@ TEST(SwitchbackGraphsAbi, AnAaJudgedByCaptureRoundsCriesWolfNoMoreThanTheConfide
 // and the first capture asked once, so that every later capture's two calls straddle a turn's edge.
 TEST(SwitchbackGraphsAbi, ACollectiveAskedTwiceIsFiledUnderItsFirstCallsTurnForTheArmThatRan) {
   TempDir dir;
-  dir.writeFile("control.toml",
-                "[policy]\nname = \"ll128\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
-                "\"ll128\"\n");
-  dir.writeFile("candidate.toml",
-                "[policy]\nname = \"ll\"\n[[rule]]\ncollective = \"allreduce\"\nalgorithm = \"ring\"\nprotocol = "
-                "\"ll\"\n");
-  ScopedEnv policy("NCCL_ROCE_POLICY",
-                   dir.writeFile("experiment.toml",
-                                 "[experiment]\nname = \"twice\"\ndesign = \"switchback\"\nblock = 2\nwashout = "
-                                 "0\n[[experiment.arm]]\nname = \"control\"\npolicy = \"control.toml\"\nweight = "
-                                 "50\n[[experiment.arm]]\nname = \"candidate\"\npolicy = \"candidate.toml\"\nweight "
-                                 "= 50\n"));
+  ScopedEnv policy("NCCL_ROCE_POLICY", writeLlSwitchback(dir, "twice", "block = 2\nwashout = 0\n"));
   ScopedEnv interval("NCCL_ROCE_STATS_INTERVAL", "0");
   std::filesystem::create_directories(dir.join("stats"));
   const size_t bytes = 8 * kBytesPerToken;
