@@ -57,15 +57,10 @@ struct AbFitOptions {
 
 // The configuration an arm's tuner ran in a cell when its rules decided it.
 struct ArmConfiguration {
-  int algorithm = -1, protocol = -1;  // -1: the rule left it to NCCL and NCCL's pick is unknown
-  int channels = 0;                   // 0: NCCL decides
-  uint32_t chunkSize = 0;             // telemetry::ChunkSize::code(); 0: NCCL's own
-  std::string rule;                   // the arm policy's deciding rule
-  double share = 0;                   // of the arm's calls in the cell
+  telemetry::Choice choice;  // an algorithm or protocol of -1: the rule left it to NCCL and NCCL's pick is unknown
+  std::string rule;          // the arm policy's deciding rule
+  double share = 0;          // of the arm's calls in the cell
 
-  bool sameChoice(const ArmConfiguration& o) const {
-    return algorithm == o.algorithm && protocol == o.protocol && channels == o.channels && chunkSize == o.chunkSize;
-  }
   std::string describe() const;  // "Ring/LL", "Tree/Simple, 8 channels", "Ring/Simple, chunk 256K"
 };
 

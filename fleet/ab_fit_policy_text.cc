@@ -124,13 +124,12 @@ policy::ValueRange fittedRuleBytes(const FittedRule& rule) {
 }
 
 std::string fittedRuleName(const FittedRule& rule) {
-  const ArmConfiguration& c = rule.configuration;
+  const telemetry::Choice& c = rule.configuration.choice;
   std::string out = "ab-" + policy::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n";
   if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
   if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
   if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
-  if (c.chunkSize != 0)
-    out += "-chunk" + toLower(telemetry::formatChunkSize(telemetry::ChunkSize::fromCode(c.chunkSize)));
+  if (c.chunkSize != 0) out += "-chunk" + toLower(telemetry::formatChunkSize(c.chunk()));
   return out + "-" + sizeText(fittedRuleBytes(rule));
 }
 
@@ -153,12 +152,12 @@ std::string abFitPolicyToml(const AbFit& fit) {
     text.collective = policy::policyCollectiveName(rule.collective);
     text.bytes = fittedRuleBytes(rule);
     text.nodes = rule.nodes;
-    text.algorithm = rule.configuration.algorithm;
-    text.protocol = rule.configuration.protocol;
-    text.channels = rule.configuration.channels;
+    const telemetry::Choice& choice = rule.configuration.choice;
+    text.algorithm = choice.algorithm;
+    text.protocol = choice.protocol;
+    text.channels = choice.channels;
     // The chunk size ran with the protocol the decisions name (a rule states it, so one value is enough).
-    const telemetry::ChunkSize chunk = telemetry::ChunkSize::fromCode(rule.configuration.chunkSize);
-    if (rule.configuration.protocol >= 0) text.chunkSizes.byProtocol[rule.configuration.protocol] = chunk;
+    if (choice.protocol >= 0) text.chunkSizes.byProtocol[choice.protocol] = choice.chunk();
     out += policy::formatRule(text);
   }
   return out;

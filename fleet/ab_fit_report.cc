@@ -25,13 +25,18 @@ std::string ran(const ArmChallenge& c) {
                          : "- (" + c.whyNoConfiguration + ")";
 }
 
+// "algorithm", "protocol" (null: left to NCCL) and "channels" (0: NCCL decides).
+void addChoice(const telemetry::Choice& c, ordered_json& j) {
+  j["algorithm"] = c.algorithm >= 0 ? ordered_json(telemetry::algorithmName(c.algorithm)) : ordered_json(nullptr);
+  j["protocol"] = c.protocol >= 0 ? ordered_json(telemetry::protocolName(c.protocol)) : ordered_json(nullptr);
+  j["channels"] = c.channels;
+}
+
 ordered_json configurationJson(const ArmChallenge& c) {
   if (!c.configuration) return nullptr;
   const ArmConfiguration& a = *c.configuration;
   ordered_json j;
-  j["algorithm"] = a.algorithm >= 0 ? ordered_json(telemetry::algorithmName(a.algorithm)) : ordered_json(nullptr);
-  j["protocol"] = a.protocol >= 0 ? ordered_json(telemetry::protocolName(a.protocol)) : ordered_json(nullptr);
-  j["channels"] = a.channels;
+  addChoice(a.choice, j);
   j["rule"] = a.rule;
   j["share"] = a.share;
   return j;
@@ -65,11 +70,7 @@ ordered_json ruleJson(const FittedRule& r) {
   j["nodes"] = r.nodes;
   j["size"] = policy::formatValueRange(fittedRuleBytes(r), policy::RangeUnit::kBytes);
   j["arm"] = r.arm;
-  j["algorithm"] = r.configuration.algorithm >= 0 ? ordered_json(telemetry::algorithmName(r.configuration.algorithm))
-                                                  : ordered_json(nullptr);
-  j["protocol"] = r.configuration.protocol >= 0 ? ordered_json(telemetry::protocolName(r.configuration.protocol))
-                                                : ordered_json(nullptr);
-  j["channels"] = r.configuration.channels;
+  addChoice(r.configuration.choice, j);
   j["buckets"] = ordered_json::array();
   for (int b = r.firstBucket; b <= r.lastBucket; ++b) j["buckets"].push_back(telemetry::bucketLabel(b));
   return j;

@@ -1,6 +1,5 @@
 // What a winning arm ran, and neighbouring buckets merged: the part of `ab fit` that turns winners into rules.
 #include <algorithm>
-#include <tuple>
 
 #include "common/log.h"
 #include "common/strings.h"
@@ -12,14 +11,13 @@ namespace nccl_roce::fleet {
 
 namespace {
 
-using Choice = std::tuple<int, int, int, uint32_t>;  // algorithm, protocol, channels, chunk size code
+using telemetry::Choice;
 
 std::string choiceName(const Choice& c) {
-  auto [algorithm, protocol, channels, chunk] = c;
-  std::string out = std::string(algorithm >= 0 ? telemetry::algorithmName(algorithm) : "NCCL's algorithm") + "/" +
-                    (protocol >= 0 ? telemetry::protocolName(protocol) : "NCCL's protocol");
-  if (channels > 0) out += ", " + std::to_string(channels) + " channels";
-  if (chunk != 0) out += ", chunk " + telemetry::describeChunkSize(telemetry::ChunkSize::fromCode(chunk));
+  std::string out = std::string(c.algorithm >= 0 ? telemetry::algorithmName(c.algorithm) : "NCCL's algorithm") + "/" +
+                    (c.protocol >= 0 ? telemetry::protocolName(c.protocol) : "NCCL's protocol");
+  if (c.channels > 0) out += ", " + std::to_string(c.channels) + " channels";
+  if (c.chunkSize != 0) out += ", chunk " + telemetry::describeChunkSize(c.chunk());
   return out;
 }
 
@@ -50,7 +48,7 @@ std::string whyNotOneRule(const std::map<Choice, uint64_t>& byRules, uint64_t nc
 }  // namespace
 
 std::string ArmConfiguration::describe() const {
-  return choiceName({algorithm, protocol, channels, chunkSize});
+  return choiceName(choice);
 }
 
 std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std::string* why) {
@@ -62,8 +60,8 @@ std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std
     if (d.source == DecisionSource::kNccl) nccl += n;
     if (d.source == DecisionSource::kUnavailable) unavailable += n;
     if (d.source != DecisionSource::kRule) continue;
-    byRules[{d.algorithm, d.protocol, d.channels, d.chunkSize}] += n;
-    rules[{d.algorithm, d.protocol, d.channels, d.chunkSize}][d.rule] += n;
+    byRules[d.choice] += n;
+    rules[d.choice][d.rule] += n;
   }
   if (total == 0) {
     *why = "its statistics hold no tuner decisions there";
@@ -76,12 +74,12 @@ std::optional<ArmConfiguration> configurationOf(const DecisionCounts& calls, std
     return std::nullopt;
   }
   ArmConfiguration c;
-  std::tie(c.algorithm, c.protocol, c.channels, c.chunkSize) = most->first;
-  if (c.algorithm < 0 && c.protocol < 0 && c.channels == 0 && c.chunkSize == 0) {
+  c.choice = most->first;
+  if (c.choice.isNccl()) {
     *why = "its rule left everything to NCCL there";
     return std::nullopt;
   }
-  if (c.chunkSize != 0 && c.protocol < 0) {
+  if (c.choice.chunkSize != 0 && c.choice.protocol < 0) {
     *why = "its rule's chunk size ran with a protocol its statistics do not name";
     return std::nullopt;
   }
@@ -104,7 +102,7 @@ std::vector<FittedRule> mergeRules(const std::vector<CellFit>& cells) {
     if (!rules.empty()) {
       FittedRule& last = rules.back();
       if (last.nodes == cf.nodes && last.collective == collective && last.lastBucket + 1 == bucket &&
-          last.arm == won.arm && last.configuration.sameChoice(*won.configuration)) {
+          last.arm == won.arm && last.configuration.choice == won.configuration->choice) {
         last.lastBucket = bucket;
         last.cells.push_back(i);
         continue;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "telemetry/cell_key.h"
+#include "telemetry/choice.h"
 #include "telemetry/decisions.h"
 #include "telemetry/log_histogram.h"
 #include "verdicts/paired_ratio.h"
@@ -62,20 +63,17 @@ using telemetry::DecisionSource;
 using telemetry::decisionSourceName;
 using telemetry::decisionSourceNamed;
 
-// One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (the
-// choice fields of its telemetry::CellKey) and who chose it. `ab fit` reads from these what a winning arm's tuner
-// did, to write it as a rule.
+// One line of a communicator's "decisions" (tuner/decision_counts.h), less its cell and count: what ran (its
+// telemetry::CellKey's choice) and who chose it. `ab fit` reads from these what a winning arm's tuner did, to write
+// it as a rule.
 struct TunerDecision {
-  int algorithm = -1, protocol = -1;  // tuner indices; -1: unknown (NCCL's pick could not be read)
-  int channels = 0;                   // as the rule set them; 0: NCCL decided
+  telemetry::Choice choice;  // an algorithm or protocol of -1: NCCL's pick could not be read
   DecisionSource source = DecisionSource::kNccl;
-  std::string rule;        // the deciding rule's name; "" where NCCL decided
-  uint32_t chunkSize = 0;  // bytes; 0: NCCL's own
-  std::string arm{};       // a switchback's arm that decided; "" where one policy decides the communicator
+  std::string rule;   // the deciding rule's name; "" where NCCL decided
+  std::string arm{};  // a switchback's arm that decided; "" where one policy decides the communicator
 
   bool operator<(const TunerDecision& o) const {
-    return std::tie(algorithm, protocol, channels, chunkSize, source, rule, arm) <
-           std::tie(o.algorithm, o.protocol, o.channels, o.chunkSize, o.source, o.rule, o.arm);
+    return std::tie(choice, source, rule, arm) < std::tie(o.choice, o.source, o.rule, o.arm);
   }
 };
 using DecisionCounts = std::map<TunerDecision, uint64_t>;  // calls per decision

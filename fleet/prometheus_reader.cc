@@ -103,7 +103,7 @@ CommunicatorRecord recordOf(const telemetry::RankSeries& r) {
       out.timings[clockOf(source)][cellOf(collective, bucket)].add(CellTimings{cell.count, cell.binSum});
   }
   for (const telemetry::DecisionCount& d : r.decisions) {
-    TunerDecision decision{d.key.algorithm, d.key.protocol, d.key.channels, d.source, d.rule, d.key.chunkSize, d.arm};
+    TunerDecision decision{d.key.choice, d.source, d.rule, d.arm};
     out.decisions[cellOf(d.key.collective, d.key.bucket)][decision] += d.count;
   }
   out.zeroDurations = r.zeroDurations;

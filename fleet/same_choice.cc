@@ -1,13 +1,14 @@
 #include "fleet/same_choice.h"
 
 #include <map>
-#include <tuple>
+
+#include "telemetry/choice.h"
 
 namespace nccl_roce::fleet {
 
 namespace {
 
-using Choice = std::tuple<int, int, int, uint32_t>;  // algorithm, protocol, channels, chunk size
+using telemetry::Choice;
 
 // Per cell, the choices `arm` decided over the fleet.
 std::map<uint64_t, std::set<Choice>> choicesOf(const Fleet& fleet, const std::string& arm) {
@@ -16,7 +17,7 @@ std::map<uint64_t, std::set<Choice>> choicesOf(const Fleet& fleet, const std::st
     for (const auto& [cell, decisions] : c.decisions) {
       for (const auto& [d, count] : decisions) {
         const std::string& decidedBy = d.arm.empty() ? c.arm : d.arm;
-        if (count > 0 && decidedBy == arm) out[cell].insert({d.algorithm, d.protocol, d.channels, d.chunkSize});
+        if (count > 0 && decidedBy == arm) out[cell].insert(d.choice);
       }
     }
   }

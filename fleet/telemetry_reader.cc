@@ -20,7 +20,7 @@ void addKey(const telemetry::KeyTimings& k, CommunicatorRecord& r) {
 }
 
 void addDecision(const telemetry::DecisionCount& d, CommunicatorRecord& r) {
-  TunerDecision decision{d.key.algorithm, d.key.protocol, d.key.channels, d.source, d.rule, d.key.chunkSize, d.arm};
+  TunerDecision decision{d.key.choice, d.source, d.rule, d.arm};
   r.decisions[cellOf(d.key.collective, d.key.bucket)][decision] += d.count;
 }
 

@@ -10,7 +10,7 @@ namespace nccl_roce::profiler {
 telemetry::CellKey CollShape::keyOf(uint64_t count, int channels, telemetry::TimingSource source) const {
   telemetry::CellKey k = key;
   k.bucket = static_cast<uint8_t>(telemetry::sizeBucket(count * elementBytes));
-  k.channels = static_cast<uint8_t>(std::clamp(channels, 0, 255));
+  k.choice.channels = static_cast<uint8_t>(std::clamp(channels, 0, 255));
   k.source = source;
   return k;
 }

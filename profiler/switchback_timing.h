@@ -28,7 +28,8 @@ class SwitchbackTiming {
 
   // The arm a collective of `key` (its choice and channels) ran for, or ArmMap::kNoArm / kShared.
   int armOf(const telemetry::CellKey& key) const {
-    return plan_->armMap->armOf(key.collective, key.bucket, key.algorithm, key.protocol, key.channels);
+    const telemetry::Choice& c = key.choice;
+    return plan_->armMap->armOf(key.collective, key.bucket, c.algorithm, c.protocol, c.channels);
   }
   // One timed collective of `collective` in `bucket`, decided by `arm`, whose duration fell in histogram bin `bin`.
   void record(int collective, int bucket, int arm, int bin);

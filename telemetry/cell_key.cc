@@ -11,11 +11,7 @@ namespace nccl_roce::telemetry {
 namespace {
 
 auto fields(const CellKey& k) {
-  return std::tie(k.collective, k.bucket, k.algorithm, k.protocol, k.channels, k.chunkSize, k.source);
-}
-
-int8_t indexOrUnknown(int index, int count) {
-  return static_cast<int8_t>(index >= 0 && index < count ? index : -1);
+  return std::tie(k.collective, k.bucket, k.choice, k.source);
 }
 
 }  // namespace
@@ -40,12 +36,9 @@ bool CellKey::operator<(const CellKey& o) const {
 
 CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int channels, uint32_t chunkSize) {
   CellKey key;
-  key.collective = indexOrUnknown(collective, kNumCollectives);
+  key.collective = static_cast<int8_t>(collective >= 0 && collective < kNumCollectives ? collective : -1);
   key.bucket = static_cast<uint8_t>(sizeBucket(bytes));
-  key.algorithm = indexOrUnknown(algorithm, kMaxAlgorithms);
-  key.protocol = indexOrUnknown(protocol, kNumProtocols);
-  key.channels = static_cast<uint8_t>(channels < 0 ? 0 : channels > 255 ? 255 : channels);
-  key.chunkSize = chunkSize;
+  key.choice = Choice::of(algorithm, protocol, channels, chunkSize);
   return key;
 }
 

@@ -1,5 +1,5 @@
 // What a tuner decision or a collective's timing is counted under: the collective, its power-of-two size bucket,
-// the choice that ran (algorithm, protocol, channels, chunk size) and, for a timing, where the time came from.
+// the choice that ran (telemetry/choice.h) and, for a timing, where the time came from.
 // One type for the tuner's decision counts (tuner/decision_counts.h), the profiler's timing table
 // (profiler/timing_table.h), the statistics file and the metrics textfile that write them, and the fleet readers,
 // so a decision and the timings of what it chose join field by field.
@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "telemetry/choice.h"
 #include "telemetry/nccl_names.h"
 #include "telemetry/size_bucket.h"
 
@@ -47,16 +48,13 @@ const char* timingSourceName(TimingSource source);
 struct CellKey {
   int8_t collective = -1;  // NCCL's index (telemetry/nccl_names.h); -1 unknown
   uint8_t bucket = 0;      // sizeBucket(bytes), bytes as the tuner counts them
-  int8_t algorithm = -1;   // tuner index; -1 unknown (NCCL's pick could not be read, or a name we do not know)
-  int8_t protocol = -1;
-  uint8_t channels = 0;    // a decision: as the rule set them, 0 = NCCL decided; a timing: what the kernel ran on
-  uint32_t chunkSize = 0;  // ChunkSize::code() (telemetry/chunk_size.h): bytes, an odd code for a factor of NCCL's
-                           // own ("x2"), 0 = NCCL's own chunk size
+  // What ran. A decision's channels are as the rule set them (0: NCCL decided); a timing's, what the kernel ran
+  // on. The algorithm and protocol are -1 where NCCL's pick could not be read, or is a name we do not know.
+  Choice choice;
   TimingSource source = TimingSource::kNone;
 
   bool operator==(const CellKey& o) const {
-    return collective == o.collective && bucket == o.bucket && algorithm == o.algorithm && protocol == o.protocol &&
-           channels == o.channels && chunkSize == o.chunkSize && source == o.source;
+    return collective == o.collective && bucket == o.bucket && choice == o.choice && source == o.source;
   }
   bool operator!=(const CellKey& o) const { return !(*this == o); }
   // By collective, bucket, then the choice: the order statistics files list cells in.
@@ -72,10 +70,10 @@ CellKey cellKey(int collective, uint64_t bytes, int algorithm, int protocol, int
 struct CellKeyHash {
   size_t operator()(const CellKey& k) const noexcept {
     uint64_t fields = uint64_t{static_cast<uint8_t>(k.collective)} | uint64_t{k.bucket} << 8 |
-                      uint64_t{static_cast<uint8_t>(k.algorithm)} << 16 |
-                      uint64_t{static_cast<uint8_t>(k.protocol)} << 24 | uint64_t{k.channels} << 32 |
+                      uint64_t{static_cast<uint8_t>(k.choice.algorithm)} << 16 |
+                      uint64_t{static_cast<uint8_t>(k.choice.protocol)} << 24 | uint64_t{k.choice.channels} << 32 |
                       uint64_t{static_cast<uint8_t>(k.source)} << 40;
-    return static_cast<size_t>(fields ^ uint64_t{k.chunkSize} << 24);
+    return static_cast<size_t>(fields ^ uint64_t{k.choice.chunkSize} << 24);
   }
 };
 

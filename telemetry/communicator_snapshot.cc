@@ -7,15 +7,19 @@ namespace nccl_roce::telemetry {
 
 namespace {
 
-bool sameChoice(const CellKey& a, const CellKey& b) {
-  return a.collective == b.collective && a.bucket == b.bucket && a.algorithm == b.algorithm && a.protocol == b.protocol;
+// The same cell, algorithm and protocol: a timing's channels are what the kernel ran on, a decision's what the rule
+// set, and timings carry no chunk size.
+bool sameCellAndAlgorithm(const CellKey& a, const CellKey& b) {
+  return a.collective == b.collective && a.bucket == b.bucket && a.choice.algorithm == b.choice.algorithm &&
+         a.choice.protocol == b.choice.protocol;
 }
 
 // The rule decision that decided most calls of `key`'s cell and choice; nullptr when no rule decided any.
 const DecisionCount* decidingRule(const CellKey& key, const std::vector<DecisionCount>& decisions) {
   const DecisionCount* best = nullptr;
   for (const DecisionCount& d : decisions) {
-    if (d.source == DecisionSource::kRule && sameChoice(d.key, key) && (best == nullptr || d.count > best->count)) {
+    if (d.source == DecisionSource::kRule && sameCellAndAlgorithm(d.key, key) &&
+        (best == nullptr || d.count > best->count)) {
       best = &d;
     }
   }
@@ -38,7 +42,7 @@ void attributeTimings(Timings& timings, const std::vector<DecisionCount>& decisi
   for (KeyTimings& k : timings.keys) {
     const DecisionCount* rule = decidingRule(k.key, decisions);
     k.rule = rule != nullptr ? rule->rule : std::string();
-    k.key.chunkSize = rule != nullptr ? rule->key.chunkSize : 0;
+    k.key.choice.chunkSize = rule != nullptr ? rule->key.choice.chunkSize : 0;
   }
   // Keys that differed only in chunk size before (never, as the profiler fills none) would now collide.
   std::sort(timings.keys.begin(), timings.keys.end(),

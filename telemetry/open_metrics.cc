@@ -173,13 +173,14 @@ struct AbCells {
 };
 
 std::string decisionLine(const std::string& comm, int collective, int bucket, const DecisionCount& d) {
-  auto choice = [](int index, const char* name) { return index >= 0 ? std::string(name) : std::string(); };
+  auto known = [](int index, const char* name) { return index >= 0 ? std::string(name) : std::string(); };
+  const Choice& c = d.key.choice;
   return std::string(kTunerDecisions) + "{" + comm + cellLabels(collective, bucket) +
-         ",algorithm=" + quoted(choice(d.key.algorithm, algorithmName(d.key.algorithm))) +
-         ",protocol=" + quoted(choice(d.key.protocol, protocolName(d.key.protocol))) +
-         ",channels=" + quoted(std::to_string(d.key.channels)) +
-         ",chunk_size=" + quoted(chunkSizeLabel(d.key.chunkSize)) + ",source=" + quoted(decisionSourceName(d.source)) +
-         ",rule=" + quoted(d.rule) + "} " + std::to_string(d.count) + "\n";
+         ",algorithm=" + quoted(known(c.algorithm, algorithmName(c.algorithm))) +
+         ",protocol=" + quoted(known(c.protocol, protocolName(c.protocol))) +
+         ",channels=" + quoted(std::to_string(c.channels)) + ",chunk_size=" + quoted(chunkSizeLabel(c.chunkSize)) +
+         ",source=" + quoted(decisionSourceName(d.source)) + ",rule=" + quoted(d.rule) + "} " +
+         std::to_string(d.count) + "\n";
 }
 
 // A switchback's series beside its `ab` series: per arm its index (0: the reference), the plan, whether replays of
@@ -293,9 +294,11 @@ std::string switchbackArmOf(const CommunicatorSnapshot& c, const CellKey& key) {
   std::string arm;
   bool found = false;
   for (const DecisionCount& d : c.decisions ? *c.decisions : std::vector<DecisionCount>()) {
-    const CellKey& dk = d.key;
-    if (dk.collective != key.collective || dk.bucket != key.bucket || dk.algorithm != key.algorithm ||
-        dk.protocol != key.protocol || (dk.channels != 0 && dk.channels != key.channels) || d.arm == arm) {
+    const Choice& decided = d.key.choice;
+    const Choice& ran = key.choice;
+    if (d.key.collective != key.collective || d.key.bucket != key.bucket || decided.algorithm != ran.algorithm ||
+        decided.protocol != ran.protocol || (decided.channels != 0 && decided.channels != ran.channels) ||
+        d.arm == arm) {
       continue;
     }
     if (found) return "";  // several arms ran this choice: it belongs to none
@@ -312,9 +315,9 @@ std::string histogramLabels(const ProcessLabels& process, const CommunicatorSnap
   return processLabels(process) + ",experiment=" + quoted(id.experiment) +
          ",experiment_hash=" + quoted(id.experimentHash) + ",arm=" + quoted(arm) + ",policy=" + quoted(id.policy) +
          ",policy_hash=" + quoted(id.policyHash) + ",n_nodes=" + quoted(std::to_string(c.nNodes)) +
-         cellLabels(key.collective, key.bucket) +
-         ",algo_proto=" + quoted(std::string(algorithmName(key.algorithm)) + "_" + protocolName(key.protocol)) +
-         ",chunk_size=" + quoted(chunkSizeLabel(key.chunkSize)) + ",rule=" + quoted(k.rule) +
+         cellLabels(key.collective, key.bucket) + ",algo_proto=" +
+         quoted(std::string(algorithmName(key.choice.algorithm)) + "_" + protocolName(key.choice.protocol)) +
+         ",chunk_size=" + quoted(chunkSizeLabel(key.choice.chunkSize)) + ",rule=" + quoted(k.rule) +
          ",timing_source=" + quoted(timingSourceName(key.source));
 }
 

@@ -36,18 +36,23 @@ double microseconds(double ns) {
   return ns / 1000.0;
 }
 
-// The key's members of a decision or timing line; "chunk_size" only where it is not NCCL's own.
+// A choice's members of a decision or timing line; "chunk_size" only where it is not NCCL's own.
+void writeChoice(const Choice& c, ordered_json& out) {
+  out["algorithm"] = c.algorithm >= 0 ? ordered_json(algorithmName(c.algorithm)) : ordered_json(nullptr);
+  out["protocol"] = c.protocol >= 0 ? ordered_json(protocolName(c.protocol)) : ordered_json(nullptr);
+  out["channels"] = c.channels;
+  if (c.chunkSize == 0) return;
+  std::string label = chunkSizeLabel(c.chunkSize);
+  out["chunk_size"] = label[0] == 'x' ? ordered_json(label) : ordered_json(c.chunkSize);
+}
+
+// The key's members of a decision or timing line.
 void writeKey(const CellKey& key, ordered_json& out) {
   out["collective"] = collectiveName(key.collective);
   out["bucket"] = bucketLabel(key.bucket);
   out["size_min"] = bucketMinBytes(key.bucket);
   out["size_max"] = bucketMaxBytes(key.bucket);
-  out["algorithm"] = key.algorithm >= 0 ? ordered_json(algorithmName(key.algorithm)) : ordered_json(nullptr);
-  out["protocol"] = key.protocol >= 0 ? ordered_json(protocolName(key.protocol)) : ordered_json(nullptr);
-  out["channels"] = key.channels;
-  if (key.chunkSize == 0) return;
-  std::string label = chunkSizeLabel(key.chunkSize);
-  out["chunk_size"] = label[0] == 'x' ? ordered_json(label) : ordered_json(key.chunkSize);
+  writeChoice(key.choice, out);
 }
 
 void writeIdentity(const PolicyIdentity& id, ordered_json& out) {
@@ -231,15 +236,15 @@ Status readKey(const json& line, const std::string& where, CellKey* key) {
   uint64_t sizeMin = 0, channels = 0;
   if (!unsignedAtMost(line, "size_min", UINT64_MAX, &sizeMin)) return invalid(where, "no size_min");
   key->bucket = static_cast<uint8_t>(sizeBucket(sizeMin));
-  if (!choiceOrUnknown(line, "algorithm", parseAlgorithm, &key->algorithm)) {
+  if (!choiceOrUnknown(line, "algorithm", parseAlgorithm, &key->choice.algorithm)) {
     return invalid(where, "algorithm is neither null nor one of " + algorithmChoices());
   }
-  if (!choiceOrUnknown(line, "protocol", parseProtocol, &key->protocol)) {
+  if (!choiceOrUnknown(line, "protocol", parseProtocol, &key->choice.protocol)) {
     return invalid(where, "protocol is neither null nor one of " + protocolChoices());
   }
   if (!unsignedAtMost(line, "channels", 64, &channels)) return invalid(where, "channels is not a whole number 0..64");
-  key->channels = static_cast<uint8_t>(channels);
-  if (!readChunkSize(line, &key->chunkSize)) {
+  key->choice.channels = static_cast<uint8_t>(channels);
+  if (!readChunkSize(line, &key->choice.chunkSize)) {
     return invalid(where, "chunk_size is neither bytes in 16-byte grains nor a factor of NCCL's own such as \"x2\"");
   }
   return readTimingSource(line, where, key);

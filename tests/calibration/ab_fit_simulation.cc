@@ -73,9 +73,11 @@ std::string bestArm(const FleetSpec& spec, int bucket) {
 
 std::vector<CommunicatorRecord> simulateExploration(const FleetSpec& spec) {
   std::map<std::string, TunerDecision> decisionOf;
-  decisionOf["control"] = TunerDecision{kControlAlgorithm, kControlProtocol, 0, DecisionSource::kNccl, ""};
+  decisionOf["control"] =
+      TunerDecision{telemetry::Choice::of(kControlAlgorithm, kControlProtocol, 0), DecisionSource::kNccl, ""};
   for (const ExploreArm& arm : exploreArms()) {
-    decisionOf[arm.name] = TunerDecision{arm.algorithm, arm.protocol, 0, DecisionSource::kRule, arm.rule};
+    decisionOf[arm.name] =
+        TunerDecision{telemetry::Choice::of(arm.algorithm, arm.protocol, 0), DecisionSource::kRule, arm.rule};
   }
   std::vector<CommunicatorRecord> records = simulateFleet(spec);
   for (CommunicatorRecord& r : records) {

@@ -19,9 +19,9 @@ using ::testing::Not;
 
 constexpr int kAllReduce = 4, kTree = 0, kRing = 1, kLL = 0, kLL128 = 1;
 
-const TunerDecision kNcclChose{kRing, kLL128, 0, DecisionSource::kNccl, ""};
-const TunerDecision kRingLL{kRing, kLL, 0, DecisionSource::kRule, "explore ring/ll"};
-const TunerDecision kTreeLL{kTree, kLL, 0, DecisionSource::kRule, "explore tree/ll"};
+const TunerDecision kNcclChose{{kRing, kLL128, 0}, DecisionSource::kNccl, ""};
+const TunerDecision kRingLL{{kRing, kLL, 0}, DecisionSource::kRule, "explore ring/ll"};
+const TunerDecision kTreeLL{{kTree, kLL, 0}, DecisionSource::kRule, "explore tree/ll"};
 
 struct Arm {
   explicit Arm(std::string armName) : name(std::move(armName)) {}
@@ -152,14 +152,11 @@ TEST(AbFit, AChunkSizeIsPartOfTheConfigurationAnArmRanAndGoesIntoItsRule) {
   constexpr int kSimple = 2;
   Arm control{"control"}, plain{"explore-ring-simple"}, bigChunk{"explore-ring-simple-chunk1m"},
       halved{"explore-ring-simple-chunkx0.5"};
-  plain.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple"};
-  bigChunk.decision = {kRing, kSimple, 0, DecisionSource::kRule, "explore ring/simple chunk 1M", 1u << 20};
-  halved.decision = {kRing,
-                     kSimple,
-                     0,
+  plain.decision = {{kRing, kSimple, 0}, DecisionSource::kRule, "explore ring/simple"};
+  bigChunk.decision = {{kRing, kSimple, 0, 1u << 20}, DecisionSource::kRule, "explore ring/simple chunk 1M"};
+  halved.decision = {{kRing, kSimple, 0, telemetry::ChunkSize::scaled(-1).code()},
                      DecisionSource::kRule,
-                     "explore ring/simple chunk x0.5",
-                     telemetry::ChunkSize::scaled(-1).code()};
+                     "explore ring/simple chunk x0.5"};
   bigChunk.ratio = {{22, 0.85}, {23, 0.85}};
   halved.ratio = {{16, 0.88}};
   AbFit fit = fitted(fleetOf({control, plain, bigChunk, halved}, {16, 22, 23}));
@@ -203,12 +200,12 @@ TEST(AbFit, WhatAnArmRanIsItsRulesChoiceOnlyWhenItDecidedNineCallsInTen) {
   EXPECT_FALSE(configurationOf({{kRingLL, 60}, {kTreeLL, 40}}, &why));
   EXPECT_THAT(why, HasSubstr("no one configuration of its rules decided 90% of its calls: Ring/LL by rules 60%, "
                              "Tree/LL by rules 40%"));
-  TunerDecision unavailable{kRing, kLL128, 0, DecisionSource::kUnavailable, "explore tree/ll"};
+  TunerDecision unavailable{{kRing, kLL128, 0}, DecisionSource::kUnavailable, "explore tree/ll"};
   EXPECT_FALSE(configurationOf({{unavailable, 100}}, &why));
   EXPECT_THAT(why, HasSubstr("its rule's choices were unavailable, so NCCL chose"));
   EXPECT_FALSE(configurationOf({}, &why));
   EXPECT_THAT(why, HasSubstr("no tuner decisions"));
-  TunerDecision channelsOnly{kRing, kLL128, 16, DecisionSource::kRule, "more channels"};
+  TunerDecision channelsOnly{{kRing, kLL128, 16}, DecisionSource::kRule, "more channels"};
   auto channels = configurationOf({{channelsOnly, 20}}, &why);
   ASSERT_TRUE(channels.has_value());
   EXPECT_EQ(channels->describe(), "Ring/LL128, 16 channels");
@@ -287,7 +284,7 @@ TEST(AbFit, TheControlsOwnRulesAreNotedBecauseBucketsWithoutARuleFallToNccl) {
 TEST(AbFit, NamesFromHandEditedStatisticsCannotBreakThePolicy) {
   Arm control{"control"}, arm{"explore\n[[rule]]\"x"};
   arm.ratio = {{16, 0.9}};
-  arm.decision = TunerDecision{kRing, kLL, 0, DecisionSource::kRule, "line\nbreak"};
+  arm.decision = TunerDecision{{kRing, kLL, 0}, DecisionSource::kRule, "line\nbreak"};
   Fleet fleet = fleetOf({control, arm}, {16});
   fleet.experiment = "exp\x01\"eriment";
   AbFitOptions options;

@@ -76,7 +76,7 @@ TEST(Fleet, ACommunicatorKeepsItsNodeCountAndTheDecisionsOfAllItsRanks) {
   ASSERT_EQ(fleet->communicators.size(), 1u);
   const FleetCommunicator& c = fleet->communicators[0];
   EXPECT_EQ(c.nNodes, 2);
-  EXPECT_EQ(c.decisions.at(cellOf(4, 16)).at(TunerDecision{0, 0, 0, DecisionSource::kRule, "decode-small"}), 200u)
+  EXPECT_EQ(c.decisions.at(cellOf(4, 16)).at(TunerDecision{{0, 0, 0}, DecisionSource::kRule, "decode-small"}), 200u)
       << "every rank's tuner counts its own calls";
 }
 

@@ -89,11 +89,11 @@ TEST(PrometheusReader, MakesOneRecordPerCommunicatorRankWithItsCountsBinSumsAndD
   const CellTimings& cell = rank0.timings.at(TimingClock::kGpu).at(cellOf(4, 16));
   EXPECT_EQ(cell.count, 104u) << "both GPU timing sources of the cell, as the statistics reader merges them";
   EXPECT_EQ(cell.binSum, 63660u);
-  TunerDecision byRule{1, 0, 0, DecisionSource::kRule, "decode-ll", 524288};
+  TunerDecision byRule{{1, 0, 0, 524288}, DecisionSource::kRule, "decode-ll"};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(byRule), 104u);
-  TunerDecision scaled{1, 0, 0, DecisionSource::kRule, "decode-x2", telemetry::ChunkSize::scaled(1).code()};
+  TunerDecision scaled{{1, 0, 0, telemetry::ChunkSize::scaled(1).code()}, DecisionSource::kRule, "decode-x2"};
   EXPECT_EQ(rank0.decisions.at(cellOf(4, 16)).at(scaled), 3u) << "a factor of NCCL's chunk size, labelled \"x2\"";
-  TunerDecision byNccl{-1, -1, 0, DecisionSource::kNccl, ""};
+  TunerDecision byNccl{{-1, -1, 0}, DecisionSource::kNccl, ""};
   EXPECT_EQ(read->records[1].decisions.at(cellOf(4, 16)).at(byNccl), 104u) << "empty labels: unknown, as null in files";
   auto fleet = assembleFleet(read->records, {});
   ASSERT_TRUE(fleet.isOk());

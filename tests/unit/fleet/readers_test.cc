@@ -69,10 +69,10 @@ TEST(StatisticsReader, ReadsTheTunersDecisionsPerCellWhoMadeThemAndHowOften) {
   const CommunicatorRecord& r = (*records)[0];
   EXPECT_EQ(r.nNodes, 2);
   const DecisionCounts& at64K = r.decisions.at(cellOf(4, 16));
-  EXPECT_EQ(at64K.at(TunerDecision{1, 0, 0, DecisionSource::kRule, "explore ring/ll"}), 90u);
-  EXPECT_EQ(at64K.at(TunerDecision{1, 1, 0, DecisionSource::kNccl, ""}), 10u);
-  EXPECT_EQ(r.decisions.at(cellOf(4, 20)).at(TunerDecision{-1, -1, 8, DecisionSource::kUnavailable, "explore tree/ll"}),
-            5u)
+  EXPECT_EQ(at64K.at(TunerDecision{{1, 0, 0}, DecisionSource::kRule, "explore ring/ll"}), 90u);
+  EXPECT_EQ(at64K.at(TunerDecision{{1, 1, 0}, DecisionSource::kNccl, ""}), 10u);
+  EXPECT_EQ(
+      r.decisions.at(cellOf(4, 20)).at(TunerDecision{{-1, -1, 8}, DecisionSource::kUnavailable, "explore tree/ll"}), 5u)
       << "an unknown algorithm and protocol (null) read as -1";
 }
 

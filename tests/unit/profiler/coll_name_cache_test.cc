@@ -53,10 +53,10 @@ TEST(CollShape, AnUnknownAlgorithmOrProtocolIsTimedAsUnknown) {
   telemetry::CellKey k = s.keyOf(uint64_t{1} << 40, 64, kGpu);
   EXPECT_EQ(k.collective, kAllReduce);
   EXPECT_EQ(k.bucket, 40);
-  EXPECT_EQ(k.algorithm, -1);
-  EXPECT_EQ(k.protocol, -1);
-  EXPECT_EQ(k.channels, 64);
-  EXPECT_EQ(resolveCollShape("AllReduce", "ncclUint8", "TREE", "SIMPLE", 2).keyOf(8, 1, kGpu).algorithm, kTree);
+  EXPECT_EQ(k.choice.algorithm, -1);
+  EXPECT_EQ(k.choice.protocol, -1);
+  EXPECT_EQ(k.choice.channels, 64);
+  EXPECT_EQ(resolveCollShape("AllReduce", "ncclUint8", "TREE", "SIMPLE", 2).keyOf(8, 1, kGpu).choice.algorithm, kTree);
 }
 
 TEST(CollNameCache, AnswersAsResolvingByNameDoes) {
@@ -88,11 +88,11 @@ TEST(CollNameCache, ComparesTheNamesNotTheirAddresses) {
   char algo[8] = "RING";
   char proto[8] = "LL";
   CollNameCache cache(16);
-  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).algorithm, kRing);
+  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).choice.algorithm, kRing);
   std::strcpy(algo, "TREE");
-  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).algorithm, kTree);
+  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).choice.algorithm, kTree);
   std::strcpy(proto, "SIMPLE");
-  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).protocol, kSimple);
+  EXPECT_EQ(cache.lookup("AllReduce", "ncclFloat32", algo, proto).keyOf(1, 1, kGpu).choice.protocol, kSimple);
   std::strcpy(algo, "RING");
   std::strcpy(proto, "LL");
   const CollShape& again = cache.lookup("AllReduce", "ncclFloat32", algo, proto);

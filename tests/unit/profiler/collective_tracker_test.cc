@@ -51,10 +51,10 @@ TEST(CollectiveTracker, ADurationRunsFromTheFirstChannelStartToTheLastStop) {
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].key.collective, kAllReduce);
   EXPECT_EQ(e[0].key.bucket, 16);  // 64 KiB
-  EXPECT_EQ(e[0].key.algorithm, kRing);
-  EXPECT_EQ(e[0].key.protocol, kLL);
-  EXPECT_EQ(e[0].key.channels, 2);
-  EXPECT_EQ(e[0].key.chunkSize, 0u);
+  EXPECT_EQ(e[0].key.choice.algorithm, kRing);
+  EXPECT_EQ(e[0].key.choice.protocol, kLL);
+  EXPECT_EQ(e[0].key.choice.channels, 2);
+  EXPECT_EQ(e[0].key.choice.chunkSize, 0u);
   EXPECT_EQ(e[0].key.source, telemetry::TimingSource::kKernelGpu);
   EXPECT_EQ(e[0].histogram.count(), 1u);
   EXPECT_EQ(e[0].histogram.minNs(), 44000u);  // 45000 - 1000

@@ -49,10 +49,10 @@ TEST(CellKey, EveryFieldTellsKeysApart) {
   std::vector<CellKey> keys(7, base);
   keys[1].collective = 2;
   keys[2].bucket = 13;
-  keys[3].algorithm = 0;
-  keys[4].protocol = kSimple;
-  keys[5].channels = 4;
-  keys[6].chunkSize = 65536;
+  keys[3].choice.algorithm = 0;
+  keys[4].choice.protocol = kSimple;
+  keys[5].choice.channels = 4;
+  keys[6].choice.chunkSize = 65536;
   CellKey timed = base;
   timed.source = TimingSource::kKernelGpu;
   keys.push_back(timed);
@@ -68,9 +68,9 @@ TEST(CellKey, EveryFieldTellsKeysApart) {
 TEST(CellKey, ValuesOutsideNcclsRangesAreUnknown) {
   CellKey key = cellKey(99, 8, 12, 5, 300);
   EXPECT_EQ(key.collective, -1);
-  EXPECT_EQ(key.algorithm, -1);
-  EXPECT_EQ(key.protocol, -1);
-  EXPECT_EQ(key.channels, 255);
+  EXPECT_EQ(key.choice.algorithm, -1);
+  EXPECT_EQ(key.choice.protocol, -1);
+  EXPECT_EQ(key.choice.channels, 255);
 }
 
 }  // namespace

@@ -44,11 +44,11 @@ TEST(AttributeTimings, EachKeyTakesTheRuleThatDecidedMostOfItsCellAndChoice) {
     return KeyTimings();
   };
   EXPECT_EQ(keyOf(65536).rule, "small");
-  EXPECT_EQ(keyOf(65536).key.chunkSize, 262144u) << "the chunk size the deciding rule set there";
+  EXPECT_EQ(keyOf(65536).key.choice.chunkSize, 262144u) << "the chunk size the deciding rule set there";
   EXPECT_EQ(keyOf(1 << 24).rule, "") << "NCCL decided";
-  EXPECT_EQ(keyOf(1 << 24).key.chunkSize, 0u);
-  EXPECT_EQ(keyOf(4096).key.chunkSize, ChunkSize::scaled(1).code());
-  EXPECT_EQ(keyOf(65536).key.channels, 4) << "what the kernel ran on stays";
+  EXPECT_EQ(keyOf(1 << 24).key.choice.chunkSize, 0u);
+  EXPECT_EQ(keyOf(4096).key.choice.chunkSize, ChunkSize::scaled(1).code());
+  EXPECT_EQ(keyOf(65536).key.choice.channels, 4) << "what the kernel ran on stays";
 }
 
 TEST(AttributeTimings, WithoutDecisionsNothingIsLabelled) {
@@ -56,7 +56,7 @@ TEST(AttributeTimings, WithoutDecisionsNothingIsLabelled) {
   t.keys = {timedOn(kRing, kLL, 4, 65536, 2)};
   attributeTimings(t, {});
   EXPECT_EQ(t.keys[0].rule, "");
-  EXPECT_EQ(t.keys[0].key.chunkSize, 0u);
+  EXPECT_EQ(t.keys[0].key.choice.chunkSize, 0u);
   EXPECT_EQ(t.keys[0].histogram.count(), 2u);
 }
 

@@ -80,8 +80,8 @@ TEST(OpenMetrics, CarriesTheCountAndBinSumAbDecidesOnPerCommunicatorRankAndCell)
 // writes it. It adds no series: a rule sets one per protocol, and rule and protocol are labels already.
 TEST(OpenMetrics, ChunkSizesAreLabelledAsTheStatisticsFileWritesThem) {
   CommunicatorSnapshot c = decodeComm();
-  c.timings->keys[0].key.chunkSize = 262144;
-  (*c.decisions)[0].key.chunkSize = ChunkSize::scaled(1).code();
+  c.timings->keys[0].key.choice.chunkSize = 262144;
+  (*c.decisions)[0].key.choice.chunkSize = ChunkSize::scaled(1).code();
   std::string text = renderTextfile(kPodA, {c});
   EXPECT_THAT(text, HasSubstr("algorithm=\"Ring\",protocol=\"LL\",channels=\"0\",chunk_size=\"x2\",source=\"rule\""));
   EXPECT_THAT(text, HasSubstr("algo_proto=\"Ring_LL\",chunk_size=\"262144\",rule=\"decode-ll\""));
@@ -185,7 +185,7 @@ TEST(OpenMetrics, NoCommunicatorsIsAValidEmptyFile) {
 // count and bin sum (zero durations apart), every decision of a timed cell, and what the budget left out.
 TEST(OpenMetrics, TheAbSeriesReadBackAsTheyWereWritten) {
   CommunicatorSnapshot decode = decodeComm();
-  (*decode.decisions)[0].key.chunkSize = ChunkSize::scaled(1).code();
+  (*decode.decisions)[0].key.choice.chunkSize = ChunkSize::scaled(1).code();
   decode.timings->keys.push_back(timed(cellKey(4, 65536, 1, 0, 8), {0, 45000}, "decode-ll"));
   CommunicatorSnapshot bare;  // a profiler without a tuner: no identity, no rank
   bare.commId = 7;

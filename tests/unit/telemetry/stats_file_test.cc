@@ -220,8 +220,8 @@ TEST(StatsFile, FilesOfTheEarlierSchemaStillRead) {
   EXPECT_EQ(e.number, 0u);
   EXPECT_FALSE(e.live);
   EXPECT_EQ(e.comm.identity->arm, "control");
-  EXPECT_EQ(e.comm.timings->keys[0].key.algorithm, -1);
-  EXPECT_EQ(e.comm.timings->keys[0].key.chunkSize, 0u);
+  EXPECT_EQ(e.comm.timings->keys[0].key.choice.algorithm, -1);
+  EXPECT_EQ(e.comm.timings->keys[0].key.choice.chunkSize, 0u);
   EXPECT_EQ(e.comm.timings->keys[0].histogram.count(), 2u);
 }
 

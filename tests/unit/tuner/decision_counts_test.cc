@@ -41,13 +41,13 @@ TEST(DecisionCounts, CountsEachChoiceOfEachBucketAndWhoMadeIt) {
   EXPECT_EQ(d[0].key.collective, kAllGather) << "sorted by collective first: AllGather (2) before AllReduce (4)";
   EXPECT_EQ(d[0].source, DecisionSource::kNccl);
   EXPECT_EQ(d[0].rule, "");
-  EXPECT_EQ(d[1].key.algorithm, kTree) << "then algorithm: Tree before Ring";
+  EXPECT_EQ(d[1].key.choice.algorithm, kTree) << "then algorithm: Tree before Ring";
   EXPECT_EQ(d[1].source, DecisionSource::kUnavailable) << "a rule matched, but NCCL's own choice ran";
   EXPECT_EQ(d[1].rule, "line 12") << "an unnamed rule is named by its line";
   EXPECT_EQ(d[2].key, cellKey(kAllReduce, 4096, kRing, kLL, 0));
   EXPECT_EQ(d[2].rule, "decode-ll");
   EXPECT_EQ(d[2].count, 3u);
-  EXPECT_EQ(d[3].key.channels, 8);
+  EXPECT_EQ(d[3].key.choice.channels, 8);
   EXPECT_EQ(d[3].count, 1u);
   EXPECT_EQ(telemetry::totalsOf(d).calls, totals.calls);
 }
@@ -74,7 +74,7 @@ TEST(DecisionCounts, OddValuesFromNcclAreCountedNotTrusted) {
   std::vector<DecisionCount> d = counts.snapshot(nullptr);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].key.collective, -1);
-  EXPECT_EQ(d[0].key.algorithm, -1);
+  EXPECT_EQ(d[0].key.choice.algorithm, -1);
   EXPECT_EQ(d[0].key.bucket, 0);
 }
 
@@ -94,8 +94,8 @@ TEST(DecisionCounts, ChunkSizesAreCountedApart) {
   counts.record(cellKey(kAllReduce, 4096, kRing, kLL, 0, 131072), DecisionSource::kRule, 0);
   std::vector<DecisionCount> d = counts.snapshot(nullptr);
   ASSERT_EQ(d.size(), 2u);
-  EXPECT_EQ(d[0].key.chunkSize, 0u);
-  EXPECT_EQ(d[1].key.chunkSize, 131072u);
+  EXPECT_EQ(d[0].key.choice.chunkSize, 0u);
+  EXPECT_EQ(d[1].key.choice.chunkSize, 131072u);
 }
 
 }  // namespace
