@@ -3,7 +3,6 @@
 // (nccl-tests-integration/driver/count_check.h), flat timings (verdicts/flat_timings.h), `sweep compare` and `ab`.
 #include <map>
 #include <set>
-#include <tuple>
 
 #include "cli/proof.h"
 #include "common/file.h"
@@ -17,6 +16,7 @@
 #include "nccl-tests-integration/sweep/degenerate_comparison.h"
 #include "nccl-tests-integration/sweep/sample_set.h"
 #include "policy/policy_loader.h"
+#include "telemetry/choice.h"
 #include "verdicts/flat_timings.h"
 
 namespace nccl_roce::cli::proof {
@@ -83,11 +83,12 @@ std::shared_ptr<const policy::ActivePolicy> policyOf(const Inputs& in, const std
   return policy::loadPolicySpec(spec, nullptr);
 }
 
-std::string ranText(const std::set<std::tuple<int, int, int>>& ran) {
+std::string ranText(const std::set<telemetry::Choice>& ran) {
   std::string out;
-  for (const auto& [a, p, channels] : ran) {
-    out += (out.empty() ? "" : ", ") + std::string(telemetry::algorithmName(a)) + "/" + telemetry::protocolName(p) +
-           " on " + std::to_string(channels) + (channels == 1 ? " channel" : " channels");
+  for (const telemetry::Choice& c : ran) {
+    out += (out.empty() ? "" : ", ") + std::string(telemetry::algorithmName(c.algorithm)) + "/" +
+           telemetry::protocolName(c.protocol) + " on " + std::to_string(c.channels) +
+           (c.channels == 1 ? " channel" : " channels");
   }
   return out;
 }
@@ -119,8 +120,8 @@ Check policyObeyed(const Inputs& in) {
   for (const inspect::VerifiedCell& c : report.cells) {
     if (c.status != inspect::VerifyStatus::kMatch) continue;
     auto found = defaults.ran.find({c.collective, c.bytes});
-    std::set<std::tuple<int, int, int>> ran;
-    for (const inspect::RanConfig& r : c.ran) ran.insert({r.algorithm, r.protocol, r.channels});
+    std::set<telemetry::Choice> ran;
+    for (const inspect::RanConfig& r : c.ran) ran.insert(telemetry::Choice::of(r.algorithm, r.protocol, r.channels));
     if (found == defaults.ran.end() || found->second == ran) continue;
     ++diverged;
     details.push_back(std::string(telemetry::collectiveName(c.collective)) + " " + formatByteSize(c.bytes) +

@@ -8,10 +8,11 @@ namespace nccl_roce::sweep {
 namespace {
 
 // The configurations NCCL ran at a size, as "Ring/LL on 1-2 channels" (channels as a range when they vary).
-std::string describeRan(const std::set<std::tuple<int, int, int>>& ran) {
+std::string describeRan(const std::set<telemetry::Choice>& ran) {
   std::map<std::pair<int, int>, std::pair<int, int>> channels;  // (algorithm, protocol) -> channel range
-  for (const auto& [algorithm, protocol, count] : ran) {
-    auto [it, fresh] = channels.try_emplace({algorithm, protocol}, count, count);
+  for (const telemetry::Choice& c : ran) {
+    const int count = c.channels;
+    auto [it, fresh] = channels.try_emplace({c.algorithm, c.protocol}, count, count);
     it->second.first = std::min(it->second.first, count);
     it->second.second = std::max(it->second.second, count);
   }
@@ -45,7 +46,7 @@ void noteSameConfiguration(const SeriesComparison& s, const SideConfigurations& 
   std::optional<int> collective = telemetry::parseCollective(s.key.collective);
   if (!collective) return;
   std::vector<uint64_t> alike;
-  std::set<std::tuple<int, int, int>> union_;
+  std::set<telemetry::Choice> union_;
   for (const verdicts::CellComparison& cell : s.result.cells) {
     auto ranA = a.ran.find({*collective, cell.cell});
     auto ranB = b.ran.find({*collective, cell.cell});
@@ -103,7 +104,8 @@ SideConfigurations configurationsOf(const std::vector<PerfLog>& logs, const std:
         if (comm.rank == 0) nRanks = comm.nRanks;
       }
       for (const inspect::NcclTuningLine& t : p.tuning) {
-        out.ran[{t.collective, t.tunerBytes(nRanks)}].insert({t.algorithm, t.protocol, t.channels()});
+        out.ran[{t.collective, t.tunerBytes(nRanks)}].insert(
+            telemetry::Choice::of(t.algorithm, t.protocol, t.channels()));
       }
     }
   }

@@ -14,7 +14,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,14 +21,15 @@
 #include "nccl-tests-integration/sweep/compare.h"
 #include "nccl-tests-integration/sweep/forced_config.h"
 #include "nccl-tests-integration/sweep/perf_log.h"
+#include "telemetry/choice.h"
 
 namespace nccl_roce::sweep {
 
 // What one side ran.
 struct SideConfigurations {
-  // Per (collective, size as nccl-tests prints it: the tuner's bytes), the (algorithm, protocol, channels) its
-  // TUNING lines show.
-  std::map<std::pair<int, uint64_t>, std::set<std::tuple<int, int, int>>> ran;
+  // Per (collective, size as nccl-tests prints it: the tuner's bytes), the choices its TUNING lines show: algorithm,
+  // protocol and channels (no chunk size: the lines do not show it).
+  std::map<std::pair<int, uint64_t>, std::set<telemetry::Choice>> ran;
   // The configuration every run of the side forced, when they all forced the same one (NCCL default included).
   std::optional<ForcedConfig> forced;
 };

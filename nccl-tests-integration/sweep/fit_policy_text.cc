@@ -29,11 +29,12 @@ std::string scale(const FitSeries& s) {
 }
 
 std::string ruleName(const FitSeries& s, const FitBucket& b) {
+  const telemetry::Choice& c = b.choice->choice;
   std::string out = "fit-" + policyCollective(s.key.collective) + "-" + std::to_string(s.key.ranks) + "r";
-  if (b.choice->algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(b.choice->algorithm));
-  if (b.choice->protocol >= 0) out += "-" + toLower(telemetry::protocolName(b.choice->protocol));
-  if (b.choice->channels > 0) out += "-ch" + std::to_string(b.choice->channels);
-  if (!b.choice->chunk.isNccl()) out += "-chunk" + toLower(telemetry::formatChunkSize(b.choice->chunk));
+  if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
+  if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
+  if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
+  if (c.chunkSize != 0) out += "-chunk" + toLower(telemetry::formatChunkSize(c.chunk()));
   return out + "-" + sizeRange(b.lo, b.hi);
 }
 
@@ -86,9 +87,9 @@ std::string fittedPolicyToml(const FitResult& fit, const FitOptions& o) {
       rule.bytes = policy::ValueRange{b.lo, b.hi};
       rule.nodes = s.nodes;
       rule.ranks = s.key.ranks;
-      rule.algorithm = b.choice->algorithm;
-      rule.protocol = b.choice->protocol;
-      rule.channels = b.choice->channels;
+      rule.algorithm = b.choice->choice.algorithm;
+      rule.protocol = b.choice->choice.protocol;
+      rule.channels = b.choice->choice.channels;
       rule.chunkSizes = b.choice->chunkSizes(telemetry::parseCollective(s.key.collective).value_or(-1));
       out += policy::formatRule(rule);
     }

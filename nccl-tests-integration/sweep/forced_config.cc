@@ -33,17 +33,30 @@ bool asksChunkSize(const std::string& version) {
 }
 
 // The rule a configuration amounts to, for the calls of one collective.
-policy::Rule ruleOf(const ForcedConfig& c, int collective) {
+policy::Rule ruleOf(const telemetry::Choice& c, int collective) {
   policy::Rule rule;
   rule.collectives = collective >= 0 ? 1u << collective : policy::kAllCollectives;
   if (c.algorithm >= 0 || c.protocol >= 0) rule.choices = {{c.algorithm, c.protocol}};
   return rule;
 }
 
-// Whether NCCL can use the forced bytes with `protocol` for some call of the configuration.
-bool usableWith(const ForcedConfig& c, int collective, int protocol, const policy::NcclBuffers& buffers) {
+// Whether NCCL can use `bytes` as the chunk size with `protocol` for some call of the configuration.
+bool usableWith(const telemetry::Choice& c, uint32_t bytes, int collective, int protocol,
+                const policy::NcclBuffers& buffers) {
   std::vector<policy::CallKind> kinds = policy::callKindsOf(ruleOf(c, collective), protocol);
-  return !kinds.empty() && policy::chunkProblem(c.chunk.bytes, protocol, kinds, buffers).empty();
+  return !kinds.empty() && policy::chunkProblem(bytes, protocol, kinds, buffers).empty();
+}
+
+// "Ring/any/16 channels/chunk 256K" (ForcedConfig::describe), with `chunk` for the choice's chunk size: a size read
+// from the run is described before it is known to fit the choice.
+std::string describeForced(const telemetry::Choice& c, const telemetry::ChunkSize& chunk) {
+  if (c.algorithm < 0 && c.protocol < 0 && c.channels == 0 && chunk.isNccl()) return "NCCL default";
+  std::string out = c.algorithm >= 0 ? telemetry::algorithmName(c.algorithm) : "any";
+  out += "/";
+  out += c.protocol >= 0 ? telemetry::protocolName(c.protocol) : "any";
+  if (c.channels > 0) out += "/" + std::to_string(c.channels) + " channels";
+  if (!chunk.isNccl()) out += "/chunk " + telemetry::formatChunkSize(chunk);
+  return out;
 }
 
 // Each read* below copies one forced setting of the run into *config: false, saying why, when the run cannot stand
@@ -56,7 +69,7 @@ bool readAlgorithm(const std::map<std::string, std::string>& env, ForcedConfig* 
       *why = "NCCL_ALGO=" + *algo + " is not a single algorithm";
       return false;
     }
-    config->algorithm = *a;
+    config->choice.algorithm = static_cast<int8_t>(*a);
   }
   return true;
 }
@@ -68,7 +81,7 @@ bool readProtocol(const std::map<std::string, std::string>& env, ForcedConfig* c
       *why = "NCCL_PROTO=" + *proto + " is not a single protocol";
       return false;
     }
-    config->protocol = *p;
+    config->choice.protocol = static_cast<int8_t>(*p);
   }
   return true;
 }
@@ -83,20 +96,20 @@ bool readChannels(const std::map<std::string, std::string>& env, ForcedConfig* c
       *why = "channels are forced only when NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS are the same count (1-64)";
       return false;
     }
-    config->channels = static_cast<int>(*lo);
+    config->choice.channels = static_cast<uint8_t>(*lo);
   }
   return true;
 }
 
-// Whether NCCL can use config's chunk size for some call of the run, with the run's buffer settings.
-bool chunkUsableInRun(const ForcedConfig& config, const PerfRun& run) {
+// Whether NCCL can use `bytes` as the chunk size for some call of the run, with the run's buffer settings.
+bool chunkUsableInRun(const ForcedConfig& config, uint32_t bytes, const PerfRun& run) {
   const int collective = telemetry::parseCollective(run.collective).value_or(-1);
   const policy::NcclBuffers buffers = policy::NcclBuffers::from([&](const char* name) -> std::optional<std::string> {
     const std::string* value = find(run.environment, name);
     return value ? std::optional<std::string>(*value) : std::nullopt;
   });
   bool usable = false;
-  for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config, collective, p, buffers);
+  for (int p = 0; p < telemetry::kNumProtocols; ++p) usable |= usableWith(config.choice, bytes, collective, p, buffers);
   return usable;
 }
 
@@ -118,32 +131,28 @@ bool readChunkSize(const PerfRun& run, bool tunerPlugin, ForcedConfig* config, s
            " did not apply";
     return false;
   }
-  config->chunk = *parsed;
-  if (config->chunk.kind == telemetry::ChunkSize::Kind::kBytes && !chunkUsableInRun(*config, run)) {
+  if (parsed->kind == telemetry::ChunkSize::Kind::kBytes && !chunkUsableInRun(*config, parsed->bytes, run)) {
     *why = "NCCL_ROCE_CHUNK_SIZE=" + *chunk + " is a chunk size NCCL can use for none of this run's calls (" +
-           config->describe() + "), so NCCL kept its own";
+           describeForced(config->choice, *parsed) + "), so NCCL kept its own";
     return false;
   }
+  // Bytes NCCL can use are whole grains, multiples of 16, which the choice's code keeps (telemetry/chunk_size.h).
+  config->choice.chunkSize = parsed->code();
   return true;
 }
 
 }  // namespace
 
 std::string ForcedConfig::describe() const {
-  if (isDefault()) return "NCCL default";
-  std::string out = algorithm >= 0 ? telemetry::algorithmName(algorithm) : "any";
-  out += "/";
-  out += protocol >= 0 ? telemetry::protocolName(protocol) : "any";
-  if (channels > 0) out += "/" + std::to_string(channels) + " channels";
-  if (!chunk.isNccl()) out += "/chunk " + telemetry::formatChunkSize(chunk);
-  return out;
+  return describeForced(choice, choice.chunk());
 }
 
 policy::ChunkSizes ForcedConfig::chunkSizes(int collective) const {
+  const telemetry::ChunkSize chunk = choice.chunk();
   if (chunk.kind != telemetry::ChunkSize::Kind::kBytes) return policy::ChunkSizes::all(chunk);
   policy::ChunkSizes out;
   for (int p = 0; p < telemetry::kNumProtocols; ++p) {
-    if (usableWith(*this, collective, p, policy::NcclBuffers{})) out.byProtocol[p] = chunk;
+    if (usableWith(choice, chunk.bytes, collective, p, policy::NcclBuffers{})) out.byProtocol[p] = chunk;
   }
   return out;
 }

@@ -10,28 +10,25 @@
 
 #include "nccl-tests-integration/sweep/perf_log.h"
 #include "policy/policy.h"
-#include "telemetry/chunk_size.h"
+#include "telemetry/choice.h"
 
 namespace nccl_roce::sweep {
 
 struct ForcedConfig {
-  int algorithm = -1;  // tuner ABI index (telemetry/nccl_names.h); -1: not forced
-  int protocol = -1;
-  int channels = 0;            // 0: not forced
-  telemetry::ChunkSize chunk;  // NCCL's own: not forced
+  telemetry::Choice choice;  // what the run forced; a lever left to NCCL was not forced
 
-  bool isDefault() const { return algorithm < 0 && protocol < 0 && channels == 0 && chunk.isNccl(); }
+  bool isDefault() const { return choice.isNccl(); }
   // "NCCL default", "Tree/LL", "Ring/any/16 channels", "any/Simple/chunk 256K"
   std::string describe() const;
   // A fitted rule's chunk_size for `collective`: the forced value for the protocols NCCL can use it with (with
   // its default buffers) among those the configuration runs; NCCL_ROCE_CHUNK_SIZE left NCCL's own elsewhere.
   policy::ChunkSizes chunkSizes(int collective) const;
+  // Configurations that differ only in chunk size list bytes before factors ("256K" before "x2"), as reports show.
   bool operator<(const ForcedConfig& o) const {
-    return std::tie(algorithm, protocol, channels, chunk) < std::tie(o.algorithm, o.protocol, o.channels, o.chunk);
+    return std::make_tuple(choice.algorithm, choice.protocol, choice.channels, choice.chunk()) <
+           std::make_tuple(o.choice.algorithm, o.choice.protocol, o.choice.channels, o.choice.chunk());
   }
-  bool operator==(const ForcedConfig& o) const {
-    return std::tie(algorithm, protocol, channels, chunk) == std::tie(o.algorithm, o.protocol, o.channels, o.chunk);
-  }
+  bool operator==(const ForcedConfig& o) const { return choice == o.choice; }
   bool operator!=(const ForcedConfig& o) const { return !(*this == o); }
 };
 

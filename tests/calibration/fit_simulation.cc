@@ -18,19 +18,22 @@ std::vector<sweep::ForcedConfig> nineConfigs() {
   int tree = *telemetry::parseAlgorithm("tree"), ring = *telemetry::parseAlgorithm("ring");
   int ll = *telemetry::parseProtocol("ll"), ll128 = *telemetry::parseProtocol("ll128"),
       simple = *telemetry::parseProtocol("simple");
-  return {{tree, ll, 0, {}},      {tree, ll128, 0, {}},  {tree, simple, 0, {}},
-          {ring, ll, 0, {}},      {ring, ll128, 0, {}},  {ring, simple, 0, {}},
-          {ring, simple, 16, {}}, {ring, simple, 8, {}}, {tree, simple, 16, {}}};
+  return {{{telemetry::Choice::of(tree, ll, 0)}},      {{telemetry::Choice::of(tree, ll128, 0)}},
+          {{telemetry::Choice::of(tree, simple, 0)}},  {{telemetry::Choice::of(ring, ll, 0)}},
+          {{telemetry::Choice::of(ring, ll128, 0)}},   {{telemetry::Choice::of(ring, simple, 0)}},
+          {{telemetry::Choice::of(ring, simple, 16)}}, {{telemetry::Choice::of(ring, simple, 8)}},
+          {{telemetry::Choice::of(tree, simple, 16)}}};
 }
 
 std::map<std::string, std::string> environmentOf(const sweep::ForcedConfig& c) {
   std::map<std::string, std::string> env;
-  if (c.algorithm >= 0) env["NCCL_ALGO"] = telemetry::algorithmName(c.algorithm);
-  if (c.protocol >= 0) env["NCCL_PROTO"] = telemetry::protocolName(c.protocol);
-  if (c.channels > 0) env["NCCL_MIN_NCHANNELS"] = env["NCCL_MAX_NCHANNELS"] = std::to_string(c.channels);
-  if (!c.chunk.isNccl()) {
+  const telemetry::Choice& forced = c.choice;
+  if (forced.algorithm >= 0) env["NCCL_ALGO"] = telemetry::algorithmName(forced.algorithm);
+  if (forced.protocol >= 0) env["NCCL_PROTO"] = telemetry::protocolName(forced.protocol);
+  if (forced.channels > 0) env["NCCL_MIN_NCHANNELS"] = env["NCCL_MAX_NCHANNELS"] = std::to_string(forced.channels);
+  if (forced.chunkSize != 0) {
     env["NCCL_TUNER_PLUGIN"] = "roce";
-    env["NCCL_ROCE_CHUNK_SIZE"] = telemetry::formatChunkSize(c.chunk);
+    env["NCCL_ROCE_CHUNK_SIZE"] = telemetry::formatChunkSize(forced.chunk());
   }
   return env;
 }

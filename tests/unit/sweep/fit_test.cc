@@ -78,11 +78,11 @@ TEST(Fit, PicksTheKnownBestPerSizeAndKeepsTheDefaultInBetween) {
     SCOPED_TRACE(d.size);
     if (d.size <= 4 * kK) {
       ASSERT_TRUE(d.choice);
-      EXPECT_EQ(*d.choice, (ForcedConfig{kTree, kLL, 0, {}}));
+      EXPECT_EQ(*d.choice, (ForcedConfig{telemetry::Choice::of(kTree, kLL, 0)}));
       EXPECT_NEAR(d.ratio, 0.5, 2e-3);
     } else if (d.size >= 4 * kM) {
       ASSERT_TRUE(d.choice);
-      EXPECT_EQ(*d.choice, (ForcedConfig{kRing, kSimple, 0, {}}));
+      EXPECT_EQ(*d.choice, (ForcedConfig{telemetry::Choice::of(kRing, kSimple, 0)}));
       EXPECT_NEAR(d.ratio, 0.6, 2e-3);
     } else {
       EXPECT_FALSE(d.choice);  // Ring/LL128 ties the default: not beyond the noise
@@ -358,7 +358,7 @@ TEST(Fit, TwoDataTypesOfOneCollectiveCannotShareByteRules) {
 }
 
 TEST(MergeBuckets, AdjacentEqualChoicesMergeAndBoundsMeetHalfWay) {
-  ForcedConfig x{kRing, kLL128, 0, {}};
+  ForcedConfig x{telemetry::Choice::of(kRing, kLL128, 0)};
   std::vector<SizeDecision> sizes(4);
   sizes[0].size = 8;
   sizes[0].choice = x;
