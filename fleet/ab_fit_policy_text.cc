@@ -124,13 +124,8 @@ policy::ValueRange fittedRuleBytes(const FittedRule& rule) {
 }
 
 std::string fittedRuleName(const FittedRule& rule) {
-  const telemetry::Choice& c = rule.configuration.choice;
-  std::string out = "ab-" + policy::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n";
-  if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
-  if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
-  if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
-  if (c.chunkSize != 0) out += "-chunk" + toLower(telemetry::formatChunkSize(c.chunk()));
-  return out + "-" + sizeText(fittedRuleBytes(rule));
+  return "ab-" + policy::policyCollectiveName(rule.collective) + "-" + std::to_string(rule.nodes) + "n" +
+         policy::choiceNameSuffix(rule.configuration.choice) + "-" + sizeText(fittedRuleBytes(rule));
 }
 
 std::string abFitPolicyToml(const AbFit& fit) {

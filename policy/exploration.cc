@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "policy/policy_digest.h"
+#include "policy/rule_text.h"
 #include "telemetry/nccl_names.h"
 
 namespace nccl_roce::policy {
@@ -20,8 +21,9 @@ std::string choiceKey(const ExploredChoice& choice, const char* separator) {
 }  // namespace
 
 std::string exploredArmName(const ExploredChoice& choice) {
-  return "explore-" + choiceKey(choice, "-") + (choice.channels > 0 ? "-ch" + std::to_string(choice.channels) : "") +
-         (choice.chunk.isNccl() ? "" : "-chunk" + toLower(telemetry::formatChunkSize(choice.chunk)));
+  // The explored chunk sizes are usable ones, whole grains, so the code keeps them (telemetry/chunk_size.h).
+  return "explore" + choiceNameSuffix(telemetry::Choice::of(choice.algorithm, choice.protocol, choice.channels,
+                                                            choice.chunk.code()));
 }
 
 std::string exploredRuleName(const ExploredChoice& choice) {

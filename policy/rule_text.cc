@@ -34,6 +34,15 @@ std::string policyCollectiveName(int collective) {
   return toLower(telemetry::collectiveName(collective));
 }
 
+std::string choiceNameSuffix(const telemetry::Choice& choice) {
+  std::string out;
+  if (choice.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(choice.algorithm));
+  if (choice.protocol >= 0) out += "-" + toLower(telemetry::protocolName(choice.protocol));
+  if (choice.channels > 0) out += "-ch" + std::to_string(choice.channels);
+  if (choice.chunkSize != 0) out += "-chunk" + toLower(telemetry::formatChunkSize(choice.chunk()));
+  return out;
+}
+
 std::string formatRule(const RuleText& r) {
   std::string out = "[[rule]]\n";
   if (!r.name.empty()) out += "name = " + tomlString(r.name) + "\n";

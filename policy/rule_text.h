@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "policy/policy.h"
+#include "telemetry/choice.h"
 
 namespace nccl_roce::policy {
 
@@ -35,5 +36,10 @@ std::string tomlCommentText(std::string_view text);
 
 // A collective as policies name it: "allreduce".
 std::string policyCollectiveName(int collective);
+
+// The part of a generated rule's name that says its choice: each lever it sets, lowercased, after a dash
+// ("-ring-ll", "-ring-ch8", "-simple-chunk256k", "-tree-ll128-chunkx2"); "" for a choice that leaves all to NCCL.
+// `sweep fit` and `ab fit` name their rules with it, so the names read alike.
+std::string choiceNameSuffix(const telemetry::Choice& choice);
 
 }  // namespace nccl_roce::policy

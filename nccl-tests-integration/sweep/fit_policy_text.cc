@@ -29,13 +29,8 @@ std::string scale(const FitSeries& s) {
 }
 
 std::string ruleName(const FitSeries& s, const FitBucket& b) {
-  const telemetry::Choice& c = b.choice->choice;
-  std::string out = "fit-" + policyCollective(s.key.collective) + "-" + std::to_string(s.key.ranks) + "r";
-  if (c.algorithm >= 0) out += "-" + toLower(telemetry::algorithmName(c.algorithm));
-  if (c.protocol >= 0) out += "-" + toLower(telemetry::protocolName(c.protocol));
-  if (c.channels > 0) out += "-ch" + std::to_string(c.channels);
-  if (c.chunkSize != 0) out += "-chunk" + toLower(telemetry::formatChunkSize(c.chunk()));
-  return out + "-" + sizeRange(b.lo, b.hi);
+  return "fit-" + policyCollective(s.key.collective) + "-" + std::to_string(s.key.ranks) + "r" +
+         policy::choiceNameSuffix(b.choice->choice) + "-" + sizeRange(b.lo, b.hi);
 }
 
 std::string evidence(const FitBucket& b) {
