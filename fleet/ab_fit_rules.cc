@@ -28,6 +28,7 @@ std::string percent(uint64_t part, uint64_t whole) {
 // "Ring/LL by rules 60%, Tree/LL by rules 30%, NCCL 10%": every way the calls were decided, most first.
 std::string breakdown(const std::map<Choice, uint64_t>& byRules, uint64_t nccl, uint64_t unavailable, uint64_t total) {
   std::vector<std::pair<uint64_t, std::string>> parts;
+  parts.reserve(byRules.size() + 2);
   for (const auto& [choice, n] : byRules) parts.emplace_back(n, choiceName(choice) + " by rules");
   if (nccl > 0) parts.emplace_back(nccl, "NCCL's choice");
   if (unavailable > 0) parts.emplace_back(unavailable, "NCCL's choice as the rule's was unavailable");
