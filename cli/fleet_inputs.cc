@@ -68,6 +68,7 @@ Expanded expandInputs(const std::vector<std::string>& inputs) {
   Expanded out;
   for (const std::string& input : inputs) {
     glob_t matches{};
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): the command is single-threaded
     if (input.find_first_of("*?[") != std::string::npos && ::glob(input.c_str(), 0, nullptr, &matches) == 0) {
       std::string root = globRoot(input);
       for (size_t i = 0; i < matches.gl_pathc; ++i) {

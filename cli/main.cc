@@ -6,9 +6,8 @@
 
 namespace {
 constexpr int kUsageError = 2;
-}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   nccl_roce::cli::CommandContext context;
   CLI::App app{
       "nccl-roce: resolve RoCE/InfiniBand settings for NCCL, lint and explain tuner policies, "
@@ -32,9 +31,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error exits 2 with CLI11's message, whatever CLI11's own code.
     return app.exit(e) == 0 ? 0 : kUsageError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nccl-roce: %s\n", e.what());
-    return 2;
   }
   return context.exitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nccl-roce: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nccl-roce: an unexpected error\n");
+  }
+  return kUsageError;
 }

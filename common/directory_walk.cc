@@ -63,6 +63,7 @@ class Walker {
     std::vector<std::string> names;
     while (true) {
       errno = 0;
+      // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc's readdir is safe on a stream no other thread reads, as this one
       struct dirent* entry = ::readdir(dir.get());
       if (entry == nullptr) {
         if (errno != 0) return statusFromErrno(errno, shown);
@@ -103,7 +104,7 @@ class Walker {
       Status s = sub ? walkInto(sub.get(), relative, named ? depth : depth + 1) : statusFromErrno(errno, relative);
       if (s.code() == StatusCode::kTooLarge || (named && !s.isOk())) return s;
       if (!s.isOk()) {
-        std::string why = s.message();
+        const std::string& why = s.message();
         size_t colon = why.rfind(": ");
         out.skipped.push_back({root_ + "/" + relative, "cannot be read: " + why.substr(colon + 2)});
       }

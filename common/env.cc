@@ -7,6 +7,9 @@
 namespace nccl_roce {
 
 std::optional<std::string> ProcessEnvironment::get(const std::string& name) const {
+  // The process environment's one reader: nothing of ours writes it while NCCL's threads run (the net plugin's
+  // setenv runs once, in NCCL's net init, before NCCL reads what it sets).
+  // NOLINTNEXTLINE(concurrency-mt-unsafe)
   const char* value = std::getenv(name.c_str());
   if (value == nullptr) return std::nullopt;
   return std::string(value);

@@ -88,8 +88,14 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   return *this;
 }
 
+std::string errnoText(int err) {
+  char buffer[128];
+  // GNU's strerror_r (C++ compiles with _GNU_SOURCE): returns the text, in buffer or a static string.
+  return ::strerror_r(err, buffer, sizeof buffer);
+}
+
 Status statusFromErrno(int err, const std::string& what) {
-  std::string message = what + ": " + std::strerror(err);
+  std::string message = what + ": " + errnoText(err);
   switch (err) {
     case ENOENT:
     case ENOTDIR:
@@ -163,6 +169,7 @@ StatusOr<std::vector<std::string>> listDirectory(const std::string& path, size_t
   std::vector<std::string> names;
   while (true) {
     errno = 0;
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc's readdir is safe on a stream no other thread reads, as this one
     struct dirent* entry = ::readdir(dir.get());
     if (entry == nullptr) {
       if (errno != 0) return statusFromErrno(errno, path);

@@ -14,6 +14,10 @@
 
 namespace nccl_roce {
 
+// strerror's text for `err`, safe to call from several threads at once (the plugin's init runs on several):
+// strerror itself may share one buffer between them.
+std::string errnoText(int err);
+
 // ENOENT/ENOTDIR -> kNotFound; EINVAL/ENODATA/EOPNOTSUPP -> kInvalidArgument (sysfs's "not readable here");
 // EACCES/EPERM -> kPermissionDenied; everything else (EIO, ELOOP, ...) -> kIoError. `what` names the path.
 Status statusFromErrno(int err, const std::string& what);

@@ -18,6 +18,7 @@ StatusOr<CurlFunctions> openCurlLibrary(const std::string& soname) {
   const char* install = "; install the libcurl4 package (apt-get install libcurl4) for --prometheus";
   void* lib = ::dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc keeps dlerror's state per thread
     const char* error = ::dlerror();
     return Status(StatusCode::kUnavailable,
                   "cannot load libcurl (" + std::string(error ? error : soname) + ")" + install);
@@ -30,6 +31,7 @@ StatusOr<CurlFunctions> openCurlLibrary(const std::string& soname) {
             bind(lib, "curl_free", f.free) && bind(lib, "curl_slist_append", f.slistAppend) &&
             bind(lib, "curl_slist_free_all", f.slistFreeAll);
   if (!ok) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc keeps dlerror's state per thread
     const char* error = ::dlerror();
     return Status(StatusCode::kUnavailable, soname + " is not a usable libcurl (" +
                                                 std::string(error ? error : "a function is missing") + ")" + install);

@@ -76,6 +76,7 @@ void renderDeviceLists(const std::vector<const PortDecision*>& ports, Settings& 
 void renderAddressRange(const std::vector<const PortDecision*>& ports, bool ipv6, const Machine& machine, Settings& out,
                         std::vector<std::string>& warnings) {
   std::vector<GidValue> addresses;
+  addresses.reserve(ports.size());
   for (const auto* p : ports) addresses.push_back(*p->gid);
   AddressRange range = AddressRange::covering(addresses);
   std::string text = range.toString();

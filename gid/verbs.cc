@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/file.h"
+
 namespace nccl_roce::gid {
 
 namespace {
@@ -43,7 +45,7 @@ void collectGidsFromTable(const IbvFunctions& ibv, struct ibv_context* context, 
   ssize_t n = ibv.queryGidTable(context, entries.data(), entries.size(), 0, sizeof(struct ibv_gid_entry));
   if (n < 0) {
     for (auto& port : device.ports)
-      port.gidError = std::string("ibv_query_gid_table failed: ") + std::strerror(static_cast<int>(-n));
+      port.gidError = std::string("ibv_query_gid_table failed: ") + errnoText(static_cast<int>(-n));
     return;
   }
   for (ssize_t i = 0; i < n && static_cast<size_t>(i) < entries.size(); ++i) {
@@ -67,7 +69,7 @@ void collectGidsPerIndex(const IbvFunctions& ibv, struct ibv_context* context, V
                               sizeof(entry));
       if (rc == ENODATA) continue;  // an empty entry
       if (rc != 0) {
-        port.gidError = std::string("ibv_query_gid_ex failed: ") + std::strerror(rc);
+        port.gidError = std::string("ibv_query_gid_ex failed: ") + errnoText(rc);
         return;
       }
       GidValue value = GidValue::fromBytes(entry.gid.raw);
@@ -77,7 +79,7 @@ void collectGidsPerIndex(const IbvFunctions& ibv, struct ibv_context* context, V
     union ibv_gid gid;
     std::memset(&gid, 0, sizeof(gid));
     if (ibv.queryGid(context, static_cast<uint8_t>(port.number), index, &gid) != 0) {
-      port.gidError = std::string("ibv_query_gid failed: ") + std::strerror(errno != 0 ? errno : EIO);
+      port.gidError = std::string("ibv_query_gid failed: ") + errnoText(errno != 0 ? errno : EIO);
       return;
     }
     GidValue value = GidValue::fromBytes(gid.raw);
@@ -91,7 +93,7 @@ VerbsDevice queryDevice(const IbvFunctions& ibv, struct ibv_device* handle) {
   device.name = name != nullptr ? name : "";
   struct ibv_context* context = ibv.openDevice(handle);
   if (context == nullptr) {
-    device.openError = std::string("ibv_open_device failed: ") + std::strerror(errno != 0 ? errno : EIO);
+    device.openError = std::string("ibv_open_device failed: ") + errnoText(errno != 0 ? errno : EIO);
     return device;
   }
   device.opened = true;
@@ -143,6 +145,7 @@ const IbvFunctions* loadSystemVerbs(std::string* whyNot) {
     // Kept open for the life of the process, as NCCL does with its own ibverbs handle.
     void* handle = ::dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
+      // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc keeps dlerror's state per thread
       const char* error = ::dlerror();
       failure = std::string("libibverbs.so.1 not loaded: ") + (error ? error : "unknown error");
       return;
@@ -174,7 +177,7 @@ StatusOr<std::vector<VerbsDevice>> queryVerbs(const IbvFunctions& ibv) {
   struct ibv_device** list = ibv.getDeviceList(&count);
   if (list == nullptr) {
     return Status(StatusCode::kUnavailable,
-                  std::string("ibv_get_device_list failed: ") + std::strerror(errno != 0 ? errno : ENODEV));
+                  std::string("ibv_get_device_list failed: ") + errnoText(errno != 0 ? errno : ENODEV));
   }
   std::vector<VerbsDevice> devices;
   for (int i = 0; i < count && list[i] != nullptr; ++i) devices.push_back(queryDevice(ibv, list[i]));

@@ -168,7 +168,8 @@ std::string describeArms(const policy::Experiment& experiment, const ExplainRequ
   }
   if (!experiment.explore) return out;
   const policy::Exploration& explore = *experiment.explore;
-  const double share = explore.arms.empty() ? 0.0 : static_cast<double>(explore.weight) / explore.arms.size();
+  const double share =
+      explore.arms.empty() ? 0.0 : static_cast<double>(explore.weight) / static_cast<double>(explore.arms.size());
   out += "  exploration: " + percentOf(explore.weight) + of + ", split evenly over " +
          std::to_string(explore.arms.size()) + " generated arms; each decides as '" + explore.base +
          "' except that it forces one choice on the calls it explores (where NCCL does not offer it, NCCL's own "

@@ -5,13 +5,11 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "inspect/nccl_log_line.h"
 
 namespace nccl_roce::inspect {
 
 namespace {
-
-constexpr std::string_view kInfo = " NCCL INFO ";
-constexpr std::string_view kWarn = " NCCL WARN ";
 
 // The communicator's pointer NCCL prints: "0x" and hex digits, up to a space, comma or parenthesis.
 std::optional<uint64_t> takeHex(std::string_view* text) {
@@ -25,27 +23,6 @@ std::optional<uint64_t> takeHex(std::string_view* text) {
 std::optional<int> smallInt(std::optional<uint64_t> value) {
   if (!value || *value > (1u << 30)) return std::nullopt;
   return static_cast<int>(*value);
-}
-
-// "host:pid:tid" (possibly behind a launcher's prefix joined by ':'), the token before "[dev]".
-bool readOrigin(std::string_view before, std::string* host, int64_t* pid) {
-  before = trim(before);
-  // Drop a WARN line's "file.cc:63" and the "[dev]" before it.
-  size_t dev = before.rfind(" [");
-  if (dev == std::string_view::npos) return false;
-  if (before.back() != ']') before = trim(before.substr(0, before.rfind(' ')));
-  dev = before.rfind(" [");
-  if (dev == std::string_view::npos || before.back() != ']') return false;
-  std::string_view origin = trim(before.substr(0, dev));
-  size_t space = origin.rfind(' ');
-  if (space != std::string_view::npos) origin = origin.substr(space + 1);
-  std::vector<std::string_view> parts = split(origin, ':');
-  if (parts.size() < 3) return false;
-  std::optional<uint64_t> value = parseUnsigned(parts[parts.size() - 2]);
-  if (!value || !parseUnsigned(parts.back())) return false;
-  *host = std::string(parts[parts.size() - 3]);
-  *pid = static_cast<int64_t>(*value);
-  return true;
 }
 
 // "comm 0x558df9d6dd40 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0"
@@ -253,16 +230,13 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
   for (std::string_view line : split(text, '\n')) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    bool warn = false;
-    size_t at = line.find(kInfo);
-    if (at == std::string_view::npos) {
-      at = line.find(kWarn);
-      warn = true;
-    }
+    std::optional<NcclLogLine> logLine = parseNcclLogLine(line);
+    if (!logLine || (logLine->level != NcclLogLevel::kInfo && logLine->level != NcclLogLevel::kWarn)) continue;
+    const bool warn = logLine->level == NcclLogLevel::kWarn;
     std::string host;
     int64_t pid = 0;
-    if (at == std::string_view::npos || !readOrigin(line.substr(0, at), &host, &pid)) continue;
-    std::string_view m = line.substr(at + kInfo.size());
+    if (!parseNcclLogOrigin(logLine->prefix, &host, &pid)) continue;
+    std::string_view m = logLine->message;
     ProcessState& p = processOf(host, pid);
     if (warn) {
       std::optional<std::string_view> message = ours(m);
@@ -304,8 +278,8 @@ NcclInfoLog parseNcclInfoLog(std::string_view text, std::string source) {
       p.log.netPlugin = std::string(m.substr(0, m.find(" (")));
     } else if (consumePrefix(&m, "PROFILER/Plugin: Loaded ")) {
       p.log.profilerPlugin = std::string(m.substr(0, m.find(" (")));
-    } else if (consumePrefix(&m, "NCCL version ")) {
-      p.log.ncclVersion = std::string(m.substr(0, m.find_first_of("+ ")));
+    } else if (startsWith(m, "NCCL version ")) {
+      if (std::optional<std::string_view> version = findNcclVersion(m)) p.log.ncclVersion = ncclRelease(*version);
     }
   }
   for (ProcessState& p : processes) out.processes.push_back(std::move(p.log));

@@ -28,7 +28,7 @@ void CommunicatorTelemetry::finish(ProfilerReport last) {
   released = std::exchange(profilerNow_, nullptr);
 }
 
-void CommunicatorTelemetry::attachSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan) {
+void CommunicatorTelemetry::attachSwitchback(const std::shared_ptr<const telemetry::SwitchbackPlan>& plan) {
   SwitchbackSink sink;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -43,9 +43,12 @@ void CommunicatorTelemetry::onSwitchback(SwitchbackSink sink) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     plan = switchbackPlan_;
-    if (!plan) switchbackSink_ = std::move(sink);
+    if (!plan) {
+      switchbackSink_ = std::move(sink);  // attachSwitchback calls it
+      return;
+    }
   }
-  if (plan) sink(plan);
+  sink(plan);
 }
 
 void CommunicatorTelemetry::detach(Producer producer) {

@@ -59,7 +59,7 @@ class CommunicatorTelemetry {
   void finish(ProfilerReport last);
   // A switchback experiment's plan, from the tuner, and the profiler's sink for it: the sink gets the plan once,
   // on the thread of whichever of the two calls comes second (NCCL initialises the profiler first: the tuner's).
-  void attachSwitchback(std::shared_ptr<const telemetry::SwitchbackPlan> plan);
+  void attachSwitchback(const std::shared_ptr<const telemetry::SwitchbackPlan>& plan);
   void onSwitchback(SwitchbackSink sink);
 
   // Lets go of the producer's report function, if it is still attached (an init that failed after attaching):

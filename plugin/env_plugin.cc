@@ -68,7 +68,7 @@ const char* EnvPlugin::getEnv(const char* name) noexcept {
   try {
     return lookup(name);
   } catch (...) {
-    return std::getenv(name);
+    return std::getenv(name);  // NOLINT(concurrency-mt-unsafe): what NCCL's own getenv would read
   }
 }
 

@@ -26,7 +26,8 @@ ncclResult_t finalize() noexcept {
 }
 const char* getEnv(const char* name) noexcept {
   ProcessContext* process = processContext();
-  if (process == nullptr) return name != nullptr ? std::getenv(name) : nullptr;  // what NCCL reads without us
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): what NCCL reads without us, as it would read it
+  if (process == nullptr) return name != nullptr ? std::getenv(name) : nullptr;
   return process->envPlugin().getEnv(name);
 }
 

@@ -18,13 +18,16 @@
 #include <cstdint>
 #include <cstring>
 
-// The wrappers the linker substitutes (-Wl,--wrap=NAME binds references to NAME to __wrap_NAME).
+// The wrappers the linker substitutes (-Wl,--wrap=NAME binds references to NAME to __wrap_NAME): names the
+// linker makes, hence reserved ones.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 extern "C" {
 #ifdef DLFO_STRUCT_HAS_EH_DBASE
 int __wrap__dl_find_object(void* pc, struct dl_find_object* result);
 #endif
 uint32_t __wrap_arc4random(void);
 }
+// NOLINTEND(bugprone-reserved-identifier)
 
 namespace {
 
@@ -51,7 +54,7 @@ int findObject(struct dl_phdr_info* info, size_t, void* data) {
       if (begin < start) start = begin;
       if (limit > end) end = limit;
     } else if (segment.p_type == PT_GNU_EH_FRAME) {
-      ehFrameHdr = reinterpret_cast<const void*>(begin);
+      ehFrameHdr = reinterpret_cast<const void*>(begin);  // NOLINT(performance-no-int-to-ptr): ELF gives addresses
     }
   }
   if (!holdsPc) return 0;
@@ -67,8 +70,10 @@ int nccl_roce_find_object(void* pc, NcclRoceFoundObject* out) {
   ObjectSearch search{reinterpret_cast<uintptr_t>(pc), false, 0, 0, nullptr};
   dl_iterate_phdr(findObject, &search);
   if (!search.found) return -1;
+  // NOLINTBEGIN(performance-no-int-to-ptr): the program headers give addresses as integers
   out->mapStart = reinterpret_cast<void*>(search.start);
   out->mapEnd = reinterpret_cast<void*>(search.end);
+  // NOLINTEND(performance-no-int-to-ptr)
   out->ehFrameHdr = const_cast<void*>(search.ehFrameHdr);
   return 0;
 }

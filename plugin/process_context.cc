@@ -10,6 +10,7 @@ namespace nccl_roce::plugin {
 namespace {
 
 int setProcessEnv(const char* name, const char* value) {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): once, in NCCL's net init, before its IB transport reads the settings
   return ::setenv(name, value, /*overwrite=*/0);
 }
 
@@ -20,7 +21,7 @@ TelemetryOptions saidThrough(TelemetryOptions options, Logger& logger) {
 
 }  // namespace
 
-ProcessContext::ProcessContext(const Environment& env, ProcessSeams seams)
+ProcessContext::ProcessContext(const Environment& env, const ProcessSeams& seams)
     : env_(env),
       telemetryFiles_(saidThrough(telemetryOptionsFrom(env), writeLog_)),
       envPlugin_(env, resolverFor(seams.resolver), seams.resolutionDeadline),

@@ -39,7 +39,7 @@ struct ProcessSeams {
 class ProcessContext {
  public:
   // `env` must outlive the context and any resolution it abandons (the process environment does).
-  explicit ProcessContext(const Environment& env, ProcessSeams seams = {});
+  explicit ProcessContext(const Environment& env, const ProcessSeams& seams = {});
   ProcessContext(const ProcessContext&) = delete;
   ProcessContext& operator=(const ProcessContext&) = delete;
 

@@ -39,6 +39,7 @@ TextfileSweep::Round TextfileSweep::sweep(int dirFd, const std::string& own, std
       sinceClock = 0;
       if (std::chrono::steady_clock::now() >= deadline) break;
     }
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc's readdir is safe on a stream no other thread reads, as this one
     dirent* e = ::readdir(stream_);
     if (e == nullptr) {
       close();

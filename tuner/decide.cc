@@ -70,7 +70,7 @@ int cheapestOf(const float* first, int stride, int count) {
   float best = FLT_MAX;
   int found = -1;
   for (int i = 0; i < count; ++i) {
-    float cost = first[i * stride];
+    float cost = first[static_cast<ptrdiff_t>(i) * stride];
     if (isAvailable(cost) && cost < best) {
       best = cost;
       found = i;
@@ -80,7 +80,7 @@ int cheapestOf(const float* first, int stride, int count) {
 }
 
 void avoidTiesWith(const CostTable& table, const float* chosen) {
-  for (float *e = table.entries, *end = e + table.numAlgo * table.numProto; e != end; ++e) {
+  for (float *e = table.entries, *end = e + static_cast<ptrdiff_t>(table.numAlgo) * table.numProto; e != end; ++e) {
     if (*e == 0.0f && e != chosen) *e = kAvoidCost;
   }
 }

@@ -7,6 +7,7 @@ namespace nccl_roce::verdicts {
 std::vector<std::optional<size_t>> selectWinners(const std::vector<Challenge>& challenges, size_t groups,
                                                  const Settings& settings, FalseWinControl control) {
   std::vector<double> pValues;
+  pValues.reserve(challenges.size());
   for (const Challenge& c : challenges) pValues.push_back(c.vsControl.pBFaster);
   double level = 1 - settings.confidence;
   std::vector<bool> rejected(pValues.size());

@@ -43,6 +43,7 @@ const HwlocApi* loadHwloc(const std::string& library, std::string* whyNot) {
   if (it != loaded.end()) return &it->second;
   void* lib = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc keeps dlerror's state per thread
     const char* e = ::dlerror();
     *whyNot = "hwloc not available (" + std::string(e ? e : library) + ")";
     return nullptr;

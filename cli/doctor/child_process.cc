@@ -11,15 +11,18 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/file.h"
+
 namespace nccl_roce::doctor {
 
 namespace {
 
-constexpr size_t kMaxOutput = 64 * 1024;
+constexpr size_t kMaxOutput = size_t{64} * 1024;
 using Clock = std::chrono::steady_clock;
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (std::string& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
@@ -77,11 +80,11 @@ ChildOutput runChild(const std::string& program, const std::vector<std::string>&
   ChildOutput result;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
-    result.error = std::strerror(errno);
+    result.error = errnoText(errno);
     return result;
   }
   if (::pipe2(err, O_CLOEXEC) != 0) {
-    result.error = std::strerror(errno);
+    result.error = errnoText(errno);
     ::close(out[0]);
     ::close(out[1]);
     return result;
@@ -107,7 +110,7 @@ ChildOutput runChild(const std::string& program, const std::vector<std::string>&
   ::close(out[1]);
   ::close(err[1]);
   if (spawned != 0) {
-    result.error = std::strerror(spawned);
+    result.error = errnoText(spawned);
     ::close(out[0]);
     ::close(err[0]);
     return result;

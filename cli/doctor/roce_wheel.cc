@@ -76,6 +76,7 @@ std::optional<std::string> wheelHolding(const std::string& path) {
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(site.c_str()), ::closedir);
   if (!dir) return std::nullopt;
   constexpr std::string_view kPrefix = "nccl_roce-", kSuffix = ".dist-info";
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): glibc's readdir is safe on a stream no other thread reads, as this one
   while (const dirent* entry = ::readdir(dir.get())) {
     std::string_view name = entry->d_name;
     if (startsWith(name, kPrefix) && endsWith(name, kSuffix) && name.size() > kPrefix.size() + kSuffix.size()) {

@@ -67,7 +67,8 @@ DeviceRecord describeSelf(int rank, int device) {
   r.rank = rank;
   r.device = device;
   r.pid = static_cast<int64_t>(getpid());
-  const char* hostId = std::getenv("NCCL_HOSTID");  // what NCCL groups ranks into nodes by
+  // What NCCL groups ranks into nodes by. NOLINTNEXTLINE(concurrency-mt-unsafe): the driver never sets it
+  const char* hostId = std::getenv("NCCL_HOSTID");
   copyText(r.host, sizeof r.host, hostId && *hostId ? hostId : shortHostName());
   char bus[32] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) {
@@ -134,6 +135,7 @@ class Sweep {
     }
     if (rank_ != 0) return true;
     std::vector<RankDevice> devices;
+    devices.reserve(all.size());
     for (const DeviceRecord& r : all) devices.push_back({r.rank, r.pid, r.host, r.device, r.busId, r.name});
     std::fputs(tableHeader(o_, versionLine(), devices).c_str(), stdout);
     std::fflush(stdout);
@@ -292,7 +294,7 @@ int checkDevices(const DriverOptions& o, int* deviceCount) {
                  e != cudaSuccess ? cudaGetErrorString(e) : "the runtime reports 0 devices");
     return kExitNoDevice;
   }
-  const char* hostId = std::getenv("NCCL_HOSTID");
+  const char* hostId = std::getenv("NCCL_HOSTID");  // NOLINT(concurrency-mt-unsafe): one thread, before NCCL
   if (!o.rank && !o.distinctHostId && *deviceCount < o.nranks && !(hostId && *hostId)) {
     std::fprintf(stderr,
                  "%s: %d ranks on %d GPU(s): NCCL refuses two ranks of one host on one GPU; add "
@@ -347,7 +349,7 @@ int driverMain(const std::vector<std::string>& args) {
   });
   if (probe.exitCode != 0) return probe.exitCode;
   // Every rank from here: a private directory for the rendezvous file.
-  const char* tmp = std::getenv("TMPDIR");
+  const char* tmp = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): one thread, before NCCL
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/nccl-roce-driver.XXXXXX";
   if (!mkdtemp(dir.data())) {
     std::perror("nccl-roce-allreduce-driver: mkdtemp");

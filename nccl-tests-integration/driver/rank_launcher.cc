@@ -41,6 +41,7 @@ LaunchResult launchRanks(int nranks, bool distinctHostIds, const std::function<i
   for (int rank = 0; rank < nranks; ++rank) {
     pid_t pid = fork();
     if (pid == 0) {
+      // NOLINTNEXTLINE(concurrency-mt-unsafe): in the forked child, its only thread, before NCCL starts
       if (distinctHostIds) setenv("NCCL_HOSTID", distinctHostId(host, rank).c_str(), 1);
       int code = rankMain(rank);
       std::fflush(nullptr);

@@ -92,17 +92,6 @@ std::optional<DeviceLine> parseDeviceLine(std::string_view body) {
   return d;
 }
 
-std::optional<std::string> findNcclVersion(std::string_view line) {
-  for (std::string_view marker : {std::string_view("NCCL version "), std::string_view("RCCL version ")}) {
-    size_t pos = line.find(marker);
-    if (pos == std::string_view::npos) continue;
-    std::vector<std::string_view> rest = splitFields(line.substr(pos + marker.size()));
-    if (rest.empty() || rest[0].empty() || rest[0][0] < '0' || rest[0][0] > '9') continue;
-    return std::string(rest[0]);
-  }
-  return std::nullopt;
-}
-
 std::string ncclVersionFromCode(int64_t code) {
   if (code <= 0) return "";
   int64_t major, minor, patch;
@@ -116,18 +105,6 @@ std::string ncclVersionFromCode(int64_t code) {
     patch = code % 100;
   }
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
-std::optional<std::string_view> ncclLogMessage(std::string_view line) {
-  for (std::string_view level : {std::string_view(" NCCL INFO "), std::string_view(" NCCL WARN "),
-                                 std::string_view(" NCCL TRACE "), std::string_view(" NCCL ABORT ")}) {
-    size_t pos = line.find(level);
-    if (pos != std::string_view::npos) return trim(line.substr(pos + level.size()));
-  }
-  for (std::string_view level : {std::string_view("NCCL INFO "), std::string_view("NCCL WARN ")}) {
-    if (startsWith(trim(line), level)) return trim(trim(line).substr(level.size()));
-  }
-  return std::nullopt;
 }
 
 std::optional<std::pair<std::string, std::string>> parseSetByEnvironment(std::string_view message) {

@@ -1,5 +1,6 @@
-// Recognisers for the non-table lines of nccl-tests output: the parameter line, device lines, version
-// lines, NCCL's own log lines and the footer. Each takes a line already stripped of launcher tags.
+// Recognisers for the non-table lines of nccl-tests output: the parameter line, device lines, the settings NCCL
+// reports and the footer (NCCL's log lines and version: inspect/nccl_log_line.h). Each takes a line already stripped of
+// launcher tags.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,9 @@ std::optional<RunParameters> parseParameterLine(std::string_view body);
 // "Rank  0 Pid 25 on host device  0 [0x53] name" (2019-2022), "Rank  0 on host device  0 [0x53] name" (2017).
 std::optional<DeviceLine> parseDeviceLine(std::string_view body);
 
-// "NCCL version 2.22.3+cuda12.2" anywhere in the line (bare, or inside an NCCL INFO line; RCCL too).
-std::optional<std::string> findNcclVersion(std::string_view line);
 // "22902" (nccl-headers= / nccl-library=) -> "2.29.2"; codes before 2.9 used major*1000+minor*100+patch.
 std::string ncclVersionFromCode(int64_t code);
 
-// "host:pid:tid [0] NCCL INFO ..." and WARN/TRACE/ABORT lines; returns the message after the level.
-std::optional<std::string_view> ncclLogMessage(std::string_view line);
 // "NCCL_ALGO set by environment to Ring" -> {"NCCL_ALGO", "Ring"} (a trailing '.' is dropped).
 std::optional<std::pair<std::string, std::string>> parseSetByEnvironment(std::string_view message);
 

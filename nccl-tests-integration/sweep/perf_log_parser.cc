@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "inspect/nccl_log_line.h"
 #include "nccl-tests-integration/sweep/header_lines.h"
 #include "nccl-tests-integration/sweep/log_text.h"
 #include "nccl-tests-integration/sweep/run_checks.h"
@@ -67,9 +68,9 @@ class Parser {
       }
       return;
     }
-    if (std::optional<std::string_view> message = ncclLogMessage(text)) {
+    if (std::optional<inspect::NcclLogLine> logLine = inspect::parseNcclLogLine(text)) {
       ++log_.lines.ncclLog;
-      ncclLog(text, *message);
+      ncclLog(text, logLine->message);
       return;
     }
     if (startsWith(text, "NCCL version ") || startsWith(text, "RCCL version ")) {
@@ -131,9 +132,9 @@ class Parser {
 
   void ncclLog(std::string_view text, std::string_view message) {
     PerfRun& run = current();
-    if (std::optional<std::string> version = findNcclVersion(text)) {
-      run.ncclVersionDetail = *version;
-      run.ncclVersion = version->substr(0, version->find('+'));
+    if (std::optional<std::string_view> version = inspect::findNcclVersion(text)) {
+      run.ncclVersionDetail = std::string(*version);
+      run.ncclVersion = std::string(inspect::ncclRelease(*version));
     }
     if (auto setting = parseSetByEnvironment(message)) run.environment[setting->first] = setting->second;
   }
