@@ -246,7 +246,8 @@ std::string abToSvg(const AbReport& r) {
     size_t n = c.cells.cells.size();
     for (size_t i = 0; i < n; ++i) {
       const verdicts::CellComparison& cell = c.cells.cells[i];
-      double x = left + (i + 0.5) * (width - left - right) / static_cast<double>(std::max<size_t>(n, 1));
+      double x =
+          left + (static_cast<double>(i) + 0.5) * (width - left - right) / static_cast<double>(std::max<size_t>(n, 1));
       svg += format("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, y0 + top + panelHeight - 14,
                     bucketName(cell.cell).c_str());
       if (!cell.interval) continue;

@@ -101,6 +101,7 @@ std::string disagreement(uint64_t commId, const ClockTimings& ours, const ClockT
 
 std::vector<std::string> hexes(const std::set<uint64_t>& ids) {
   std::vector<std::string> out;
+  out.reserve(ids.size());
   for (uint64_t id : ids) out.push_back(formatHexId(id));
   return out;
 }

@@ -253,7 +253,7 @@ void addCaptureNotes(const Fleet& fleet, AbReport& report, int untold) {
           "this bucket: arm and graph (batch size) are confounded there, and they are not compared (a block that "
           "turns inside each graph avoids it: docs/ab-testing.md, \"Choosing the block\")",
           c.arm.c_str(), describeCell(cell).c_str(), static_cast<unsigned long long>(unpaired),
-          static_cast<unsigned long long>(unpaired + paired)));
+          static_cast<unsigned long long>(unpaired) + paired));
     }
   }
 }

@@ -58,7 +58,7 @@ std::vector<telemetry::CapturedTurn> CaptureTiming::turnsOf(const std::vector<Sl
     t.bytes = s.bytes;
     t.turn = s.call / block;
     t.arm = static_cast<uint8_t>(s.arm);  // not negative: checked above
-    if (s.call % block < washout) {   // where the arm may just have changed, at every replay
+    if (s.call % block < washout) {       // where the arm may just have changed, at every replay
       ++t.washedOut;
       continue;
     }

@@ -42,7 +42,7 @@ void ArmMap::note(int collective, int bucket, int algorithm, int protocol, int c
   const int cell = cellIndex(collective, bucket);
   const uint32_t wanted = encode(algorithm, protocol, channels, arm, false);
   for (int i = 0; i < kSlots; ++i) {
-    std::atomic<uint32_t>& slot = slots_[static_cast<size_t>(cell * kSlots + i)];
+    std::atomic<uint32_t>& slot = slots_[static_cast<size_t>(cell) * kSlots + static_cast<size_t>(i)];
     uint32_t seen = slot.load(std::memory_order_acquire);
     if (seen == 0 && slot.compare_exchange_strong(seen, wanted, std::memory_order_acq_rel)) return;
     // Taken (by us or by another thread just now): the same choice is this slot's to update, any other the next's.
@@ -61,7 +61,7 @@ int ArmMap::armOf(int collective, int bucket, int algorithm, int protocol, int c
   const int cell = cellIndex(collective, bucket);
   int found = kNoArm;
   for (int i = 0; i < kSlots; ++i) {
-    uint32_t slot = slots_[static_cast<size_t>(cell * kSlots + i)].load(std::memory_order_acquire);
+    uint32_t slot = slots_[static_cast<size_t>(cell) * kSlots + static_cast<size_t>(i)].load(std::memory_order_acquire);
     if (slot == 0) break;
     if (algorithmOf(slot) != algorithm || protocolOf(slot) != protocol) continue;
     if (channelsOf(slot) != 0 && channelsOf(slot) != channels) continue;
