@@ -190,6 +190,13 @@ std::string planGraphs(const GraphPlanOptions& g, const std::vector<uint32_t>& w
         "few rounds of turns (docs/ab-testing.md, \"Choosing the block\")",
         block, policy::kMaxSwitchbackBlock);
   }
+  if (washout >= block) {
+    *exitCode = 2;
+    return format(
+        "error: --washout %u: a washout of a whole block (%u) or more keeps no collective of any turn, so no "
+        "capture round would compare the arms; policy lint refuses it (at most %u)",
+        washout, block, block - 1);
+  }
   verdicts::CapturePlanInputs in;
   in.layout.block = block;
   in.layout.washout = washout;

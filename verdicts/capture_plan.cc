@@ -65,8 +65,13 @@ std::vector<BucketPlan> planCaptures(const CapturePlanInputs& in) {
   std::normal_distribution<double> noise(0, in.unitNoise);
   const uint32_t perRound = std::max<uint32_t>(in.layout.turnsPerRound, 1);
   std::vector<uint32_t> order(perRound);
-  for (int draw = 0; draw < in.draws; ++draw) {
-    std::map<int, std::vector<double>> units;
+  // Draws come in mirrored pairs: the schedule's draw, then the same with arm and reference swapped in every round
+  // (as likely a draw, the same replays' noise read the other way). A bucket whose verdict turns on the sign of one
+  // round (a slow position kept in one turn) then gets its odds exactly, not give or take a coin's spread over the
+  // draws; the power is unbiased either way.
+  const int pairs = std::max(1, (in.draws + 1) / 2);
+  for (int pair = 0; pair < pairs; ++pair) {
+    std::map<int, std::vector<double>> differences;  // per bucket, arm minus reference before the effect
     for (int c = 0; c < in.communicators; ++c) {
       for (size_t g = 0; g < graphs.size(); ++g) {
         for (const Round& r : graphs[g]) {
@@ -76,15 +81,20 @@ std::vector<BucketPlan> planCaptures(const CapturePlanInputs& in) {
           const std::vector<int>& arm = r.positionsByTurn[order[0]];
           const std::vector<int>& reference = r.positionsByTurn[order[perRound > 1 ? 1 : 0]];
           if (arm.empty() || reference.empty() || perRound < 2) continue;
-          units[in.layout.graphBuckets[g]].push_back(meanOf(arm, in.positionEffects) -
-                                                     meanOf(reference, in.positionEffects) + shift + noise(random));
+          differences[in.layout.graphBuckets[g]].push_back(meanOf(arm, in.positionEffects) -
+                                                           meanOf(reference, in.positionEffects) + noise(random));
         }
       }
     }
     for (auto& [bucket, p] : plans) {
-      const std::vector<double>& u = units[bucket];
-      p.units += static_cast<double>(u.size()) / in.communicators / in.draws;
-      p.power += found(u, in.effect, in.confidence, in.minEffect) ? 1.0 / in.draws : 0;
+      const std::vector<double>& d = differences[bucket];
+      p.units += static_cast<double>(d.size()) / in.communicators / pairs;
+      for (double sign : {1.0, -1.0}) {
+        std::vector<double> units;
+        units.reserve(d.size());
+        for (double x : d) units.push_back(shift + sign * x);
+        p.power += found(units, in.effect, in.confidence, in.minEffect) ? 0.5 / pairs : 0;
+      }
     }
   }
   std::vector<BucketPlan> out;

@@ -3,10 +3,10 @@
 // (fleet/capture_rounds.h), so how many units a size bucket gets is fixed by the capture layout (which graphs,
 // how many collectives each, in which order, the block and washout), not by how long the experiment runs; more
 // replays only make each unit less noisy. The plan lays the turns over the captures as the tuner counts them, draws
-// the schedule's order many times over, and runs the very verdict `ab` runs (verdicts/signed_rank.h) on units made
-// of the positions' own speeds (the position effects given) and the replays' noise, so its power is the
-// simulation's, not an approximation of it. From observed units (a statistics file of a running experiment) it
-// takes their spread as it is instead.
+// the schedule's order many times over (in mirrored pairs), and runs the very verdict `ab` runs
+// (verdicts/signed_rank.h) on units made of the positions' own speeds (the position effects given) and the
+// replays' noise, so its power is the simulation's, not an approximation of it. From observed units (a statistics
+// file of a running experiment) it takes their spread as it is instead.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ struct CapturePlanInputs {
   double unitNoise = 0.005;  // log-sd of a unit's difference that replays' noise leaves (shrinks with replays)
   int communicators = 1;     // independent captures pooled (pods x communicators carrying the bucket)
   double effect = 0.05, confidence = 0.95, minEffect = 0.01;
-  int draws = 400;
+  int draws = 400;  // of the schedule, in mirrored pairs (each draw and its arms swapped)
   uint64_t seed = 1;
 };
 

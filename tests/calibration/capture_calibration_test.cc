@@ -133,9 +133,10 @@ TEST(CaptureCalibration, ABlockThatLeavesAGraphTooFewRoundsGivesNoVerdictThere) 
 }
 
 // `nccl-roce ab plan --graphs` says where a verdict will come (verdicts/capture_plan.h): with 40 layers and the
-// embedding's all-reduce, the first all-reduce's slow position is kept in the turns of the smallest buckets, and
-// their verdict comes half the time; elsewhere always. The simulation agrees (capture_report --plan has the full
-// table: within 0.1 per bucket at 20 runs).
+// embedding's all-reduce, the first all-reduce's slow position is kept in one round of the smallest buckets, and
+// their verdict comes exactly when that round's draw puts it on the candidate: half the time; elsewhere always. The
+// runs come in mirrored pairs, as the plan's draws do, so both measure that coin without its spread over a few
+// runs, and agree within 0.05 (capture_report --plan has the full table, 400 runs a row).
 TEST(CaptureCalibration, ThePlanSaysWhereTheVerdictComes) {
   CaptureSpec s = quick();
   s.steps = 6000;
@@ -158,16 +159,23 @@ TEST(CaptureCalibration, ThePlanSaysWhereTheVerdictComes) {
   in.draws = 200;
   std::map<int, double> planned;
   for (const verdicts::BucketPlan& p : verdicts::planCaptures(in)) planned[p.bucket] = p.power;
-  CaptureTally t = tallyCaptureTrials(s, 12);
-  double sure = 0, sureFound = 0, half = 0, halfFound = 0;
+  CaptureTally t = tallyCaptureTrials(s, 12, /*mirroredPairs=*/true);
+  // Pooled by what the plan says (a bucket's 12 runs alone resolve no finer than 1/12): the buckets of even odds,
+  // the rest.
+  double half = 0, halfFound = 0, halfPlanned = 0, sure = 0, sureFound = 0, surePlanned = 0;
   for (const auto& [bucket, b] : t.buckets) {
-    (planned[bucket] > 0.95 ? sure : half) += b.verdicts;
-    (planned[bucket] > 0.95 ? sureFound : halfFound) += b.slower;
-    EXPECT_TRUE(planned[bucket] > 0.95 || (planned[bucket] > 0.3 && planned[bucket] < 0.7)) << bucket;
+    ASSERT_GE(b.verdicts, 8) << bucket << ": a bucket the wandering batch size seldom reaches in a short run";
+    std::printf("bucket %d: planned %.2f, found in %d of %d runs\n", bucket, planned[bucket], b.slower, b.verdicts);
+    const bool even = planned[bucket] < 0.95;
+    EXPECT_TRUE(planned[bucket] > 0.95 || (planned[bucket] > 0.45 && planned[bucket] < 0.55)) << bucket;
+    (even ? half : sure) += b.verdicts;
+    (even ? halfFound : sureFound) += b.slower;
+    (even ? halfPlanned : surePlanned) += planned[bucket] * b.verdicts;
   }
-  ASSERT_GT(half, 0) << "some buckets the plan gives even odds";
-  EXPECT_GE(sureFound / sure, 0.9);
-  EXPECT_NEAR(halfFound / half, 0.5, 0.25);  // 24 verdicts: the plan's 0.51 within about two sd
+  ASSERT_EQ(t.buckets.size(), 10u);
+  ASSERT_GT(half, 0) << "batch 1's and 2's buckets, where the plan gives even odds";
+  EXPECT_NEAR(halfFound / half, halfPlanned / half, 0.05);
+  EXPECT_NEAR(sureFound / sure, surePlanned / sure, 0.05);
 }
 
 }  // namespace

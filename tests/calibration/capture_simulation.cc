@@ -213,7 +213,8 @@ class Communicator {
  private:
   // One tuner call for a collective of `bucket`: the arm its turn gives, counted on every rank.
   int take(int bucket) {
-    const int arm = static_cast<int>(schedule_.armOf(call_ / spec_.block));
+    int arm = static_cast<int>(schedule_.armOf(call_ / spec_.block));
+    if (spec_.mirrorSchedule) arm = 1 - arm;
     ++call_;
     for (RankRecords& r : ranks_) ++r.calls[{bucket, arm}];
     return arm;
@@ -326,12 +327,14 @@ double CaptureTally::coverage() const {
   return intervals ? static_cast<double>(covered) / intervals : 1;
 }
 
-CaptureTally tallyCaptureTrials(CaptureSpec spec, int trials) {
+CaptureTally tallyCaptureTrials(CaptureSpec spec, int trials, bool mirroredPairs) {
   CaptureTally t;
   const uint64_t first = spec.seed;
+  const bool mirrored = spec.mirrorSchedule;
   const std::string wanted = spec.tellCaptures ? "graph" : "all";
   for (int i = 0; i < trials; ++i) {
-    spec.seed = first + static_cast<uint64_t>(i);
+    spec.seed = first + static_cast<uint64_t>(mirroredPairs ? i / 2 : i);
+    spec.mirrorSchedule = mirrored != (mirroredPairs && i % 2 == 1);
     StatusOr<Fleet> fleet = assembleFleet(simulateCaptureFleet(spec), {});
     StatusOr<AbReport> report = fleet.isOk() ? compareArms(*fleet, AbOptions{}) : fleet.status();
     if (!report.isOk()) continue;

@@ -44,6 +44,9 @@ struct CaptureSpec {
   uint32_t block = 4, washout = 2;
   double candidateEffect = 1.0;  // the truth: candidate / control, everywhere
   bool tellCaptures = true;
+  // The schedule's draw mirrored: every turn runs the other of the two arms. With two arms of equal weight each
+  // round's order is a fair coin, so the mirrored draw is as likely as the schedule's own.
+  bool mirrorSchedule = false;
   // Position effects (factors on a collective's time; 1 or 0: none).
   double stepSkew = 1.0, mlpFactor = 1.0, periodicLoad = 0, everyNthFactor = 1.0, trend = 0, positionNoise = 0;
   int period = 8, everyNth = 4;
@@ -58,7 +61,9 @@ std::vector<CommunicatorRecord> simulateCaptureFleet(const CaptureSpec& spec);
 
 // What `nccl-roce ab` said over `trials` simulated runs (seeds seed, seed + 1, ...), for the collectives replayed
 // from graphs (or, where captures are not told apart, for the windows that hold every collective), per bucket and
-// per summary.
+// per summary. With `mirroredPairs` the runs come in pairs (seeds seed, seed, seed + 1, seed + 1, ...), the second
+// of each with the schedule mirrored (antithetic draws): the chance of a verdict that turns on the sign of one round
+// is then measured without that coin's spread over the runs, still unbiased.
 struct BucketTally {
   int verdicts = 0, slower = 0, faster = 0, insufficient = 0, intervals = 0, covered = 0;
   double units = 0;  // summed over trials
@@ -75,6 +80,6 @@ struct CaptureTally {
   }
   double coverage() const;
 };
-CaptureTally tallyCaptureTrials(CaptureSpec spec, int trials);
+CaptureTally tallyCaptureTrials(CaptureSpec spec, int trials, bool mirroredPairs = false);
 
 }  // namespace nccl_roce::fleet::calibration

@@ -111,6 +111,25 @@ TEST(CapturePlan, TheLayoutFixesEachBucketsRounds) {
   }
 }
 
+// With 40 layers and the embedding's all-reduce (81 per graph), batch 1's and 2's graphs keep their slow first
+// all-reduce in one turn of one round: a verdict comes exactly when that round's draw puts it on the effect's side.
+// The plan draws in mirrored pairs, so it says even odds, not even odds give or take the spread of its draws.
+TEST(CapturePlan, AVerdictThatTurnsOnOneRoundsSignHasEvenOdds) {
+  CapturePlanInputs in = vllmLayout(4);
+  in.layout.perGraph = 81;
+  in.layout.callsBefore = 81;
+  in.positionEffects.assign(81, 0.0);
+  in.positionEffects[0] = std::log(2.0);
+  for (size_t p = 2; p < 81; p += 2) in.positionEffects[p] = std::log(1.1);
+  for (const BucketPlan& p : planCaptures(in)) {
+    if (p.bucket <= 15) {
+      EXPECT_DOUBLE_EQ(p.power, 0.5) << p.bucket;
+    } else {
+      EXPECT_DOUBLE_EQ(p.power, 1.0) << p.bucket;
+    }
+  }
+}
+
 TEST(CapturePlan, ObservedUnitsArePlannedWithTheirOwnSpread) {
   // Eight units, one of which holds a slow position (a huge difference of either sign): a verdict comes only when
   // that one falls on the effect's side, about half the draws; with two communicators' worth, unless both fall
