@@ -98,6 +98,7 @@ std::vector<BucketPlan> planCaptures(const CapturePlanInputs& in) {
     }
   }
   std::vector<BucketPlan> out;
+  out.reserve(plans.size());
   for (auto& [bucket, p] : plans) out.push_back(p);
   return out;
 }
