@@ -36,18 +36,10 @@ std::optional<NcclLogLine> parseNcclLogLine(std::string_view line) {
 }
 
 bool parseNcclLogOrigin(std::string_view prefix, std::string* host, int64_t* pid) {
-  std::string_view before = trim(prefix);
-  if (before.empty()) return false;
-  // Drop a WARN line's "file.cc:63" (and TRACE's time) after the "[dev]".
-  if (before.back() != ']') {
-    size_t dev = before.rfind(" [");
-    if (dev == std::string_view::npos) return false;
-    size_t close = before.find(']', dev);
-    if (close == std::string_view::npos) return false;
-    before = before.substr(0, close + 1);
-  }
-  size_t dev = before.rfind(" [");
-  if (dev == std::string_view::npos) return false;
+  // "[dev]" is the last bracket; a WARN line's "file.cc:63" (and TRACE's time) may follow it.
+  const std::string_view before = trim(prefix);
+  const size_t dev = before.rfind(" [");
+  if (dev == std::string_view::npos || before.find(']', dev) == std::string_view::npos) return false;
   std::string_view origin = trim(before.substr(0, dev));
   size_t space = origin.rfind(' ');
   if (space != std::string_view::npos) origin = origin.substr(space + 1);

@@ -4,8 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
 namespace nccl_roce::inspect {
 namespace {
+
+// The host and pid a line's prefix names; nullopt where it names none.
+std::optional<std::pair<std::string, int64_t>> originOf(std::string_view prefix) {
+  std::string host;
+  int64_t pid = 0;
+  if (!parseNcclLogOrigin(prefix, &host, &pid)) return std::nullopt;
+  return std::make_pair(host, pid);
+}
 
 TEST(NcclLogLine, AnInfoLineGivesItsPrefixAndMessage) {
   std::optional<NcclLogLine> line =
@@ -22,22 +35,14 @@ TEST(NcclLogLine, AWarnLineKeepsItsSourceFileInThePrefixAndTheOriginStillReads) 
   ASSERT_TRUE(line);
   EXPECT_EQ(line->level, NcclLogLevel::kWarn);
   EXPECT_EQ(line->message, "nccl-roce: tuner: policy 'x' unusable");
-  std::string host;
-  int64_t pid = 0;
-  ASSERT_TRUE(parseNcclLogOrigin(line->prefix, &host, &pid));
-  EXPECT_EQ(host, "h1");
-  EXPECT_EQ(pid, 77);
+  EXPECT_EQ(originOf(line->prefix), std::make_pair(std::string("h1"), int64_t{77}));
 }
 
 TEST(NcclLogLine, ALaunchersTagsBeforeTheOriginAreSkipped) {
   std::optional<NcclLogLine> line =
       parseNcclLogLine("[1,0]<stdout>:node-b:4242:4300 [1] NCCL INFO NCCL version 2.28.9+cuda13.0");
   ASSERT_TRUE(line);
-  std::string host;
-  int64_t pid = 0;
-  ASSERT_TRUE(parseNcclLogOrigin(line->prefix, &host, &pid));
-  EXPECT_EQ(host, "node-b");
-  EXPECT_EQ(pid, 4242);
+  EXPECT_EQ(originOf(line->prefix), std::make_pair(std::string("node-b"), int64_t{4242}));
 }
 
 TEST(NcclLogLine, TraceAndAbortLinesAreNcclsTooAndALineMayBeginWithItsLevel) {
@@ -60,11 +65,9 @@ TEST(NcclLogLine, TheEarliestLevelWinsWhereAMessageQuotesAnother) {
 TEST(NcclLogLine, OtherTextIsNotNcclsAndAPrefixWithoutOriginHasNone) {
   EXPECT_FALSE(parseNcclLogLine("#  out-of-place                       in-place"));
   EXPECT_FALSE(parseNcclLogLine("NCCL INFOx"));
-  std::string host;
-  int64_t pid = 0;
-  EXPECT_FALSE(parseNcclLogOrigin("", &host, &pid));
-  EXPECT_FALSE(parseNcclLogOrigin("[0]", &host, &pid));
-  EXPECT_FALSE(parseNcclLogOrigin("host:pid:tid [0]", &host, &pid));
+  EXPECT_FALSE(originOf(""));
+  EXPECT_FALSE(originOf("[0]"));
+  EXPECT_FALSE(originOf("host:pid:tid [0]"));
 }
 
 TEST(NcclVersion, TheVersionIsFoundBareOrInsideALogLineAndItsReleaseDropsTheBuildTag) {
